@@ -1,0 +1,6 @@
+using Snapper;
+
+namespace SmallBank;
+
+/// <summary>Snapper's MultiTransfer: debit <see cref="Amount"/> per recipient once, deposit it to each recipient in parallel.</summary>
+public sealed record MultiTransferInput(decimal Amount, IReadOnlyList<ActorId> To);

@@ -1,0 +1,35 @@
+namespace Snapper;
+
+/// <summary>Why a transaction was aborted. Every abort is counted by its reason (DESIGN §5).</summary>
+public enum AbortReason
+{
+    /// <summary>User code threw, in the root or in any nested call.</summary>
+    User = 0,
+
+    /// <summary>Wait-die: a younger transaction asked for a lock held by an older one and died.</summary>
+    WaitDie = 1,
+
+    /// <summary>A read lock could not become a write lock because other transactions also read the actor.</summary>
+    UpgradeConflict = 2,
+
+    /// <summary>A PACT/ACT deadlock was broken by the deadlock timeout (the ACT is aborted).</summary>
+    Deadlock = 3,
+
+    /// <summary>The hybrid serializability check found that the ACT breaks serializability.</summary>
+    SerializabilityViolation = 4,
+
+    /// <summary>The hybrid serializability check could not prove the ACT serializable.</summary>
+    SerializabilityUncertain = 5,
+
+    /// <summary>Aborted because a transaction it depends on aborted.</summary>
+    Cascading = 6,
+
+    /// <summary>A PACT's access declaration did not match what it did.</summary>
+    DeclarationError = 7,
+
+    /// <summary>The runtime failed: log storage unavailable, a participant lost, a message undeliverable.</summary>
+    Failure = 8,
+
+    /// <summary>The transaction did not finish before its deadline.</summary>
+    Timeout = 9,
+}

@@ -1,0 +1,33 @@
+namespace Snapper;
+
+/// <summary>
+/// Thrown to the caller of a transaction that was rolled back on every participant, and thrown by
+/// user code to abort the transaction it runs in (use <see cref="AbortReason.User"/>).
+/// </summary>
+public sealed class TransactionAbortedException : Exception
+{
+    /// <summary>Aborts with a reason and a message saying what went wrong.</summary>
+    public TransactionAbortedException(AbortReason reason, string message)
+        : this(reason, message, null)
+    {
+    }
+
+    /// <summary>Aborts with a reason, a message and the exception that caused it.</summary>
+    public TransactionAbortedException(AbortReason reason, string message, Exception? innerException)
+        : base(message, innerException)
+    {
+        Reason = reason;
+    }
+
+    /// <summary>Why the transaction aborted.</summary>
+    public AbortReason Reason { get; }
+
+    /// <summary>The message without the reason and tid prefix that <see cref="Message"/> adds.</summary>
+    public string Detail => base.Message;
+
+    /// <summary>The aborted transaction's id, when the runtime knows it (0 otherwise).</summary>
+    public long Tid { get; init; }
+
+    /// <inheritdoc />
+    public override string Message => Tid == 0 ? $"[{Reason}] {base.Message}" : $"[{Reason}] transaction {Tid}: {base.Message}";
+}

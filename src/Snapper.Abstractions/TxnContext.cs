@@ -1,0 +1,32 @@
+namespace Snapper;
+
+/// <summary>
+/// The read-only context of a running transaction (Snapper §3.2.2). Snapper creates it when the
+/// transaction starts; user code only passes it on to <c>GetState</c> and <c>CallActor</c>.
+/// Using a context after its transaction finished is rejected.
+/// </summary>
+public sealed record TxnContext
+{
+    internal TxnContext(long tid, TxnMode mode, ActorId root, DateTimeOffset deadline)
+    {
+        Tid = tid;
+        Mode = mode;
+        Root = root;
+        Deadline = deadline;
+    }
+
+    /// <summary>The transaction id; for ACTs also its age in wait-die (smaller is older).</summary>
+    public long Tid { get; }
+
+    /// <summary>PACT or ACT.</summary>
+    public TxnMode Mode { get; }
+
+    /// <summary>The actor the transaction started on; it coordinates the ACT's two-phase commit.</summary>
+    public ActorId Root { get; }
+
+    /// <summary>When the transaction is aborted with <see cref="AbortReason.Timeout"/> if it has not finished.</summary>
+    public DateTimeOffset Deadline { get; }
+
+    /// <inheritdoc />
+    public override string ToString() => $"{Mode} {Tid} (root {Root})";
+}

@@ -1,0 +1,158 @@
+using Microsoft.Extensions.Logging;
+using Snapper.Actors;
+using Snapper.Diagnostics;
+using Snapper.Logging;
+
+namespace Snapper.Act;
+
+/// <summary>
+/// Two-phase commit with presumed abort for ACTs (Snapper §4.3.3), run by the root actor.
+/// Write-ahead: CoordPrepare is durable before Prepare is sent, each Prepare before its vote,
+/// CoordCommit before Commit is sent. Aborts are not logged. Read-only participants release their
+/// locks in phase one and skip phase two; a transaction with a single writer commits in one phase.
+/// </summary>
+internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool loggers, ILoggerFactory loggerFactory)
+{
+    private readonly ILogger diagnostics = loggerFactory.CreateLogger("Snapper.Act");
+
+    public async Task Commit(TxnContext ctx, ExecutionInfo info)
+    {
+        var tid = ctx.Tid;
+        var writers = new List<ActorId>();
+        var others = new List<ActorId>();
+        foreach (var (actor, role) in info.Participants)
+        {
+            (role == ParticipantRole.Writer ? writers : others).Add(actor);
+        }
+
+        // Read-only participants vote ReadOnly and release their locks; they need no phase two.
+        var readOnly = Task.WhenAll(others.Select(actor => Send(actor, p => p.Prepare(tid))));
+
+        if (writers.Count == 0)
+        {
+            await readOnly;
+            return;
+        }
+
+        if (writers.Count == 1)
+        {
+            try
+            {
+                await Send(writers[0], p => p.CommitOnePhase(tid));
+            }
+            catch (Exception e)
+            {
+                await readOnly;
+                throw Failed(tid, $"its only writer {writers[0]} could not commit: {e.Message}", e);
+            }
+
+            await readOnly;
+            return;
+        }
+
+        await readOnly;
+        var coordinatorLog = loggers.For(ctx.Root);
+        if (coordinatorLog is not null)
+        {
+            try
+            {
+                await coordinatorLog.Append(new CoordPrepareRecord(tid, [.. writers]));
+            }
+            catch (Exception e)
+            {
+                await AbortAll(tid, writers);
+                throw Failed(tid, $"the root could not log CoordPrepare: {e.Message}", e);
+            }
+        }
+
+        var votes = await Task.WhenAll(writers.Select(actor => PrepareSafely(actor, tid)));
+        var refusal = Array.FindIndex(votes, v => v.Vote == Vote.No);
+        if (refusal >= 0)
+        {
+            await AbortAll(tid, writers);
+            var (_, cause) = votes[refusal];
+            throw Failed(tid, $"participant {writers[refusal]} voted no{(cause is null ? " (it had already aborted)" : $": {cause.Message}")}", cause);
+        }
+
+        if (coordinatorLog is not null)
+        {
+            try
+            {
+                await coordinatorLog.Append(new CoordCommitRecord(tid));
+            }
+            catch (Exception e)
+            {
+                await AbortAll(tid, writers);
+                throw Failed(tid, $"the root could not log CoordCommit: {e.Message}", e);
+            }
+        }
+
+        // Decided: from here on the transaction is committed whatever happens to a Commit message.
+        await Task.WhenAll(writers.Where((_, i) => votes[i].Vote == Vote.Yes).Select(actor => CommitSafely(actor, tid)));
+    }
+
+    public Task Abort(long tid, ExecutionInfo info) => AbortAll(tid, info.Participants.Keys);
+
+    /// <summary>The exception the caller of an aborted ACT gets: the reason, and the cause inside.</summary>
+    public static TransactionAbortedException AbortedBy(long tid, Exception failure) => failure switch
+    {
+        TransactionAbortedException aborted => new TransactionAbortedException(aborted.Reason, aborted.Detail, aborted) { Tid = tid },
+        SnapperException misuse => new TransactionAbortedException(AbortReason.Failure, misuse.Message, misuse) { Tid = tid },
+        _ => new TransactionAbortedException(AbortReason.User, $"user code threw {failure.GetType().Name}: {failure.Message}", failure) { Tid = tid },
+    };
+
+    private async Task AbortAll(long tid, IEnumerable<ActorId> participants)
+    {
+        await Task.WhenAll(participants.Select(async actor =>
+        {
+            try
+            {
+                await Send(actor, p => p.Abort(tid));
+            }
+            catch (Exception e)
+            {
+                // Presumed abort: a participant that misses this finds no CoordCommit and aborts.
+                LogMessages.ActAborted(diagnostics, tid, AbortReason.Failure, $"abort not delivered to {actor}: {e.Message}");
+            }
+        }));
+    }
+
+    private async Task<(Vote Vote, Exception? Cause)> PrepareSafely(ActorId actor, long tid)
+    {
+        try
+        {
+            return (await Send(actor, p => p.Prepare(tid)), null);
+        }
+        catch (Exception e)
+        {
+            return (Vote.No, e);
+        }
+    }
+
+    private async Task CommitSafely(ActorId actor, long tid)
+    {
+        try
+        {
+            await Send(actor, p => p.Commit(tid));
+        }
+        catch (Exception e)
+        {
+            LogMessages.CommitDeliveryFailed(diagnostics, e, tid, actor);
+        }
+    }
+
+    private Task<T> Send<T>(ActorId actor, Func<IActParticipant, Task<T>> message)
+    {
+        var activation = directory.Get(actor);
+        return activation.Run(() => message((IActParticipant)activation.Instance));
+    }
+
+    private Task Send(ActorId actor, Func<IActParticipant, Task> message)
+    {
+        var activation = directory.Get(actor);
+        return activation.Run(() => message((IActParticipant)activation.Instance));
+    }
+
+    private static TransactionAbortedException Failed(long tid, string detail, Exception? cause) =>
+        new(AbortReason.Failure, detail, cause) { Tid = tid };
+}

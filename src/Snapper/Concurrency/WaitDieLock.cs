@@ -1,0 +1,191 @@
+namespace Snapper.Concurrency;
+
+/// <summary>
+/// The logical read/write lock of one actor under strict two-phase locking with wait-die
+/// (Snapper §4.3.2). Locks are actor-level, as in the paper: <c>GetState</c> takes them, the
+/// second phase of 2PC (or the read-only vote) releases them.
+/// </summary>
+/// <remarks>
+/// Wait-die avoids deadlock by letting a transaction wait only for younger ones (larger tid).
+/// The lock keeps one invariant that makes this hold across grants, not only at request time:
+/// <b>every waiter is older than every holder</b>. Hence
+/// <list type="bullet">
+/// <item>a request compatible with the holders is granted at once only if it is younger than every
+/// waiter (otherwise a waiter would end up waiting for an older holder);</item>
+/// <item>a request that cannot be granted waits only if it is older than every holder, else it dies;</item>
+/// <item>on release, waiters are granted youngest first, and only while compatible, so the ones left
+/// waiting are older than the ones granted.</item>
+/// </list>
+/// Not thread-safe: it is owned by one actor and only touched inside that actor's turns.
+/// </remarks>
+internal sealed class WaitDieLock
+{
+    // Holders: at most one writer, or any number of readers. Reader tids are few (most actors see
+    // one or two concurrent readers), so a small list beats a set.
+    private readonly List<long> readers = new(4);
+    private long writer;
+
+    // Waiters sorted by tid descending: the youngest first, the order in which they are granted.
+    private readonly List<Waiter> waiters = new(2);
+
+    public bool IsFree => writer == 0 && readers.Count == 0;
+
+    public int WaiterCount => waiters.Count;
+
+    public LockMode HeldBy(long tid) =>
+        writer == tid ? LockMode.Write : readers.Contains(tid) ? LockMode.Read : LockMode.None;
+
+    /// <summary>
+    /// Grants <paramref name="mode"/> to <paramref name="tid"/>, waits for it, or throws
+    /// <see cref="TransactionAbortedException"/> (wait-die, upgrade conflict, deadline passed).
+    /// Completes synchronously when the lock is granted at once.
+    /// </summary>
+    public ValueTask Acquire(long tid, LockMode mode, DateTimeOffset deadline, TimeProvider clock)
+    {
+        var held = HeldBy(tid);
+        if (held >= mode)
+        {
+            return ValueTask.CompletedTask;
+        }
+
+        if (held == LockMode.Read)
+        {
+            // Upgrade read → write: only when no one else reads, else two upgraders would deadlock.
+            if (readers.Count == 1)
+            {
+                readers.Clear();
+                writer = tid;
+                return ValueTask.CompletedTask;
+            }
+
+            throw new TransactionAbortedException(
+                AbortReason.UpgradeConflict,
+                $"cannot upgrade its read lock to a write lock: {readers.Count - 1} other transaction(s) also hold read locks")
+            { Tid = tid };
+        }
+
+        if (CompatibleWithHolders(mode) && (waiters.Count == 0 || tid > waiters[0].Tid))
+        {
+            Grant(tid, mode);
+            return ValueTask.CompletedTask;
+        }
+
+        if (tid < OldestHolder())
+        {
+            return Wait(tid, mode, deadline, clock);
+        }
+
+        throw new TransactionAbortedException(
+            AbortReason.WaitDie,
+            $"died waiting for a {mode} lock held by older transaction {OldestHolder()}")
+        { Tid = tid };
+    }
+
+    /// <summary>Releases whatever <paramref name="tid"/> holds or waits for, and grants to waiters.</summary>
+    public void Release(long tid)
+    {
+        if (writer == tid)
+        {
+            writer = 0;
+        }
+        else
+        {
+            readers.Remove(tid);
+        }
+
+        for (var i = 0; i < waiters.Count; i++)
+        {
+            if (waiters[i].Tid == tid)
+            {
+                var gone = waiters[i];
+                waiters.RemoveAt(i);
+                gone.Promise.TrySetException(new TransactionAbortedException(AbortReason.Failure, "its lock request was cancelled because the transaction ended") { Tid = tid });
+                break;
+            }
+        }
+
+        GrantWaiters();
+    }
+
+    private async ValueTask Wait(long tid, LockMode mode, DateTimeOffset deadline, TimeProvider clock)
+    {
+        var waiter = new Waiter(tid, mode);
+        var at = 0;
+        while (at < waiters.Count && waiters[at].Tid > tid)
+        {
+            at++;
+        }
+
+        waiters.Insert(at, waiter);
+
+        var remaining = deadline - clock.GetUtcNow();
+        try
+        {
+            // The continuation resumes in the actor's turn (no ConfigureAwait(false)): the lock is
+            // only touched there.
+            await waiter.Promise.Task.WaitAsync(remaining > TimeSpan.Zero ? remaining : TimeSpan.Zero, clock);
+        }
+        catch (TimeoutException)
+        {
+            if (waiter.Promise.Task.IsCompletedSuccessfully)
+            {
+                return; // granted in the same instant the deadline passed: keep the lock
+            }
+
+            waiters.Remove(waiter);
+            GrantWaiters();
+            throw new TransactionAbortedException(AbortReason.Timeout, $"waited for a {mode} lock until its deadline") { Tid = tid };
+        }
+    }
+
+    private void GrantWaiters()
+    {
+        while (waiters.Count > 0 && CompatibleWithHolders(waiters[0].Mode))
+        {
+            var next = waiters[0];
+            waiters.RemoveAt(0);
+            Grant(next.Tid, next.Mode);
+            next.Promise.TrySetResult();
+        }
+    }
+
+    private bool CompatibleWithHolders(LockMode mode) =>
+        writer == 0 && (mode == LockMode.Read || readers.Count == 0);
+
+    private void Grant(long tid, LockMode mode)
+    {
+        if (mode == LockMode.Write)
+        {
+            writer = tid;
+        }
+        else
+        {
+            readers.Add(tid);
+        }
+    }
+
+    private long OldestHolder()
+    {
+        if (writer != 0)
+        {
+            return writer;
+        }
+
+        var oldest = long.MaxValue;
+        foreach (var r in readers)
+        {
+            oldest = Math.Min(oldest, r);
+        }
+
+        return oldest;
+    }
+
+    private sealed class Waiter(long tid, LockMode mode)
+    {
+        public long Tid { get; } = tid;
+
+        public LockMode Mode { get; } = mode;
+
+        public TaskCompletionSource Promise { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    }
+}

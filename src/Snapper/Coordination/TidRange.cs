@@ -1,0 +1,4 @@
+namespace Snapper.Coordination;
+
+/// <summary>A contiguous range of tids [<see cref="First"/>, <see cref="First"/> + <see cref="Count"/>).</summary>
+internal readonly record struct TidRange(long First, int Count);

@@ -1,0 +1,19 @@
+using Microsoft.Extensions.Logging;
+
+namespace Snapper.Diagnostics;
+
+/// <summary>Snapper's log messages, source-generated.</summary>
+internal static partial class LogMessages
+{
+    [LoggerMessage(EventId = 1, Level = LogLevel.Error, Message = "Log {Log} failed to persist a group of {Count} record(s)")]
+    public static partial void LogWriteFailed(ILogger logger, Exception exception, string log, int count);
+
+    [LoggerMessage(EventId = 2, Level = LogLevel.Debug, Message = "ACT {Tid} aborted ({Reason}): {Detail}")]
+    public static partial void ActAborted(ILogger logger, long tid, AbortReason reason, string detail);
+
+    [LoggerMessage(EventId = 3, Level = LogLevel.Error, Message = "ACT {Tid} is committed but participant {Actor} failed to apply the commit")]
+    public static partial void CommitDeliveryFailed(ILogger logger, Exception exception, long tid, ActorId actor);
+
+    [LoggerMessage(EventId = 4, Level = LogLevel.Information, Message = "Actor {Actor} activated")]
+    public static partial void ActorActivated(ILogger logger, ActorId actor);
+}

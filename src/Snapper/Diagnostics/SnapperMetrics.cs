@@ -1,0 +1,57 @@
+using System.Diagnostics;
+using System.Diagnostics.Metrics;
+
+namespace Snapper.Diagnostics;
+
+/// <summary>
+/// Snapper's instruments, on the meter <c>Snapper</c>: transactions committed and aborted (tagged
+/// by mode and abort reason), their duration, and the loggers' group commits.
+/// </summary>
+public sealed class SnapperMetrics : IDisposable
+{
+    /// <summary>The meter's name, for listeners and exporters.</summary>
+    public const string MeterName = "Snapper";
+
+    private readonly Meter meter;
+    private readonly Counter<long> committed;
+    private readonly Counter<long> aborted;
+    private readonly Histogram<double> duration;
+    private readonly Counter<long> logGroups;
+    private readonly Histogram<int> logGroupSize;
+
+    /// <summary>Creates the instruments.</summary>
+    public SnapperMetrics()
+    {
+        meter = new Meter(MeterName);
+        committed = meter.CreateCounter<long>("snapper.transactions.committed", "{transaction}", "Transactions committed.");
+        aborted = meter.CreateCounter<long>("snapper.transactions.aborted", "{transaction}", "Transactions aborted, by reason.");
+        duration = meter.CreateHistogram<double>("snapper.transactions.duration", "ms", "Time from start to commit or abort.");
+        logGroups = meter.CreateCounter<long>("snapper.log.groups", "{group}", "Group commits written to log storage.");
+        logGroupSize = meter.CreateHistogram<int>("snapper.log.group_size", "{record}", "Records per group commit.");
+    }
+
+    internal void Committed(TxnMode mode, TimeSpan elapsed)
+    {
+        var tag = new KeyValuePair<string, object?>("mode", ModeName(mode));
+        committed.Add(1, tag);
+        duration.Record(elapsed.TotalMilliseconds, tag);
+    }
+
+    internal void Aborted(TxnMode mode, AbortReason reason, TimeSpan elapsed)
+    {
+        var modeTag = new KeyValuePair<string, object?>("mode", ModeName(mode));
+        aborted.Add(1, modeTag, new KeyValuePair<string, object?>("reason", reason.ToString()));
+        duration.Record(elapsed.TotalMilliseconds, modeTag);
+    }
+
+    internal void LogGroupWritten(int records)
+    {
+        logGroups.Add(1);
+        logGroupSize.Record(records);
+    }
+
+    /// <inheritdoc />
+    public void Dispose() => meter.Dispose();
+
+    private static string ModeName(TxnMode mode) => mode == TxnMode.Act ? "act" : "pact";
+}

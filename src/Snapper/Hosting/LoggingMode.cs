@@ -1,0 +1,11 @@
+namespace Snapper.Hosting;
+
+/// <summary>Where the silo's loggers persist records.</summary>
+public enum LoggingMode
+{
+    /// <summary>No logging: nothing survives a crash. For measuring the cost of logging.</summary>
+    None = 0,
+
+    /// <summary>The registered <see cref="Logging.ILogStorage"/>; by default in process memory.</summary>
+    Memory = 1,
+}

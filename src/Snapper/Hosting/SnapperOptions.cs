@@ -1,0 +1,32 @@
+namespace Snapper.Hosting;
+
+/// <summary>Silo-wide Snapper settings. Set them in <c>AddSnapper(configure: o => ...)</c>.</summary>
+public sealed class SnapperOptions
+{
+    /// <summary>Default for <see cref="LoggerCount"/>: one logger per core.</summary>
+    public static readonly int DefaultLoggerCount = Environment.ProcessorCount;
+
+    /// <summary>Default for <see cref="ActTidRangeSize"/>.</summary>
+    public const int DefaultActTidRangeSize = 1024;
+
+    /// <summary>Default for <see cref="TransactionTimeout"/>.</summary>
+    public static readonly TimeSpan DefaultTransactionTimeout = TimeSpan.FromSeconds(30);
+
+    /// <summary>Where records go. Default <see cref="LoggingMode.Memory"/>.</summary>
+    public LoggingMode Logging { get; set; } = LoggingMode.Memory;
+
+    /// <summary>Loggers per silo; actors are spread over them by a hash of their id (1 to 1024).</summary>
+    public int LoggerCount { get; set; } = DefaultLoggerCount;
+
+    /// <summary>
+    /// How many ACT tids a silo takes from the coordinator at a time (Snapper §4.3.1), so that ACTs
+    /// get a tid without a round trip (1 to 1,000,000).
+    /// </summary>
+    public int ActTidRangeSize { get; set; } = DefaultActTidRangeSize;
+
+    /// <summary>
+    /// How long a transaction may run before it is aborted with <c>AbortReason.Timeout</c>; bounds
+    /// every lock wait so nothing hangs forever (100 ms to 1 hour).
+    /// </summary>
+    public TimeSpan TransactionTimeout { get; set; } = DefaultTransactionTimeout;
+}

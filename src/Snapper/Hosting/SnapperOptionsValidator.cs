@@ -1,0 +1,33 @@
+using Microsoft.Extensions.Options;
+
+namespace Snapper.Hosting;
+
+/// <summary>Checks <see cref="SnapperOptions"/> at start-up; each failure names the option and its bad value.</summary>
+internal sealed class SnapperOptionsValidator : IValidateOptions<SnapperOptions>
+{
+    public ValidateOptionsResult Validate(string? name, SnapperOptions options)
+    {
+        var failures = new List<string>();
+        if (!Enum.IsDefined(options.Logging))
+        {
+            failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.Logging)} is {(int)options.Logging}, which is not a {nameof(LoggingMode)}.");
+        }
+
+        if (options.LoggerCount is < 1 or > 1024)
+        {
+            failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.LoggerCount)} must be between 1 and 1024 (was {options.LoggerCount}).");
+        }
+
+        if (options.ActTidRangeSize is < 1 or > 1_000_000)
+        {
+            failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.ActTidRangeSize)} must be between 1 and 1000000 (was {options.ActTidRangeSize}).");
+        }
+
+        if (options.TransactionTimeout < TimeSpan.FromMilliseconds(100) || options.TransactionTimeout > TimeSpan.FromHours(1))
+        {
+            failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.TransactionTimeout)} must be between 100 ms and 1 hour (was {options.TransactionTimeout}).");
+        }
+
+        return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+    }
+}

@@ -1,0 +1,174 @@
+using System.Buffers;
+using System.Buffers.Binary;
+using System.Collections.Immutable;
+using System.Text;
+
+namespace Snapper.Logging;
+
+/// <summary>
+/// The binary form of a <see cref="LogRecord"/>: <c>version:u8 kind:u8 tid:i64</c> then the kind's
+/// fields; strings and byte strings are prefixed with their length (u32, little-endian). Framing
+/// (length, checksum) belongs to the log storage, not to the record.
+/// </summary>
+/// <remarks>
+/// <see cref="CurrentVersion"/> is written into every record, so a later build can keep reading
+/// old logs: it must keep decoding every version it ever wrote.
+/// </remarks>
+public static class LogRecordCodec
+{
+    /// <summary>The format version this build writes.</summary>
+    public const byte CurrentVersion = 1;
+
+    /// <summary>Encodes a record into a new array.</summary>
+    public static byte[] Encode(LogRecord record)
+    {
+        var buffer = new ArrayBufferWriter<byte>(64);
+        Encode(record, buffer);
+        return buffer.WrittenSpan.ToArray();
+    }
+
+    /// <summary>Encodes a record into <paramref name="output"/>.</summary>
+    public static void Encode(LogRecord record, IBufferWriter<byte> output)
+    {
+        ArgumentNullException.ThrowIfNull(record);
+        var head = output.GetSpan(10);
+        head[0] = CurrentVersion;
+        head[1] = (byte)record.Kind;
+        BinaryPrimitives.WriteInt64LittleEndian(head[2..], record.Tid);
+        output.Advance(10);
+
+        switch (record)
+        {
+            case CoordPrepareRecord r:
+                WriteUInt32(output, (uint)r.Participants.Length);
+                foreach (var p in r.Participants)
+                {
+                    WriteActor(output, p);
+                }
+
+                break;
+            case PrepareRecord r:
+                WriteActor(output, r.Actor);
+                WriteActor(output, r.Coordinator);
+                WriteBytes(output, r.State.Span);
+                break;
+            case CoordCommitRecord:
+                break;
+            case CommitRecord r:
+                WriteActor(output, r.Actor);
+                WriteBytes(output, r.State.Span);
+                break;
+            default:
+                throw new ArgumentException($"No encoding for log record type {record.GetType().Name}.", nameof(record));
+        }
+    }
+
+    /// <summary>Decodes one record; throws <see cref="InvalidDataException"/> naming what is wrong.</summary>
+    public static LogRecord Decode(ReadOnlySpan<byte> data)
+    {
+        var reader = new Reader(data);
+        var version = reader.Byte();
+        if (version != CurrentVersion)
+        {
+            throw new InvalidDataException($"Log record has format version {version}; this build reads version {CurrentVersion}.");
+        }
+
+        var kind = (LogRecordKind)reader.Byte();
+        var tid = reader.Int64();
+        LogRecord record = kind switch
+        {
+            LogRecordKind.CoordPrepare => new CoordPrepareRecord(tid, reader.Actors()),
+            LogRecordKind.Prepare => new PrepareRecord(tid, reader.Actor(), reader.Actor(), reader.Bytes()),
+            LogRecordKind.CoordCommit => new CoordCommitRecord(tid),
+            LogRecordKind.Commit => new CommitRecord(tid, reader.Actor(), reader.Bytes()),
+            _ => throw new InvalidDataException($"Log record of transaction {tid} has unknown kind {(byte)kind}."),
+        };
+        reader.EnsureEnd(kind);
+        return record;
+    }
+
+    private static void WriteUInt32(IBufferWriter<byte> output, uint value)
+    {
+        BinaryPrimitives.WriteUInt32LittleEndian(output.GetSpan(4), value);
+        output.Advance(4);
+    }
+
+    private static void WriteBytes(IBufferWriter<byte> output, ReadOnlySpan<byte> bytes)
+    {
+        WriteUInt32(output, (uint)bytes.Length);
+        output.Write(bytes);
+    }
+
+    private static void WriteString(IBufferWriter<byte> output, string value)
+    {
+        var length = Encoding.UTF8.GetByteCount(value);
+        WriteUInt32(output, (uint)length);
+        Encoding.UTF8.GetBytes(value, output.GetSpan(length));
+        output.Advance(length);
+    }
+
+    private static void WriteActor(IBufferWriter<byte> output, ActorId actor)
+    {
+        WriteString(output, actor.Type);
+        WriteString(output, actor.Key);
+    }
+
+    private ref struct Reader(ReadOnlySpan<byte> data)
+    {
+        private readonly ReadOnlySpan<byte> data = data;
+        private int at;
+
+        public byte Byte() => Take(1)[0];
+
+        public long Int64() => BinaryPrimitives.ReadInt64LittleEndian(Take(8));
+
+        public ReadOnlyMemory<byte> Bytes() => Take(Length()).ToArray();
+
+        public ActorId Actor() => ActorId.FromParts(String(), String());
+
+        public ImmutableArray<ActorId> Actors()
+        {
+            var count = Length();
+            var actors = ImmutableArray.CreateBuilder<ActorId>(Math.Min(count, 1024));
+            for (var i = 0; i < count; i++)
+            {
+                actors.Add(Actor());
+            }
+
+            return actors.ToImmutable();
+        }
+
+        public readonly void EnsureEnd(LogRecordKind kind)
+        {
+            if (at != data.Length)
+            {
+                throw new InvalidDataException($"{kind} log record has {data.Length - at} unexpected trailing bytes.");
+            }
+        }
+
+        private string String() => Encoding.UTF8.GetString(Take(Length()));
+
+        private int Length()
+        {
+            var length = BinaryPrimitives.ReadUInt32LittleEndian(Take(4));
+            if (length > (uint)(data.Length - at))
+            {
+                throw new InvalidDataException($"Log record field claims {length} bytes but only {data.Length - at} remain.");
+            }
+
+            return (int)length;
+        }
+
+        private ReadOnlySpan<byte> Take(int count)
+        {
+            if (count > data.Length - at)
+            {
+                throw new InvalidDataException($"Log record is truncated: needed {count} more bytes at offset {at} of {data.Length}.");
+            }
+
+            var span = data.Slice(at, count);
+            at += count;
+            return span;
+        }
+    }
+}

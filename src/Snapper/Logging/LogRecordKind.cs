@@ -1,0 +1,17 @@
+namespace Snapper.Logging;
+
+/// <summary>The kinds of log record (Snapper Fig. 7 for ACTs). The byte values are on disk: never reuse one.</summary>
+public enum LogRecordKind : byte
+{
+    /// <summary>Root of an ACT, before sending Prepare: the tid and its writing participants.</summary>
+    CoordPrepare = 1,
+
+    /// <summary>Participant, before voting yes: the tid and the participant's new state.</summary>
+    Prepare = 2,
+
+    /// <summary>Root, before sending Commit: the decision.</summary>
+    CoordCommit = 3,
+
+    /// <summary>Participant, after applying the commit; carries the state for a one-phase commit.</summary>
+    Commit = 4,
+}

@@ -1,0 +1,41 @@
+using Microsoft.Extensions.Options;
+using Snapper.Act;
+using Snapper.Actors;
+using Snapper.Coordination;
+using Snapper.Diagnostics;
+using Snapper.Hosting;
+using Snapper.Logging;
+using Snapper.Serialization;
+
+namespace Snapper;
+
+/// <summary>The silo's Snapper services, handed to each transactional actor when it is activated.</summary>
+internal sealed class SnapperRuntime(
+    IOptions<SnapperOptions> options,
+    ActorDirectory directory,
+    TidSource tids,
+    ActiveTransactions active,
+    LoggerPool loggers,
+    ActCommitCoordinator commit,
+    IStateSerializer serializer,
+    SnapperMetrics metrics,
+    TimeProvider clock)
+{
+    public SnapperOptions Options { get; } = options.Value;
+
+    public ActorDirectory Directory { get; } = directory;
+
+    public TidSource Tids { get; } = tids;
+
+    public ActiveTransactions Active { get; } = active;
+
+    public LoggerPool Loggers { get; } = loggers;
+
+    public ActCommitCoordinator Commit { get; } = commit;
+
+    public IStateSerializer Serializer { get; } = serializer;
+
+    public SnapperMetrics Metrics { get; } = metrics;
+
+    public TimeProvider Clock { get; } = clock;
+}

@@ -1,0 +1,68 @@
+using Snapper.Act;
+using Snapper.Actors;
+
+namespace Snapper;
+
+/// <summary>
+/// The base class of a transactional actor (Snapper §3.2.2). Its state of type
+/// <typeparamref name="TState"/> is read and written only through <see cref="GetState"/>; other
+/// actors are called only through <see cref="CallActor{TActor, TResult}"/>. Snapper locks, copies,
+/// logs and commits; user code writes no Clone() and no commit logic.
+/// </summary>
+/// <typeparam name="TState">
+/// Any class with a parameterless constructor that the registered state serializer can round-trip
+/// (by default System.Text.Json: public read-write properties or fields).
+/// </typeparam>
+public abstract class TransactionalActor<TState> : ITransactionalActor, IActorBinding, IActParticipant
+    where TState : class, new()
+{
+    private ActParticipant<TState>? engine;
+
+    /// <summary>This actor's id. Valid from the actor's first call on (not in its constructor).</summary>
+    protected ActorId Id => Engine.Id;
+
+    internal ActParticipant<TState> Engine =>
+        engine ?? throw new SnapperException($"{GetType().Name} is not activated yet: Id and the transactional API are available from its first call on, not in its constructor.");
+
+    /// <summary>
+    /// Returns the state for <paramref name="ctx"/>'s transaction, taking a read or write lock
+    /// (strict 2PL with wait-die). <see cref="AccessMode.ReadWrite"/> returns the transaction's own
+    /// copy, which becomes the committed state if the transaction commits; <see cref="AccessMode.Read"/>
+    /// returns the committed state, which must not be modified.
+    /// </summary>
+    protected ValueTask<TState> GetState(TxnContext ctx, AccessMode mode) => Engine.GetState(ctx, mode);
+
+    /// <summary>Calls another transactional actor within <paramref name="ctx"/>'s transaction.</summary>
+    protected Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId actor, Func<TActor, Task<TResult>> call)
+        where TActor : ITransactionalActor
+        => Engine.CallActor(ctx, actor, call);
+
+    /// <summary>Calls another transactional actor within <paramref name="ctx"/>'s transaction.</summary>
+    protected Task CallActor<TActor>(TxnContext ctx, ActorId actor, Func<TActor, Task> call)
+        where TActor : ITransactionalActor
+        => Engine.CallActor<TActor, bool>(ctx, actor, async a =>
+        {
+            await call(a);
+            return true;
+        });
+
+    /// <summary>The state a new actor starts with; by default <c>new TState()</c>.</summary>
+    protected virtual TState CreateInitialState() => new();
+
+    void IActorBinding.Bind(ActorId id, SnapperRuntime runtime) =>
+        engine = new ActParticipant<TState>(id, runtime, CreateInitialState(), this);
+
+    Task<TResult> IActParticipant.RunAsRoot<TActor, TResult>(Func<TActor, TxnContext, Task<TResult>> body, CancellationToken cancellationToken) =>
+        Engine.RunAsRoot(body, cancellationToken);
+
+    Task<(TResult Result, ExecutionInfo Info)> IActParticipant.Invoke<TActor, TResult>(TxnContext ctx, Func<TActor, Task<TResult>> call) =>
+        Engine.Invoke(ctx, call);
+
+    Task<Vote> IActParticipant.Prepare(long tid) => Engine.Prepare(tid);
+
+    Task IActParticipant.Commit(long tid) => Engine.Commit(tid);
+
+    Task IActParticipant.CommitOnePhase(long tid) => Engine.CommitOnePhase(tid);
+
+    Task IActParticipant.Abort(long tid) => Engine.Abort(tid);
+}

@@ -1,0 +1,142 @@
+using Snapper.Tests.Infrastructure;
+
+namespace Snapper.Tests.Act;
+
+/// <summary>Strict 2PL with wait-die across real transactions, interleaved with gates.</summary>
+public sealed class LockingTests
+{
+    private static ActorId Actor(string key) => ActorId.Create<ITestActor>(key);
+
+    [Fact]
+    public async Task Wait_die_aborts_the_younger_transaction_that_asks_for_an_older_ones_lock()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var x = Actor("x");
+        silo.Gates.Signal("old may lock");
+
+        var older = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.AddBetweenGates(ctx, "old may lock", "old locked", "old release"));
+        await silo.Gates.Until("old locked");
+
+        var younger = await Assert.ThrowsAsync<TransactionAbortedException>(() =>
+            silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.Add(ctx, 100)));
+        Assert.Equal(AbortReason.WaitDie, younger.Reason);
+
+        silo.Gates.Signal("old release");
+        await older;
+        Assert.Equal(1, await silo.Client.RunAct<ITestActor, int>(x, (a, ctx) => a.Read(ctx)));
+        silo.AssertQuiescent<Counter>(x);
+    }
+
+    [Fact]
+    public async Task Wait_die_lets_the_older_transaction_wait_for_a_younger_holder_and_never_aborts_it()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var x = Actor("y");
+
+        // The older transaction starts first (smaller tid) but only asks for the lock later.
+        var older = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.AddBetweenGates(ctx, "old may lock", "old locked", "old release"));
+        silo.Gates.Signal("young may lock");
+        var younger = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.AddBetweenGates(ctx, "young may lock", "young locked", "young release"));
+        await silo.Gates.Until("young locked");
+
+        silo.Gates.Signal("old may lock");
+        await WaitUntil(() => silo.Engine<Counter>(x).Lock.WaiterCount == 1);
+        Assert.False(older.IsCompleted);
+
+        silo.Gates.Signal("young release");
+        await younger;
+        await silo.Gates.Until("old locked");
+        silo.Gates.Signal("old release");
+        await older; // committed, not aborted
+
+        Assert.Equal(2, await silo.Client.RunAct<ITestActor, int>(x, (a, ctx) => a.Read(ctx)));
+        silo.AssertQuiescent<Counter>(x);
+    }
+
+    [Fact]
+    public async Task A_read_only_ACT_takes_read_locks_only_and_writes_no_log_record()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var x = Actor("r");
+        var before = (await silo.LogRecords()).Count;
+
+        var first = silo.Client.RunAct<ITestActor, int>(x, (a, ctx) => a.ReadBetweenGates(ctx, "first read", "first release"));
+        await silo.Gates.Until("first read");
+        Assert.False(silo.Engine<Counter>(x).Lock.IsFree);
+
+        // A second reader shares the lock while the first still holds it; a writer would die.
+        Assert.Equal(0, await silo.Client.RunAct<ITestActor, int>(x, (a, ctx) => a.Read(ctx)));
+        var writer = await Assert.ThrowsAsync<TransactionAbortedException>(() => silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.Add(ctx, 1)));
+        Assert.Equal(AbortReason.WaitDie, writer.Reason);
+
+        silo.Gates.Signal("first release");
+        Assert.Equal(0, await first);
+        Assert.Equal(before, (await silo.LogRecords()).Count);
+        silo.AssertQuiescent<Counter>(x);
+    }
+
+    [Fact]
+    public async Task A_sole_reader_upgrades_to_a_write_lock()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var x = Actor("u1");
+        silo.Gates.Signal("write");
+
+        await silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.ReadThenWrite(ctx, "read", "write"));
+
+        Assert.Equal(1, await silo.Client.RunAct<ITestActor, int>(x, (a, ctx) => a.Read(ctx)));
+    }
+
+    [Fact]
+    public async Task An_upgrade_while_another_transaction_reads_aborts_with_UpgradeConflict()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var x = Actor("u2");
+
+        var upgrader = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.ReadThenWrite(ctx, "u read", "u write"));
+        await silo.Gates.Until("u read");
+        var reader = silo.Client.RunAct<ITestActor, int>(x, (a, ctx) => a.ReadBetweenGates(ctx, "r read", "r release"));
+        await silo.Gates.Until("r read");
+
+        silo.Gates.Signal("u write");
+        var aborted = await Assert.ThrowsAsync<TransactionAbortedException>(() => upgrader);
+        Assert.Equal(AbortReason.UpgradeConflict, aborted.Reason);
+        Assert.Contains("other transaction(s) also hold read locks", aborted.Message);
+
+        silo.Gates.Signal("r release");
+        Assert.Equal(0, await reader);
+        silo.AssertQuiescent<Counter>(x);
+    }
+
+    [Fact]
+    public async Task A_lock_wait_ends_at_the_transaction_deadline_with_reason_Timeout()
+    {
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.TransactionTimeout = TimeSpan.FromMilliseconds(300)));
+        var x = Actor("t");
+
+        // Older transaction waits for a younger holder that outlives the older one's deadline.
+        var older = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.AddBetweenGates(ctx, "old go", "old locked", "old release"));
+        silo.Gates.Signal("young go");
+        var younger = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.AddBetweenGates(ctx, "young go", "young locked", "young release"));
+        await silo.Gates.Until("young locked");
+        silo.Gates.Signal("old go");
+
+        var aborted = await Assert.ThrowsAsync<TransactionAbortedException>(() => older);
+        Assert.Equal(AbortReason.Timeout, aborted.Reason);
+
+        silo.Gates.Signal("young release");
+        var late = await Assert.ThrowsAsync<TransactionAbortedException>(() => younger);
+        Assert.Equal(AbortReason.Timeout, late.Reason); // it also ran past its own deadline
+        silo.AssertQuiescent<Counter>(x);
+    }
+
+    private static async Task WaitUntil(Func<bool> condition)
+    {
+        var until = DateTime.UtcNow.AddSeconds(10);
+        while (!condition())
+        {
+            Assert.True(DateTime.UtcNow < until, "condition not reached within 10 s");
+            await Task.Delay(5);
+        }
+    }
+}

@@ -1,0 +1,167 @@
+using Snapper.Concurrency;
+
+namespace Snapper.Tests.Concurrency;
+
+/// <summary>The wait-die lock on its own: grants, waits, deaths and the waiter invariant.</summary>
+public sealed class WaitDieLockTests
+{
+    private static readonly DateTimeOffset Far = DateTimeOffset.UtcNow.AddMinutes(5);
+
+    private static ValueTask Acquire(WaitDieLock l, long tid, LockMode mode) => l.Acquire(tid, mode, Far, TimeProvider.System);
+
+    [Fact]
+    public void Readers_share_and_a_writer_excludes()
+    {
+        var l = new WaitDieLock();
+        Assert.True(Acquire(l, 5, LockMode.Read).IsCompletedSuccessfully);
+        Assert.True(Acquire(l, 6, LockMode.Read).IsCompletedSuccessfully);
+        Assert.Equal(LockMode.Read, l.HeldBy(5));
+        Assert.Equal(LockMode.Read, l.HeldBy(6));
+
+        var younger = Assert.Throws<TransactionAbortedException>(() => Acquire(l, 7, LockMode.Write));
+        Assert.Equal(AbortReason.WaitDie, younger.Reason);
+        Assert.Equal(7, younger.Tid);
+    }
+
+    [Fact]
+    public async Task An_older_writer_waits_and_is_granted_when_the_younger_holders_release()
+    {
+        var l = new WaitDieLock();
+        await Acquire(l, 5, LockMode.Read);
+        await Acquire(l, 6, LockMode.Read);
+
+        var older = Acquire(l, 2, LockMode.Write).AsTask();
+        Assert.False(older.IsCompleted);
+        l.Release(5);
+        Assert.False(older.IsCompleted);
+        l.Release(6);
+        await older.WaitAsync(TimeSpan.FromSeconds(5));
+        Assert.Equal(LockMode.Write, l.HeldBy(2));
+    }
+
+    [Fact]
+    public async Task A_compatible_reader_older_than_a_waiter_waits_instead_of_overtaking_it()
+    {
+        var l = new WaitDieLock();
+        await Acquire(l, 10, LockMode.Read);
+        var writer = Acquire(l, 8, LockMode.Write).AsTask(); // waits for 10
+
+        // Reader 5 is compatible with reader 10, but granting it would make writer 8 wait for an older holder.
+        var oldReader = Acquire(l, 5, LockMode.Read).AsTask();
+        Assert.False(oldReader.IsCompleted);
+
+        // Reader 12 is younger than every waiter: it may share with 10 at once.
+        Assert.True(Acquire(l, 12, LockMode.Read).IsCompletedSuccessfully);
+
+        l.Release(10);
+        l.Release(12);
+
+        // Youngest waiter first: writer 8, while reader 5 keeps waiting (older than the holder).
+        await writer.WaitAsync(TimeSpan.FromSeconds(5));
+        Assert.False(oldReader.IsCompleted);
+        l.Release(8);
+        await oldReader.WaitAsync(TimeSpan.FromSeconds(5));
+        Assert.Equal(LockMode.Read, l.HeldBy(5));
+    }
+
+    [Fact]
+    public async Task Releasing_a_waiting_transaction_cancels_its_request()
+    {
+        var l = new WaitDieLock();
+        await Acquire(l, 9, LockMode.Write);
+        var waiting = Acquire(l, 3, LockMode.Write).AsTask();
+
+        l.Release(3);
+
+        await Assert.ThrowsAsync<TransactionAbortedException>(() => waiting);
+        Assert.Equal(0, l.WaiterCount);
+        Assert.Equal(LockMode.Write, l.HeldBy(9));
+    }
+
+    [Fact]
+    public void A_sole_reader_upgrades_but_one_of_two_readers_cannot()
+    {
+        var l = new WaitDieLock();
+        Assert.True(Acquire(l, 4, LockMode.Read).IsCompletedSuccessfully);
+        Assert.True(Acquire(l, 4, LockMode.Write).IsCompletedSuccessfully);
+        Assert.Equal(LockMode.Write, l.HeldBy(4));
+        Assert.True(Acquire(l, 4, LockMode.Read).IsCompletedSuccessfully); // a writer may read
+        l.Release(4);
+        Assert.True(l.IsFree);
+
+        Assert.True(Acquire(l, 4, LockMode.Read).IsCompletedSuccessfully);
+        Assert.True(Acquire(l, 6, LockMode.Read).IsCompletedSuccessfully);
+        var conflict = Assert.Throws<TransactionAbortedException>(() => Acquire(l, 4, LockMode.Write));
+        Assert.Equal(AbortReason.UpgradeConflict, conflict.Reason);
+    }
+
+    [Fact]
+    public async Task A_wait_past_the_deadline_aborts_with_Timeout_and_leaves_no_waiter()
+    {
+        var l = new WaitDieLock();
+        await Acquire(l, 9, LockMode.Write);
+
+        var aborted = await Assert.ThrowsAsync<TransactionAbortedException>(() =>
+            l.Acquire(1, LockMode.Write, DateTimeOffset.UtcNow.AddMilliseconds(50), TimeProvider.System).AsTask());
+
+        Assert.Equal(AbortReason.Timeout, aborted.Reason);
+        Assert.Equal(0, l.WaiterCount);
+    }
+
+    [Fact]
+    public async Task Random_schedules_keep_every_waiter_older_than_every_holder()
+    {
+        // Property check over many random request/release sequences: the invariant that makes
+        // wait-die deadlock-free must hold after every step.
+        var random = new Random(1234);
+        for (var round = 0; round < 200; round++)
+        {
+            var l = new WaitDieLock();
+            var live = new List<long>();
+            var pending = new List<(long Tid, Task Wait)>();
+            for (var step = 0; step < 30; step++)
+            {
+                var tid = random.NextInt64(1, 40);
+                if (random.Next(3) == 0 && live.Count > 0)
+                {
+                    var victim = live[random.Next(live.Count)];
+                    l.Release(victim);
+                    live.Remove(victim);
+                }
+                else if (!live.Contains(tid) && !pending.Any(p => p.Tid == tid))
+                {
+                    try
+                    {
+                        var request = Acquire(l, tid, random.Next(2) == 0 ? LockMode.Read : LockMode.Write);
+                        if (request.IsCompletedSuccessfully)
+                        {
+                            live.Add(tid);
+                        }
+                        else
+                        {
+                            pending.Add((tid, request.AsTask()));
+                        }
+                    }
+                    catch (TransactionAbortedException)
+                    {
+                    }
+                }
+
+                await Task.Yield();
+                foreach (var granted in pending.Where(p => p.Wait.IsCompletedSuccessfully).ToList())
+                {
+                    pending.Remove(granted);
+                    live.Add(granted.Tid);
+                }
+
+                // Ask the lock itself: a grant is visible there before the waiting task completes.
+                var holders = live.Concat(pending.Select(p => p.Tid)).Where(t => l.HeldBy(t) != LockMode.None).ToList();
+                var waiters = pending.Where(p => l.HeldBy(p.Tid) == LockMode.None && !p.Wait.IsFaulted).Select(p => p.Tid).ToList();
+                if (holders.Count > 0 && waiters.Count > 0)
+                {
+                    Assert.True(waiters.Max() < holders.Min(), $"round {round} step {step}: waiter {waiters.Max()} is younger than holder {holders.Min()}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Options;
+using SmallBank;
+using Snapper.Hosting;
+using Snapper.Tests.Infrastructure;
+
+namespace Snapper.Tests.Hosting;
+
+/// <summary>Bad configuration and bad input fail early, with a message naming the problem.</summary>
+public sealed class StartupTests
+{
+    [Theory]
+    [InlineData("LoggerCount")]
+    [InlineData("ActTidRangeSize")]
+    [InlineData("TransactionTimeout")]
+    [InlineData("Logging")]
+    public async Task A_bad_option_fails_start_up_naming_the_option(string option)
+    {
+        Action<SnapperOptions> breakIt = option switch
+        {
+            "LoggerCount" => o => o.LoggerCount = 0,
+            "ActTidRangeSize" => o => o.ActTidRangeSize = -5,
+            "TransactionTimeout" => o => o.TransactionTimeout = TimeSpan.Zero,
+            _ => o => o.Logging = (LoggingMode)42,
+        };
+
+        var failure = await Assert.ThrowsAsync<OptionsValidationException>(() => TestSilo.StartAsync(s => s.Configure(breakIt)));
+
+        Assert.Contains($"SnapperOptions.{option}", failure.Message);
+    }
+
+    [Fact]
+    public async Task Good_options_are_applied()
+    {
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.ActTidRangeSize = 3));
+        Assert.Equal(3, silo.Services.GetRequiredService<IOptions<SnapperOptions>>().Value.ActTidRangeSize);
+
+        // Tids keep increasing across range refills.
+        var tids = new List<long>();
+        for (var i = 0; i < 7; i++)
+        {
+            tids.Add((await silo.Client.RunAct<ITestActor, TxnContext>(ActorId.Create<ITestActor>("t"), (a, ctx) => a.Leak(ctx))).Tid);
+        }
+
+        Assert.Equal(tids.Order(), tids);
+        Assert.Equal(tids.Count, tids.Distinct().Count());
+    }
+
+    [Fact]
+    public void Registering_an_actor_twice_or_a_transactional_actor_behind_a_plain_interface_is_refused()
+    {
+        var twice = Assert.Throws<ArgumentException>(() =>
+            new ServiceCollection().AddSnapper(s => s.AddActor<IAccountActor, AccountActor>().AddActor<IAccountActor, AccountActor>()));
+        Assert.Contains("already registered", twice.Message);
+
+        var mismatch = Assert.Throws<ArgumentException>(() => new ServiceCollection().AddSnapper(s => s.AddActor<IPlainTestActor, PlainButTransactional>()));
+        Assert.Contains("must derive from ITransactionalActor", mismatch.Message);
+
+        var services = new ServiceCollection().AddSnapper(s => s.AddSmallBank());
+        Assert.Throws<InvalidOperationException>(() => services.AddSnapper(s => s.AddSmallBank()));
+    }
+
+    [Fact]
+    public async Task Calling_an_unregistered_actor_type_names_it()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var failure = await Assert.ThrowsAsync<SnapperException>(() =>
+            silo.Client.RunAct<IUnregisteredActor, int>(ActorId.Create<IUnregisteredActor>("x"), (a, ctx) => a.Go(ctx)));
+        Assert.Contains("No actor implementation is registered for Snapper.Tests.Hosting.IUnregisteredActor", failure.Message);
+    }
+
+    [Fact]
+    public async Task An_actor_id_of_another_type_is_refused()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var failure = await Assert.ThrowsAsync<SnapperException>(() =>
+            silo.Client.RunAct<IAccountActor, decimal>(ActorId.Create<ITestActor>("7"), (a, ctx) => a.Balance(ctx)));
+        Assert.Contains("but it was called as a SmallBank.IAccountActor", failure.Message);
+    }
+
+    [Fact]
+    public async Task A_state_that_cannot_be_serialized_fails_activation_naming_the_type()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var failure = await Assert.ThrowsAsync<SnapperException>(() =>
+            silo.Client.RunAct<ICyclicActor>(ActorId.Create<ICyclicActor>("c"), (a, ctx) => a.Touch(ctx)));
+        Assert.Contains("The state type Snapper.Tests.Infrastructure.Cyclic of actor", failure.Message);
+        Assert.Contains("cannot be serialized", failure.Message);
+    }
+}
+
+public interface IUnregisteredActor : ITransactionalActor
+{
+    Task<int> Go(TxnContext ctx);
+}
+
+public interface IPlainTestActor : IActor
+{
+}
+
+public sealed class PlainButTransactional : TransactionalActor<Counter>, IPlainTestActor
+{
+}

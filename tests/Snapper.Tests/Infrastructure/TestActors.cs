@@ -1,0 +1,117 @@
+namespace Snapper.Tests.Infrastructure;
+
+public sealed class Counter
+{
+    public int Value { get; set; }
+}
+
+/// <summary>A transactional actor whose steps a test can script and stop at gates.</summary>
+public interface ITestActor : ITransactionalActor
+{
+    Task<int> Read(TxnContext ctx);
+
+    Task Add(TxnContext ctx, int delta);
+
+    Task AddThenCall(TxnContext ctx, int delta, ActorId next, int nextDelta);
+
+    Task AddThenCallThrowing(TxnContext ctx, int delta, ActorId next);
+
+    Task AddThenSwallowNestedFailure(TxnContext ctx, int delta, ActorId next);
+
+    Task AddThenThrow(TxnContext ctx, int delta, string message);
+
+    Task AddBetweenGates(TxnContext ctx, string before, string locked, string release);
+
+    Task<int> ReadBetweenGates(TxnContext ctx, string locked, string release);
+
+    Task ReadThenWrite(TxnContext ctx, string read, string write);
+
+    Task<TxnContext> Leak(TxnContext ctx);
+
+    Task CallWithContext(TxnContext ctx, TxnContext other, ActorId target);
+}
+
+public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestActor
+{
+    public async Task<int> Read(TxnContext ctx) => (await GetState(ctx, AccessMode.Read)).Value;
+
+    public async Task Add(TxnContext ctx, int delta) => (await GetState(ctx, AccessMode.ReadWrite)).Value += delta;
+
+    public async Task AddThenCall(TxnContext ctx, int delta, ActorId next, int nextDelta)
+    {
+        await Add(ctx, delta);
+        await CallActor<ITestActor>(ctx, next, a => a.Add(ctx, nextDelta));
+    }
+
+    public async Task AddThenCallThrowing(TxnContext ctx, int delta, ActorId next)
+    {
+        await Add(ctx, delta);
+        await CallActor<ITestActor>(ctx, next, a => a.AddThenThrow(ctx, delta, "nested boom"));
+    }
+
+    public async Task AddThenSwallowNestedFailure(TxnContext ctx, int delta, ActorId next)
+    {
+        await Add(ctx, delta);
+        try
+        {
+            await CallActor<ITestActor>(ctx, next, a => a.AddThenThrow(ctx, delta, "swallowed boom"));
+        }
+        catch (InvalidOperationException)
+        {
+            // User code hides the failure; the transaction must abort all the same.
+        }
+    }
+
+    public async Task AddThenThrow(TxnContext ctx, int delta, string message)
+    {
+        await Add(ctx, delta);
+        throw new InvalidOperationException(message);
+    }
+
+    public async Task AddBetweenGates(TxnContext ctx, string before, string locked, string release)
+    {
+        await gates.Until(before);
+        await Add(ctx, 1);
+        gates.Signal(locked);
+        await gates.Until(release);
+    }
+
+    public async Task<int> ReadBetweenGates(TxnContext ctx, string locked, string release)
+    {
+        var value = await Read(ctx);
+        gates.Signal(locked);
+        await gates.Until(release);
+        return value;
+    }
+
+    public async Task ReadThenWrite(TxnContext ctx, string read, string write)
+    {
+        await Read(ctx);
+        gates.Signal(read);
+        await gates.Until(write);
+        await Add(ctx, 1);
+    }
+
+    public Task<TxnContext> Leak(TxnContext ctx) => Task.FromResult(ctx);
+
+    public Task CallWithContext(TxnContext ctx, TxnContext other, ActorId target) =>
+        CallActor<ITestActor>(other, target, a => a.Add(other, 1));
+}
+
+/// <summary>A state System.Text.Json cannot serialize (a reference cycle).</summary>
+public sealed class Cyclic
+{
+    public Cyclic? Self { get; set; }
+
+    public Cyclic() => Self = this;
+}
+
+public interface ICyclicActor : ITransactionalActor
+{
+    Task Touch(TxnContext ctx);
+}
+
+public sealed class CyclicActor : TransactionalActor<Cyclic>, ICyclicActor
+{
+    public async Task Touch(TxnContext ctx) => await GetState(ctx, AccessMode.Read);
+}

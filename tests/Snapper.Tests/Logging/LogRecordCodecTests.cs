@@ -1,0 +1,60 @@
+using Snapper.Logging;
+
+namespace Snapper.Tests.Logging;
+
+public sealed class LogRecordCodecTests
+{
+    private static readonly ActorId A = ActorId.Create<Infrastructure.ITestActor>("a");
+    private static readonly ActorId B = ActorId.Create<Infrastructure.ITestActor>("ü-b");
+
+    public static TheoryData<LogRecord> Records() => new()
+    {
+        new CoordPrepareRecord(42, [A, B]),
+        new CoordPrepareRecord(1, []),
+        new PrepareRecord(long.MaxValue, A, B, new byte[] { 1, 2, 3, 0, 255 }),
+        new CoordCommitRecord(7),
+        new CommitRecord(9, B, ReadOnlyMemory<byte>.Empty),
+        new CommitRecord(9, B, new byte[300]),
+    };
+
+    [Theory]
+    [MemberData(nameof(Records))]
+    public void Every_record_round_trips(LogRecord record)
+    {
+        var bytes = LogRecordCodec.Encode(record);
+        Assert.Equal(LogRecordCodec.CurrentVersion, bytes[0]);
+
+        var decoded = LogRecordCodec.Decode(bytes);
+
+        Assert.Equal(record.GetType(), decoded.GetType());
+        Assert.Equal(record.Tid, decoded.Tid);
+        Assert.Equal(LogRecordCodec.Encode(decoded), bytes);
+    }
+
+    [Fact]
+    public void A_truncated_record_is_refused_with_a_message()
+    {
+        var bytes = LogRecordCodec.Encode(new PrepareRecord(3, A, B, new byte[] { 9, 9, 9 }));
+        for (var cut = 0; cut < bytes.Length; cut++)
+        {
+            var failure = Assert.Throws<InvalidDataException>(() => LogRecordCodec.Decode(bytes.AsSpan(0, cut)));
+            Assert.False(string.IsNullOrEmpty(failure.Message));
+        }
+    }
+
+    [Fact]
+    public void A_record_of_another_version_or_kind_or_with_trailing_bytes_is_refused()
+    {
+        var bytes = LogRecordCodec.Encode(new CoordCommitRecord(5));
+
+        var newer = (byte[])bytes.Clone();
+        newer[0] = 2;
+        Assert.Contains("format version 2", Assert.Throws<InvalidDataException>(() => LogRecordCodec.Decode(newer)).Message);
+
+        var unknownKind = (byte[])bytes.Clone();
+        unknownKind[1] = 99;
+        Assert.Contains("unknown kind 99", Assert.Throws<InvalidDataException>(() => LogRecordCodec.Decode(unknownKind)).Message);
+
+        Assert.Contains("trailing", Assert.Throws<InvalidDataException>(() => LogRecordCodec.Decode([.. bytes, 0])).Message);
+    }
+}

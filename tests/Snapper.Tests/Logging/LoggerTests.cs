@@ -1,0 +1,83 @@
+using System.Runtime.CompilerServices;
+using Microsoft.Extensions.Logging.Abstractions;
+using Snapper.Diagnostics;
+using Snapper.Logging;
+
+namespace Snapper.Tests.Logging;
+
+public sealed class LoggerTests
+{
+    [Fact]
+    public async Task Records_appended_while_a_write_is_in_flight_share_the_next_group()
+    {
+        var storage = new SlowStorage();
+        using var metrics = new SnapperMetrics();
+        var logger = new Logger("log", storage, metrics, NullLogger.Instance);
+
+        var first = logger.Append(new CoordCommitRecord(1));
+        await storage.Entered.Task.WaitAsync(TimeSpan.FromSeconds(5));
+        var rest = Enumerable.Range(2, 50).Select(i => logger.Append(new CoordCommitRecord(i))).ToArray();
+        Assert.False(first.IsCompleted); // not durable until storage says so
+        storage.Release.SetResult();
+
+        await Task.WhenAll(rest.Prepend(first)).WaitAsync(TimeSpan.FromSeconds(5));
+        Assert.Equal([1, 50], storage.GroupSizes);
+
+        var tids = new List<long>();
+        await foreach (var bytes in storage.Inner.ReadAsync("log", CancellationToken.None))
+        {
+            tids.Add(LogRecordCodec.Decode(bytes.Span).Tid);
+        }
+
+        Assert.Equal(Enumerable.Range(1, 51).Select(i => (long)i), tids);
+    }
+
+    [Fact]
+    public async Task A_failed_write_fails_every_record_of_its_group_and_the_next_group_can_succeed()
+    {
+        var storage = new SlowStorage { FailNext = true };
+        storage.Release.SetResult();
+        using var metrics = new SnapperMetrics();
+        var logger = new Logger("log", storage, metrics, NullLogger.Instance);
+
+        var failure = await Assert.ThrowsAsync<IOException>(() => logger.Append(new CoordCommitRecord(1)));
+        Assert.Contains("Log 'log' could not persist", failure.Message);
+
+        await logger.Append(new CoordCommitRecord(2)).WaitAsync(TimeSpan.FromSeconds(5));
+    }
+
+    private sealed class SlowStorage : ILogStorage
+    {
+        public InMemoryLogStorage Inner { get; } = new();
+
+        public TaskCompletionSource Entered { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public TaskCompletionSource Release { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public List<int> GroupSizes { get; } = [];
+
+        public bool FailNext { get; set; }
+
+        public async Task AppendAsync(string log, IReadOnlyList<ReadOnlyMemory<byte>> group, CancellationToken cancellationToken)
+        {
+            Entered.TrySetResult();
+            await Release.Task;
+            if (FailNext)
+            {
+                FailNext = false;
+                throw new IOException("disk on fire");
+            }
+
+            GroupSizes.Add(group.Count);
+            await Inner.AppendAsync(log, group, cancellationToken);
+        }
+
+        public async IAsyncEnumerable<ReadOnlyMemory<byte>> ReadAsync(string log, [EnumeratorCancellation] CancellationToken cancellationToken)
+        {
+            await foreach (var record in Inner.ReadAsync(log, cancellationToken))
+            {
+                yield return record;
+            }
+        }
+    }
+}
