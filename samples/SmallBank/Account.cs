@@ -12,6 +12,6 @@ public sealed class Account
     /// <summary>The savings account.</summary>
     public decimal Savings { get; set; } = InitialBalance;
 
-    /// <summary>Checking plus savings.</summary>
-    public decimal Total => Checking + Savings;
+    /// <summary>Checking plus savings. A method, so serializers do not store it with the state.</summary>
+    public decimal Total() => Checking + Savings;
 }

@@ -6,7 +6,7 @@ namespace SmallBank;
 public sealed class AccountActor : TransactionalActor<Account>, IAccountActor
 {
     /// <inheritdoc />
-    public async Task<decimal> Balance(TxnContext ctx) => (await GetState(ctx, AccessMode.Read)).Total;
+    public async Task<decimal> Balance(TxnContext ctx) => (await GetState(ctx, AccessMode.Read)).Total();
 
     /// <inheritdoc />
     public async Task DepositChecking(TxnContext ctx, decimal amount)
@@ -36,7 +36,7 @@ public sealed class AccountActor : TransactionalActor<Account>, IAccountActor
     public async Task Amalgamate(TxnContext ctx, ActorId to)
     {
         var account = await GetState(ctx, AccessMode.ReadWrite);
-        var total = account.Total;
+        var total = account.Total();
         account.Checking = 0;
         account.Savings = 0;
         await CallActor<IAccountActor>(ctx, to, a => a.DepositChecking(ctx, total));
@@ -46,7 +46,7 @@ public sealed class AccountActor : TransactionalActor<Account>, IAccountActor
     public async Task WriteCheck(TxnContext ctx, decimal amount)
     {
         var account = await GetState(ctx, AccessMode.ReadWrite);
-        account.Checking -= account.Total < amount ? amount + 1 : amount;
+        account.Checking -= account.Total() < amount ? amount + 1 : amount;
     }
 
     /// <inheritdoc />

@@ -8,7 +8,7 @@ public sealed class PlainAccountActor(ISnapperClient actors) : IPlainAccountActo
     private readonly Account account = new();
 
     /// <inheritdoc />
-    public Task<decimal> Balance() => Task.FromResult(account.Total);
+    public Task<decimal> Balance() => Task.FromResult(account.Total());
 
     /// <inheritdoc />
     public Task DepositChecking(decimal amount)

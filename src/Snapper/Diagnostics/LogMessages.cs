@@ -14,6 +14,6 @@ internal static partial class LogMessages
     [LoggerMessage(EventId = 3, Level = LogLevel.Error, Message = "ACT {Tid} is committed but participant {Actor} failed to apply the commit")]
     public static partial void CommitDeliveryFailed(ILogger logger, Exception exception, long tid, ActorId actor);
 
-    [LoggerMessage(EventId = 4, Level = LogLevel.Information, Message = "Actor {Actor} activated")]
+    [LoggerMessage(EventId = 4, Level = LogLevel.Debug, Message = "Actor {Actor} activated")]
     public static partial void ActorActivated(ILogger logger, ActorId actor);
 }

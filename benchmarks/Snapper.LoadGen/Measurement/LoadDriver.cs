@@ -1,0 +1,153 @@
+using System.Diagnostics;
+using Snapper.LoadGen.Options;
+using Snapper.LoadGen.Workloads;
+
+namespace Snapper.LoadGen.Measurement;
+
+/// <summary>
+/// Drives one mode: clients × pipeline async loops, each issuing one transaction at a time, for
+/// the warm-up plus the duration; then stops issuing and waits for the transactions in flight.
+/// </summary>
+public sealed class LoadDriver
+{
+    /// <summary>
+    /// How long to wait for in-flight transactions after issuing stops. Longer than the runtime's
+    /// default transaction timeout (30 s), which bounds every lock wait, so only a hung runtime
+    /// hits it.
+    /// </summary>
+    public static readonly TimeSpan DrainTimeout = TimeSpan.FromSeconds(45);
+
+    private readonly LoadGenOptions options;
+    private readonly ActorPicker picker;
+
+    /// <summary>A driver for the load <paramref name="options"/> describe, choosing actors with <paramref name="picker"/>.</summary>
+    public LoadDriver(LoadGenOptions options, ActorPicker picker)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(picker);
+        this.options = options;
+        this.picker = picker;
+    }
+
+    /// <summary>Called once per second with the running recorder (progress).</summary>
+    public Action<RunRecorder>? OnTick { get; init; }
+
+    /// <summary>Written with every key a transaction was issued on (for <c>--verify</c>); null to skip.</summary>
+    public bool[]? Touched { get; init; }
+
+    /// <summary>
+    /// Runs <paramref name="issue"/> under load. Cancelling <paramref name="cancellationToken"/>
+    /// ends the window at once; the in-flight transactions are still awaited.
+    /// </summary>
+    public async Task<RunResult> RunAsync(string mode, IssueTransaction issue, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(issue);
+        var window = new MeasurementWindow(TimeSpan.FromSeconds(options.WarmupSeconds), TimeSpan.FromSeconds(options.DurationSeconds));
+        var recorder = new RunRecorder(mode, window, options.DurationSeconds);
+        var loops = new List<Task>(options.Clients * options.Pipeline);
+        for (var client = 0; client < options.Clients; client++)
+        {
+            for (var slot = 0; slot < options.Pipeline; slot++)
+            {
+                // Same seed, client and slot → same Random → same actor sequence in every mode.
+                var random = new Random(LoopSeed(options.Seed, client, slot));
+                var loop = recorder.AddLoop();
+                loops.Add(Task.Run(() => LoopAsync(issue, random, loop, window), CancellationToken.None));
+            }
+        }
+
+        await using (cancellationToken.Register(window.Interrupt))
+        {
+            await TickUntilEndAsync(recorder, window, cancellationToken);
+            window.StopAtPlannedEnd();
+        }
+
+        var stillInFlight = 0L;
+        var drainStarted = Stopwatch.GetTimestamp();
+        var all = Task.WhenAll(loops);
+        try
+        {
+            await all.WaitAsync(DrainTimeout, CancellationToken.None);
+        }
+        catch (TimeoutException)
+        {
+            stillInFlight = loops.Count(l => !l.IsCompleted);
+        }
+
+        return recorder.Merge(stillInFlight, Stopwatch.GetElapsedTime(drainStarted).TotalSeconds);
+    }
+
+    /// <summary>The seed of one loop, mixed (SplitMix64) so neighbouring loops get unrelated sequences.</summary>
+    public static int LoopSeed(int seed, int client, int slot)
+    {
+        unchecked
+        {
+            var z = ((ulong)(uint)seed << 32) ^ ((ulong)(uint)client << 20) ^ (uint)slot;
+            z += 0x9E3779B97F4A7C15UL;
+            z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9UL;
+            z = (z ^ (z >> 27)) * 0x94D049BB133111EBUL;
+            return (int)(z ^ (z >> 31));
+        }
+    }
+
+    private async Task TickUntilEndAsync(RunRecorder recorder, MeasurementWindow window, CancellationToken cancellationToken)
+    {
+        var left = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), window.PlannedEnd);
+        if (left <= TimeSpan.Zero)
+        {
+            return;
+        }
+
+        // Ends at the planned end of the window, or at once on Ctrl+C (the task is then cancelled;
+        // WhenAny below does not throw for it).
+        var end = Task.Delay(left, cancellationToken);
+        using var ticks = new PeriodicTimer(TimeSpan.FromSeconds(1));
+        while (true)
+        {
+            var tick = ticks.WaitForNextTickAsync(CancellationToken.None).AsTask();
+            if (await Task.WhenAny(tick, end).ConfigureAwait(false) != tick)
+            {
+                return;
+            }
+
+            OnTick?.Invoke(recorder);
+        }
+    }
+
+    private async Task LoopAsync(IssueTransaction issue, Random random, LoopRecorder recorder, MeasurementWindow window)
+    {
+        var touched = Touched;
+        while (!window.StopIssuing)
+        {
+            var keys = new int[picker.TransactionSize];
+            picker.Pick(random, keys);
+            if (touched is not null)
+            {
+                foreach (var key in keys)
+                {
+                    touched[key] = true; // racy writes of the same value: harmless
+                }
+            }
+
+            var started = Stopwatch.GetTimestamp();
+            int abortSlot;
+            try
+            {
+                await issue(keys).ConfigureAwait(false);
+                abortSlot = -1;
+            }
+            catch (TransactionAbortedException aborted)
+            {
+                abortSlot = AbortSlots.Of(aborted.Reason);
+            }
+#pragma warning disable CA1031 // Any failure of the nt baseline (or an unexpected one in act) is an "Error" abort, not a crash of the load generator.
+            catch (Exception)
+#pragma warning restore CA1031
+            {
+                abortSlot = AbortSlots.Error;
+            }
+
+            recorder.Record(started, abortSlot);
+        }
+    }
+}

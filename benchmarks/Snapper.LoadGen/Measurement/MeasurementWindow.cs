@@ -1,0 +1,66 @@
+using System.Diagnostics;
+
+namespace Snapper.LoadGen.Measurement;
+
+/// <summary>
+/// The timeline of one mode, in <see cref="Stopwatch"/> ticks: load starts, measuring starts after
+/// the warm-up, measuring ends after the duration, or earlier when the run is interrupted. A
+/// transaction counts if it completes inside [start, end).
+/// </summary>
+public sealed class MeasurementWindow
+{
+    private long end;
+    private volatile bool stopIssuing;
+
+    /// <summary>Opens the window <paramref name="warmup"/> after now, for <paramref name="duration"/>.</summary>
+    public MeasurementWindow(TimeSpan warmup, TimeSpan duration)
+    {
+        LoadStart = Stopwatch.GetTimestamp();
+        Start = LoadStart + ToTicks(warmup);
+        end = Start + ToTicks(duration);
+        PlannedEnd = end;
+    }
+
+    /// <summary>When the loops started.</summary>
+    public long LoadStart { get; }
+
+    /// <summary>When measuring starts (after the warm-up).</summary>
+    public long Start { get; }
+
+    /// <summary>When measuring ends: the planned end, or the moment of interruption.</summary>
+    public long End => Volatile.Read(ref end);
+
+    /// <summary>The end the duration asked for.</summary>
+    public long PlannedEnd { get; }
+
+    /// <summary>True once the loops must stop starting transactions.</summary>
+    public bool StopIssuing => stopIssuing;
+
+    /// <summary>True if <see cref="Interrupt"/> cut the window short.</summary>
+    public bool Interrupted { get; private set; }
+
+    /// <summary>Seconds measured: from start to end, 0 if the run stopped during the warm-up.</summary>
+    public double MeasuredSeconds => Math.Max(0, End - Start) / (double)Stopwatch.Frequency;
+
+    /// <summary>Stops issuing; the in-flight transactions still complete (and count if inside the window).</summary>
+    public void StopAtPlannedEnd() => stopIssuing = true;
+
+    /// <summary>Ends the window now (Ctrl+C): completions from here on are not measured.</summary>
+    public void Interrupt()
+    {
+        var now = Stopwatch.GetTimestamp();
+        if (now < end)
+        {
+            Volatile.Write(ref end, Math.Max(now, Start));
+            Interrupted = true;
+        }
+
+        stopIssuing = true;
+    }
+
+    /// <summary>Seconds since the loops started.</summary>
+    public double Elapsed => Stopwatch.GetElapsedTime(LoadStart).TotalSeconds;
+
+    /// <summary>Converts a duration to <see cref="Stopwatch"/> ticks.</summary>
+    public static long ToTicks(TimeSpan span) => (long)(span.TotalSeconds * Stopwatch.Frequency);
+}

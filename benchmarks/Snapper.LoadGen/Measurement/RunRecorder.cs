@@ -1,0 +1,136 @@
+using MathNet.Numerics.Statistics;
+
+namespace Snapper.LoadGen.Measurement;
+
+/// <summary>
+/// The recorders of one mode's loops. Each loop records into its own <see cref="LoopRecorder"/>;
+/// merging (summing counters, concatenating and sorting latencies) happens once at the end so
+/// the hot loop does no shared work.
+/// </summary>
+public sealed class RunRecorder
+{
+    // A trailing epoch shorter than this is dropped: its rate would be mostly noise.
+    private const double MinPartialEpochSeconds = 0.5;
+
+    private readonly List<LoopRecorder> loops = [];
+
+    /// <summary>A recorder for <paramref name="mode"/> measured in <paramref name="window"/>.</summary>
+    public RunRecorder(string mode, MeasurementWindow window, double durationSeconds)
+    {
+        ArgumentNullException.ThrowIfNull(window);
+        Mode = mode;
+        Window = window;
+        EpochCount = Math.Max(1, (int)Math.Ceiling(durationSeconds));
+    }
+
+    /// <summary>The mode measured.</summary>
+    public string Mode { get; }
+
+    /// <summary>The mode's timeline.</summary>
+    public MeasurementWindow Window { get; }
+
+    /// <summary>One-second epochs the duration spans.</summary>
+    public int EpochCount { get; }
+
+    /// <summary>A recorder for one more loop.</summary>
+    public LoopRecorder AddLoop()
+    {
+        var loop = new LoopRecorder(Window, EpochCount);
+        loops.Add(loop);
+        return loop;
+    }
+
+    /// <summary>Committed so far, warm-up included (racy; for progress).</summary>
+    public long TotalCommitted => loops.Sum(l => l.TotalCommitted);
+
+    /// <summary>Aborted so far, warm-up included (racy; for progress).</summary>
+    public long TotalAborted => loops.Sum(l => l.TotalAborted);
+
+    /// <summary>Merges the loops; call after every loop has finished.</summary>
+    /// <param name="stillInFlight">Transactions that had not finished when the drain gave up.</param>
+    /// <param name="drainSeconds">How long the in-flight transactions took to finish after the window.</param>
+    public RunResult Merge(long stillInFlight, double drainSeconds)
+    {
+        long committed = 0, aborted = 0, lateCommitted = 0;
+        var abortsBySlot = new long[AbortSlots.Count];
+        var lateAbortsBySlot = new long[AbortSlots.Count];
+        var epochCommits = new long[EpochCount];
+        var latencies = new List<double>(loops.Sum(l => l.LatenciesMs.Count));
+        foreach (var loop in loops)
+        {
+            committed += loop.Committed;
+            aborted += loop.Aborted;
+            lateCommitted += loop.LateCommitted;
+            for (var slot = 0; slot < abortsBySlot.Length; slot++)
+            {
+                abortsBySlot[slot] += loop.AbortsBySlot[slot];
+                lateAbortsBySlot[slot] += loop.LateAbortsBySlot[slot];
+            }
+
+            for (var epoch = 0; epoch < epochCommits.Length; epoch++)
+            {
+                epochCommits[epoch] += loop.EpochCommits[epoch];
+            }
+
+            latencies.AddRange(loop.LatenciesMs);
+        }
+
+        latencies.Sort();
+        var seconds = Window.MeasuredSeconds;
+        var epochs = EpochRates(epochCommits, seconds);
+
+        var finished = committed + aborted;
+        return new RunResult
+        {
+            Mode = Mode,
+            Throughput = seconds > 0 ? committed / seconds : 0,
+            Committed = committed,
+            Aborted = aborted,
+            AbortPercent = finished > 0 ? 100.0 * aborted / finished : 0,
+            AbortReasons = ByName(abortsBySlot),
+            LatencyMs = LatencySummary.Of(latencies),
+            Epochs = epochs,
+            EpochStdDev = epochs.Count >= 2 ? epochs.StandardDeviation() : 0,
+            MeasuredSeconds = seconds,
+            Completed = !Window.Interrupted && stillInFlight == 0,
+            StillInFlight = stillInFlight,
+            Drain = new DrainSummary(drainSeconds, lateCommitted, ByName(lateAbortsBySlot)),
+        };
+    }
+
+    private static SortedDictionary<string, long> ByName(long[] bySlot)
+    {
+        var byName = new SortedDictionary<string, long>(StringComparer.Ordinal);
+        for (var slot = 0; slot < bySlot.Length; slot++)
+        {
+            if (bySlot[slot] > 0)
+            {
+                byName[AbortSlots.NameOf(slot)] = bySlot[slot];
+            }
+        }
+
+        return byName;
+    }
+
+    /// <summary>Commits per second of each epoch that lies inside the measured time.</summary>
+    private static List<double> EpochRates(long[] epochCommits, double measuredSeconds)
+    {
+        var rates = new List<double>();
+        for (var epoch = 0; epoch < epochCommits.Length; epoch++)
+        {
+            var length = Math.Min(1.0, measuredSeconds - epoch);
+            if (length < MinPartialEpochSeconds)
+            {
+                break;
+            }
+
+            rates.Add(epochCommits[epoch] / length);
+            if (length < 1.0)
+            {
+                break;
+            }
+        }
+
+        return rates;
+    }
+}

@@ -1,0 +1,49 @@
+using Snapper.LoadGen.Workloads;
+
+namespace Snapper.LoadGen.Measurement;
+
+/// <summary>The measurements of one mode: one row of the table, one entry of the JSON <c>runs</c>.</summary>
+public sealed record RunResult
+{
+    /// <summary>The mode, e.g. <c>act</c>.</summary>
+    public required string Mode { get; init; }
+
+    /// <summary>Committed transactions per measured second.</summary>
+    public required double Throughput { get; init; }
+
+    /// <summary>Transactions committed inside the measurement window.</summary>
+    public required long Committed { get; init; }
+
+    /// <summary>Transactions aborted inside the measurement window.</summary>
+    public required long Aborted { get; init; }
+
+    /// <summary>Aborted / (committed + aborted) × 100, 0 when nothing finished.</summary>
+    public required double AbortPercent { get; init; }
+
+    /// <summary>Aborts by reason name (<see cref="AbortReason"/> names, plus "Error"); only reasons that occurred.</summary>
+    public required IReadOnlyDictionary<string, long> AbortReasons { get; init; }
+
+    /// <summary>Committed-only latency percentiles; null when nothing committed.</summary>
+    public required LatencySummary? LatencyMs { get; init; }
+
+    /// <summary>Committed transactions per second in each one-second epoch of the window.</summary>
+    public required IReadOnlyList<double> Epochs { get; init; }
+
+    /// <summary>Sample standard deviation of <see cref="Epochs"/> (0 with fewer than two epochs).</summary>
+    public required double EpochStdDev { get; init; }
+
+    /// <summary>Seconds actually measured (shorter than the duration when interrupted).</summary>
+    public required double MeasuredSeconds { get; init; }
+
+    /// <summary>False when Ctrl+C or a stuck drain cut the run short.</summary>
+    public required bool Completed { get; init; }
+
+    /// <summary>Transactions still unfinished when the drain gave up (0 normally).</summary>
+    public long StillInFlight { get; init; }
+
+    /// <summary>What finished after the window, while the loops drained (not in any statistic above).</summary>
+    public DrainSummary? Drain { get; init; }
+
+    /// <summary>The money check, when <c>--verify</c> ran it.</summary>
+    public VerificationResult? Verification { get; init; }
+}

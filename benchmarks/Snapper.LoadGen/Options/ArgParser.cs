@@ -1,0 +1,321 @@
+using System.Globalization;
+
+namespace Snapper.LoadGen.Options;
+
+/// <summary>
+/// Parses <c>WORKLOAD [--flag value | --flag=value]...</c> by hand: the CLI must not pull in a
+/// command-line package (only what Directory.Packages.props lists restores here). Every error is a
+/// <see cref="UsageException"/> whose message names the flag, so a typo in a long benchmark script
+/// is found before the silo starts.
+/// </summary>
+public static class ArgParser
+{
+    /// <summary>The usage text printed by <c>--help</c> and after a usage error.</summary>
+    public const string Usage = """
+        Usage: Snapper.LoadGen WORKLOAD [options]
+
+        Workloads:
+          smallbank                SmallBank MultiTransfer (tpcc and listappend are not implemented yet)
+
+        Options:
+          --modes LIST             comma list of modes to run in order (default nt,act)
+                                   supported: nt, act; planned: pact, act-elr, hybrid, orleans-txn
+          --dist NAME              uniform | hotspot | zipf (default uniform)
+          --zipf S                 Zipf exponent, > 0 (default 1.0)
+          --txn-size N             actors per transaction: 1 debited + N-1 recipients, all distinct (default 4)
+          --actors N               number of accounts (default 10000)
+          --pipeline N             transactions in flight per client (default 64)
+          --clients N              clients (default 2)
+          --warmup SECONDS         load before measuring, excluded from stats (default 5)
+          --duration SECONDS       measured time per mode (default 10)
+          --logger KIND            none | memory (default memory); file, azure-table: not implemented yet
+          --log-dir DIR            log directory (for the file logger, not implemented yet)
+          --log-delay-ms N         injected log write delay; only 0 for now
+          --cluster HOST:PORT      drive an external silo (needs the Orleans client: not available here)
+          --json FILE              also write the results as JSON
+          --verify                 after each mode, check the touched accounts still hold all the money
+          --seed N                 seed of every actor choice (default 42)
+          --help                   this text
+
+        Exit codes: 0 ok, 1 verification or run failure, 2 usage error, 130 interrupted (Ctrl+C).
+        """;
+
+    private static readonly string[] NotYetWorkloads = ["tpcc", "listappend"];
+
+    /// <summary>Parses the arguments after the program name.</summary>
+    /// <exception cref="UsageException">A flag, value, mode or workload is unknown, malformed or not built yet.</exception>
+    public static ParseResult Parse(IReadOnlyList<string> args)
+    {
+        ArgumentNullException.ThrowIfNull(args);
+        if (args.Count == 0)
+        {
+            throw new UsageException("No workload given: the first argument must be a workload (smallbank).");
+        }
+
+        if (IsHelp(args[0]))
+        {
+            return new ParseResult(true, new LoadGenOptions());
+        }
+
+        var options = new LoadGenOptions { Workload = ParseWorkload(args[0]) };
+        for (var i = 1; i < args.Count; i++)
+        {
+            var arg = args[i];
+            if (IsHelp(arg))
+            {
+                return new ParseResult(true, options);
+            }
+
+            if (!arg.StartsWith("--", StringComparison.Ordinal) || arg.Length == 2)
+            {
+                throw new UsageException($"Unexpected argument '{arg}': only the workload is positional; options start with --.");
+            }
+
+            // Both "--flag value" and "--flag=value".
+            var equals = arg.IndexOf('=', StringComparison.Ordinal);
+            var flag = equals < 0 ? arg : arg[..equals];
+            string? inline = equals < 0 ? null : arg[(equals + 1)..];
+
+            if (flag == "--verify")
+            {
+                options = options with { Verify = inline is null || ParseBool(flag, inline) };
+                continue;
+            }
+
+            string Value()
+            {
+                if (inline is not null)
+                {
+                    return inline;
+                }
+
+                if (i + 1 >= args.Count || (args[i + 1].StartsWith("--", StringComparison.Ordinal) && !LooksNumeric(args[i + 1])))
+                {
+                    throw new UsageException($"{flag} needs a value.");
+                }
+
+                return args[++i];
+            }
+
+            options = flag switch
+            {
+                "--modes" => options with { Modes = ParseModes(flag, Value()) },
+                "--dist" => options with { Dist = ParseDistribution(flag, Value()) },
+                "--zipf" => options with { Zipf = ParseDouble(flag, Value(), min: 0, minInclusive: false) },
+                "--txn-size" => options with { TxnSize = ParseInt(flag, Value(), min: 1) },
+                "--actors" => options with { Actors = ParseInt(flag, Value(), min: 1) },
+                "--pipeline" => options with { Pipeline = ParseInt(flag, Value(), min: 1) },
+                "--clients" => options with { Clients = ParseInt(flag, Value(), min: 1) },
+                "--warmup" => options with { WarmupSeconds = ParseDouble(flag, Value(), min: 0, minInclusive: true) },
+                "--duration" => options with { DurationSeconds = ParseDouble(flag, Value(), min: 0, minInclusive: false) },
+                "--logger" => options with { Logger = ParseLogger(flag, Value()) },
+                "--log-dir" => options with { LogDir = ParseNonEmpty(flag, Value()) },
+                "--log-delay-ms" => options with { LogDelayMs = ParseLogDelay(flag, Value()) },
+                "--cluster" => throw ClusterUnavailable(flag, Value()),
+                "--json" => options with { Json = ParseNonEmpty(flag, Value()) },
+                "--seed" => options with { Seed = ParseInt(flag, Value(), min: int.MinValue) },
+                _ => throw new UsageException($"Unknown option {flag}. Run with --help for the list."),
+            };
+        }
+
+        Validate(options);
+        return new ParseResult(false, options);
+    }
+
+    private static bool IsHelp(string arg) => arg is "--help" or "-h" or "-?" or "help";
+
+    // "--seed -5" must read -5 as the value, not as a flag.
+    private static bool LooksNumeric(string arg) => double.TryParse(arg, NumberStyles.Float, CultureInfo.InvariantCulture, out _);
+
+    private static string ParseWorkload(string arg)
+    {
+        if (arg == "smallbank")
+        {
+            return arg;
+        }
+
+        if (NotYetWorkloads.Contains(arg))
+        {
+            throw new UsageException($"Workload '{arg}' is not implemented yet; only smallbank can run now.");
+        }
+
+        if (arg.StartsWith('-'))
+        {
+            throw new UsageException($"The first argument must be the workload (smallbank), not the option {arg}.");
+        }
+
+        throw new UsageException($"Unknown workload '{arg}'; known: smallbank (tpcc and listappend are not implemented yet).");
+    }
+
+    private static List<string> ParseModes(string flag, string value)
+    {
+        var modes = new List<string>();
+        foreach (var raw in value.Split(','))
+        {
+            var mode = raw.Trim();
+            if (mode.Length == 0)
+            {
+                throw new UsageException($"{flag} has an empty entry in '{value}'.");
+            }
+
+            if (ModeNames.Planned.Contains(mode))
+            {
+                throw new UsageException($"{flag}: mode '{mode}' is not implemented yet; supported modes: {string.Join(", ", ModeNames.Supported)}.");
+            }
+
+            if (!ModeNames.Supported.Contains(mode))
+            {
+                throw new UsageException($"{flag}: unknown mode '{mode}'; supported: {string.Join(", ", ModeNames.Supported)} (planned: {string.Join(", ", ModeNames.Planned)}).");
+            }
+
+            if (modes.Contains(mode))
+            {
+                throw new UsageException($"{flag}: mode '{mode}' is listed twice.");
+            }
+
+            modes.Add(mode);
+        }
+
+        return modes;
+    }
+
+    private static Distribution ParseDistribution(string flag, string value) => value switch
+    {
+        "uniform" => Distribution.Uniform,
+        "hotspot" => Distribution.Hotspot,
+        "zipf" => Distribution.Zipf,
+        _ => throw new UsageException($"{flag}: unknown distribution '{value}'; use uniform, hotspot or zipf."),
+    };
+
+    private static LoggerKind ParseLogger(string flag, string value) => value switch
+    {
+        "none" => LoggerKind.None,
+        "memory" => LoggerKind.Memory,
+        "file" or "azure-table" => throw new UsageException($"{flag}: logger '{value}' is not implemented yet; use none or memory."),
+        _ => throw new UsageException($"{flag}: unknown logger '{value}'; use none or memory (file and azure-table are not implemented yet)."),
+    };
+
+    private static int ParseLogDelay(string flag, string value)
+    {
+        var delay = ParseInt(flag, value, min: 0);
+        if (delay != 0)
+        {
+            throw new UsageException($"{flag}: only 0 is supported for now (log delay injection is not implemented yet), got {delay}.");
+        }
+
+        return delay;
+    }
+
+    private static UsageException ClusterUnavailable(string flag, string value) =>
+        new($"{flag} {value}: driving an external cluster needs the Orleans client, whose packages cannot be restored here; " +
+            "run without --cluster to use the embedded silo.");
+
+    private static void RequireAtLeast(string flag, int value, int min)
+    {
+        if (value < min)
+        {
+            throw new UsageException($"{flag}: must be at least {min}, got {value}.");
+        }
+    }
+
+    private static int ParseInt(string flag, string value, int min)
+    {
+        if (!int.TryParse(value, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var parsed))
+        {
+            throw new UsageException($"{flag}: expected an integer, got '{value}'.");
+        }
+
+        if (parsed < min)
+        {
+            throw new UsageException($"{flag}: must be at least {min}, got {parsed}.");
+        }
+
+        return parsed;
+    }
+
+    private static double ParseDouble(string flag, string value, double min, bool minInclusive)
+    {
+        if (!double.TryParse(value, NumberStyles.Float, CultureInfo.InvariantCulture, out var parsed) || !double.IsFinite(parsed))
+        {
+            throw new UsageException($"{flag}: expected a number, got '{value}'.");
+        }
+
+        if (minInclusive ? parsed < min : parsed <= min)
+        {
+            throw new UsageException($"{flag}: must be {(minInclusive ? "at least" : "greater than")} {min.ToString(CultureInfo.InvariantCulture)}, got {value}.");
+        }
+
+        return parsed;
+    }
+
+    private static bool ParseBool(string flag, string value) => value switch
+    {
+        "true" => true,
+        "false" => false,
+        _ => throw new UsageException($"{flag}: expected true or false, got '{value}'."),
+    };
+
+    private static string ParseNonEmpty(string flag, string value) =>
+        string.IsNullOrWhiteSpace(value) ? throw new UsageException($"{flag} needs a non-empty value.") : value;
+
+    /// <summary>
+    /// Checks a whole set of options, also ones built in code rather than parsed (tests). Parsing
+    /// already checked each flag on its own; this adds the checks that combine flags.
+    /// </summary>
+    /// <exception cref="UsageException">The options cannot be run; the message names the flag.</exception>
+    public static void Validate(LoadGenOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ParseWorkload(options.Workload);
+        if (options.Modes.Count == 0)
+        {
+            throw new UsageException("--modes lists no mode.");
+        }
+
+        ParseModes("--modes", string.Join(',', options.Modes));
+        RequireAtLeast("--txn-size", options.TxnSize, 1);
+        RequireAtLeast("--actors", options.Actors, 1);
+        RequireAtLeast("--pipeline", options.Pipeline, 1);
+        RequireAtLeast("--clients", options.Clients, 1);
+        if (!Enum.IsDefined(options.Dist))
+        {
+            throw new UsageException($"--dist: unknown distribution {(int)options.Dist}.");
+        }
+
+        if (!Enum.IsDefined(options.Logger))
+        {
+            throw new UsageException($"--logger: unknown logger {(int)options.Logger}.");
+        }
+
+        if (!(options.Zipf > 0) || !double.IsFinite(options.Zipf))
+        {
+            throw new UsageException($"--zipf: must be a finite number greater than 0, got {options.Zipf.ToString(CultureInfo.InvariantCulture)}.");
+        }
+
+        if (!(options.WarmupSeconds >= 0) || !(options.DurationSeconds > 0))
+        {
+            throw new UsageException("--warmup must be at least 0 and --duration greater than 0.");
+        }
+
+        ParseLogDelay("--log-delay-ms", options.LogDelayMs.ToString(CultureInfo.InvariantCulture));
+
+        if (options.TxnSize > options.Actors)
+        {
+            throw new UsageException($"--txn-size {options.TxnSize} needs at least that many distinct actors, but --actors is {options.Actors}.");
+        }
+
+        // The loops are plain tasks; past this the measurement is of the thread pool, not of Snapper.
+        const long maxLoops = 100_000;
+        if ((long)options.Clients * options.Pipeline > maxLoops)
+        {
+            throw new UsageException($"--clients × --pipeline is {(long)options.Clients * options.Pipeline}; at most {maxLoops} transactions can be in flight.");
+        }
+
+        // Per-second epochs are kept in arrays sized by the duration.
+        const double maxDuration = 24 * 3600;
+        if (options.DurationSeconds > maxDuration || options.WarmupSeconds > maxDuration)
+        {
+            throw new UsageException($"--duration and --warmup are limited to {maxDuration} seconds.");
+        }
+    }
+}

@@ -1,0 +1,56 @@
+namespace Snapper.LoadGen.Options;
+
+/// <summary>
+/// One load generator invocation, as parsed from the command line. Serialized verbatim as the
+/// <c>config</c> of the JSON report so a result file says how to reproduce it.
+/// </summary>
+public sealed record LoadGenOptions
+{
+    /// <summary>The workload (first positional argument). Only <c>smallbank</c> exists now.</summary>
+    public string Workload { get; init; } = "smallbank";
+
+    /// <summary>Modes to run, in order, on the same embedded silo (<c>--modes</c>).</summary>
+    public IReadOnlyList<string> Modes { get; init; } = ModeNames.Supported;
+
+    /// <summary>How actors are chosen (<c>--dist</c>).</summary>
+    public Distribution Dist { get; init; } = Distribution.Uniform;
+
+    /// <summary>The Zipf exponent (<c>--zipf</c>); used only with <see cref="Distribution.Zipf"/>.</summary>
+    public double Zipf { get; init; } = 1.0;
+
+    /// <summary>Actors per transaction: one debited actor plus <c>TxnSize - 1</c> distinct recipients (<c>--txn-size</c>).</summary>
+    public int TxnSize { get; init; } = 4;
+
+    /// <summary>Number of accounts (<c>--actors</c>).</summary>
+    public int Actors { get; init; } = 10_000;
+
+    /// <summary>Transactions each client keeps in flight (<c>--pipeline</c>).</summary>
+    public int Pipeline { get; init; } = 64;
+
+    /// <summary>Logical clients (<c>--clients</c>); each runs <see cref="Pipeline"/> loops with its own seeds.</summary>
+    public int Clients { get; init; } = 2;
+
+    /// <summary>Seconds of load before measuring, excluded from every statistic (<c>--warmup</c>).</summary>
+    public double WarmupSeconds { get; init; } = 5;
+
+    /// <summary>Seconds measured per mode (<c>--duration</c>).</summary>
+    public double DurationSeconds { get; init; } = 10;
+
+    /// <summary>Where the silo logs (<c>--logger</c>).</summary>
+    public LoggerKind Logger { get; init; } = LoggerKind.Memory;
+
+    /// <summary>Log directory for a file logger (<c>--log-dir</c>); unused until the file logger exists.</summary>
+    public string? LogDir { get; init; }
+
+    /// <summary>Injected log write delay (<c>--log-delay-ms</c>); only 0 is supported now.</summary>
+    public int LogDelayMs { get; init; }
+
+    /// <summary>Where to write the JSON report (<c>--json</c>), or null for none.</summary>
+    public string? Json { get; init; }
+
+    /// <summary>Check after each mode that the money on the touched accounts is unchanged (<c>--verify</c>).</summary>
+    public bool Verify { get; init; }
+
+    /// <summary>Seed of every actor choice (<c>--seed</c>): same seed, same actor sequences per loop.</summary>
+    public int Seed { get; init; } = 42;
+}

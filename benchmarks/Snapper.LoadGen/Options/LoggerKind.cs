@@ -1,0 +1,11 @@
+namespace Snapper.LoadGen.Options;
+
+/// <summary>Where the silo's loggers write (<c>--logger</c>). Only the kinds the runtime has today.</summary>
+public enum LoggerKind
+{
+    /// <summary>No logging: measures Snapper without its persistence cost.</summary>
+    None = 0,
+
+    /// <summary>The runtime's in-memory log storage (group commit, no disk).</summary>
+    Memory = 1,
+}

@@ -1,0 +1,20 @@
+namespace Snapper.LoadGen.Options;
+
+/// <summary>
+/// The transaction modes DESIGN §8 names. Kept as strings, not an enum, because the planned names
+/// (<c>act-elr</c>, <c>orleans-txn</c>) are not identifiers and the JSON report uses them verbatim.
+/// </summary>
+public static class ModeNames
+{
+    /// <summary>Plain actor calls, no transactions: the baseline every other mode is compared with.</summary>
+    public const string Nt = "nt";
+
+    /// <summary>Snapper ACTs: strict 2PL with wait-die and two-phase commit.</summary>
+    public const string Act = "act";
+
+    /// <summary>Modes this build can run, in the order they are best run (baseline first).</summary>
+    public static IReadOnlyList<string> Supported { get; } = [Nt, Act];
+
+    /// <summary>Modes DESIGN §8 plans but the runtime does not have yet.</summary>
+    public static IReadOnlyList<string> Planned { get; } = ["pact", "act-elr", "hybrid", "orleans-txn"];
+}

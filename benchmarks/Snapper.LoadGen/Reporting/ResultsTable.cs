@@ -1,0 +1,103 @@
+using System.Globalization;
+using Snapper.LoadGen.Measurement;
+using Snapper.LoadGen.Options;
+
+namespace Snapper.LoadGen.Reporting;
+
+/// <summary>The stdout results: one row per mode, then each mode's throughput relative to nt.</summary>
+public static class ResultsTable
+{
+    private static readonly string[] Headers = ["mode", "throughput (txn/s)", "committed", "aborted", "abort %", "p50 (ms)", "p90 (ms)", "p99 (ms)"];
+
+    /// <summary>Writes the table of <paramref name="report"/> to <paramref name="writer"/>.</summary>
+    public static void Write(TextWriter writer, LoadGenReport report)
+    {
+        ArgumentNullException.ThrowIfNull(writer);
+        ArgumentNullException.ThrowIfNull(report);
+        var config = report.Config;
+        writer.WriteLine(Describe(config));
+
+        var rows = report.Runs.Select(Row).ToList();
+        var widths = Headers.Select((h, i) => Math.Max(h.Length, rows.Count == 0 ? 0 : rows.Max(r => r[i].Length))).ToArray();
+        writer.WriteLine(Format(Headers, widths));
+        writer.WriteLine(Format(widths.Select(w => new string('-', w)).ToArray(), widths));
+        foreach (var row in rows)
+        {
+            writer.WriteLine(Format(row, widths));
+        }
+
+        if (report.Runs.Count == 0)
+        {
+            writer.WriteLine("(no mode ran)");
+        }
+
+        foreach (var run in report.Runs.Where(r => !r.Completed))
+        {
+            var measured = run.MeasuredSeconds > 0 ? Invariant($"{run.MeasuredSeconds:F1}s measured") : "stopped during the warm-up, nothing measured";
+            writer.WriteLine(Invariant($"note: {run.Mode} was cut short: {measured}{(run.StillInFlight > 0 ? $", {run.StillInFlight} transaction(s) never finished" : "")}."));
+        }
+
+        foreach (var run in report.Runs.Where(r => r.Drain is { Slow: true }))
+        {
+            var drain = run.Drain!;
+            var late = drain.AbortReasons.Count == 0 ? "no aborts" : "aborts: " + string.Join(", ", drain.AbortReasons.Select(kv => Invariant($"{kv.Key} {kv.Value:N0}")));
+            writer.WriteLine(Invariant($"note: {run.Mode} took {drain.Seconds:F1}s to drain after the window ({drain.Committed:N0} committed, {late}): transactions were stuck."));
+        }
+
+        var nt = report.Runs.FirstOrDefault(r => r.Mode == ModeNames.Nt);
+        if (nt is not null && nt.Throughput > 0)
+        {
+            foreach (var run in report.Runs.Where(r => r.Mode != ModeNames.Nt && r.MeasuredSeconds > 0))
+            {
+                writer.WriteLine(Invariant($"{run.Mode} / nt throughput: {run.Throughput / nt.Throughput:F3}"));
+            }
+        }
+
+        foreach (var run in report.Runs.Where(r => r.AbortReasons.Count > 0))
+        {
+            writer.WriteLine($"{run.Mode} aborts: {string.Join(", ", run.AbortReasons.Select(kv => Invariant($"{kv.Key} {kv.Value:N0}")))}");
+        }
+
+        foreach (var run in report.Runs.Where(r => r.Verification is not null))
+        {
+            var v = run.Verification!;
+            writer.WriteLine(v.Ok
+                ? Invariant($"{run.Mode} verify: ok ({v.Accounts:N0} accounts hold {v.Actual:N0})")
+                : Invariant($"{run.Mode} verify: FAILED: {v.Accounts:N0} accounts hold {v.Actual:N0}, expected {v.Expected:N0} (difference {v.Difference:+#,0.##;-#,0.##})"));
+        }
+    }
+
+    /// <summary>One line naming the load, so a pasted table says what it measured.</summary>
+    public static string Describe(LoadGenOptions config)
+    {
+        ArgumentNullException.ThrowIfNull(config);
+        var dist = config.Dist switch
+        {
+            Distribution.Zipf => Invariant($"zipf (s={config.Zipf:0.###})"),
+            Distribution.Hotspot => "hotspot (1% hot, 75% of accesses)",
+            _ => "uniform",
+        };
+        return Invariant($"{config.Workload}: {config.Actors:N0} actors, txn size {config.TxnSize}, dist {dist}, {config.Clients} clients × {config.Pipeline} in flight, ")
+            + Invariant($"warm-up {config.WarmupSeconds:0.##}s, measured {config.DurationSeconds:0.##}s, logger {config.Logger.ToString().ToLowerInvariant()}, seed {config.Seed}");
+    }
+
+    private static string[] Row(RunResult run) =>
+    [
+        run.Mode,
+        Invariant($"{run.Throughput:N1}"),
+        Invariant($"{run.Committed:N0}"),
+        Invariant($"{run.Aborted:N0}"),
+        Invariant($"{run.AbortPercent:F2}"),
+        Ms(run.LatencyMs?.P50),
+        Ms(run.LatencyMs?.P90),
+        Ms(run.LatencyMs?.P99),
+    ];
+
+    private static string Ms(double? value) => value is { } ms ? Invariant($"{ms:F2}") : "-";
+
+    // Mode left-aligned, numbers right-aligned.
+    private static string Format(string[] cells, int[] widths) =>
+        string.Join("  ", cells.Select((c, i) => i == 0 ? c.PadRight(widths[i]) : c.PadLeft(widths[i]))).TrimEnd();
+
+    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
+}

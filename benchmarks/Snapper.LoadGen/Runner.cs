@@ -1,0 +1,213 @@
+using Snapper.LoadGen.Measurement;
+using Snapper.LoadGen.Options;
+using Snapper.LoadGen.Reporting;
+using Snapper.LoadGen.Silo;
+using Snapper.LoadGen.Workloads;
+
+namespace Snapper.LoadGen;
+
+/// <summary>
+/// The whole CLI, callable in-process: parse, start the embedded silo, run each mode in turn on
+/// the same silo and keys, verify, report. Writers are parameters so a test can capture them.
+/// </summary>
+public static class Runner
+{
+    /// <summary>Parses <paramref name="args"/> and runs them; returns the exit code.</summary>
+    public static async Task<int> MainAsync(IReadOnlyList<string> args, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(stdout);
+        ArgumentNullException.ThrowIfNull(stderr);
+        ParseResult parsed;
+        try
+        {
+            parsed = ArgParser.Parse(args);
+        }
+        catch (UsageException e)
+        {
+            await stderr.WriteLineAsync($"error: {e.Message}");
+            await stderr.WriteLineAsync("Run with --help for usage.");
+            return ExitCodes.Usage;
+        }
+
+        if (parsed.ShowHelp)
+        {
+            await stdout.WriteLineAsync(ArgParser.Usage);
+            return ExitCodes.Ok;
+        }
+
+        return await RunAsync(parsed.Options, stdout, stderr, cancellationToken);
+    }
+
+    /// <summary>Runs <paramref name="options"/>; returns the exit code (see <see cref="ExitCodes"/>).</summary>
+    public static async Task<int> RunAsync(LoadGenOptions options, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken) =>
+        (await ExecuteAsync(options, stdout, stderr, cancellationToken)).ExitCode;
+
+    /// <summary>
+    /// Runs <paramref name="options"/> and returns the exit code with the report (null if the
+    /// options were rejected or the silo did not start). Cancelling stops issuing transactions,
+    /// drains the ones in flight and still reports what was measured.
+    /// </summary>
+    public static async Task<RunOutcome> ExecuteAsync(LoadGenOptions options, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(stdout);
+        ArgumentNullException.ThrowIfNull(stderr);
+
+        // Progress comes from a timer thread while the main flow also writes.
+        stdout = TextWriter.Synchronized(stdout);
+        stderr = TextWriter.Synchronized(stderr);
+        try
+        {
+            ArgParser.Validate(options);
+        }
+        catch (UsageException e)
+        {
+            await stderr.WriteLineAsync($"error: {e.Message}");
+            return new RunOutcome(ExitCodes.Usage, null);
+        }
+
+        if (options.LogDir is not null)
+        {
+            await stderr.WriteLineAsync("note: --log-dir is not used: only the none and memory loggers exist yet.");
+        }
+
+        EmbeddedSilo silo;
+        try
+        {
+            silo = await EmbeddedSilo.StartAsync(options, stderr, cancellationToken);
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            await stderr.WriteLineAsync("Interrupted before the silo started.");
+            return new RunOutcome(ExitCodes.Interrupted, null);
+        }
+#pragma warning disable CA1031 // Any start-up failure is reported as such, with its message, and exit code 1.
+        catch (Exception e)
+#pragma warning restore CA1031
+        {
+            await stderr.WriteLineAsync($"error: the embedded silo failed to start: {e.Message}");
+            return new RunOutcome(ExitCodes.Failure, null);
+        }
+
+        await using (silo)
+        {
+            var (runs, failed, interrupted) = await RunModesAsync(options, silo, stderr, cancellationToken);
+            var report = new LoadGenReport(options.Workload, options, runs);
+            await stdout.WriteLineAsync();
+            ResultsTable.Write(stdout, report);
+
+            if (options.Json is { } path)
+            {
+                try
+                {
+                    await JsonReport.WriteAsync(path, report, CancellationToken.None);
+                    await stderr.WriteLineAsync($"wrote {path}");
+                }
+                catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException or ArgumentException)
+                {
+                    await stderr.WriteLineAsync($"error: could not write --json {path}: {e.Message}");
+                    failed = true;
+                }
+            }
+
+            var exitCode = failed ? ExitCodes.Failure : interrupted ? ExitCodes.Interrupted : ExitCodes.Ok;
+            return new RunOutcome(exitCode, report);
+        }
+    }
+
+    private static async Task<(List<RunResult> Runs, bool Failed, bool Interrupted)> RunModesAsync(
+        LoadGenOptions options, EmbeddedSilo silo, TextWriter stderr, CancellationToken cancellationToken)
+    {
+        var picker = ActorPicker.Create(options);
+        var workload = new SmallBankWorkload(silo.Client, options.Actors);
+        var runs = new List<RunResult>();
+        var failed = false;
+        foreach (var mode in options.Modes)
+        {
+            if (cancellationToken.IsCancellationRequested)
+            {
+                await stderr.WriteLineAsync($"[{mode}] skipped: interrupted.");
+                return (runs, failed, true);
+            }
+
+            await stderr.WriteLineAsync(FormattableString.Invariant(
+                $"[{mode}] {options.Clients * options.Pipeline} loops: warm-up {options.WarmupSeconds:0.##}s, then measuring {options.DurationSeconds:0.##}s"));
+            var touched = options.Verify ? new bool[options.Actors] : null;
+            var driver = new LoadDriver(options, picker)
+            {
+                Touched = touched,
+                OnTick = recorder => stderr.WriteLine(ProgressLine.For(recorder, options.WarmupSeconds, options.DurationSeconds)),
+            };
+            var result = await driver.RunAsync(mode, workload.For(mode), cancellationToken);
+
+            if (result.Drain is { Slow: true } drain)
+            {
+                await stderr.WriteLineAsync(FormattableString.Invariant(
+                    $"[{mode}] warning: the transactions in flight took {drain.Seconds:F1}s to finish after the window; late aborts: {(drain.AbortReasons.Count == 0 ? "none" : string.Join(", ", drain.AbortReasons.Select(kv => $"{kv.Key} {kv.Value}")))}."));
+            }
+
+            if (result.StillInFlight > 0)
+            {
+                await stderr.WriteLineAsync(FormattableString.Invariant(
+                    $"[{mode}] error: {result.StillInFlight} transaction(s) did not finish within {LoadDriver.DrainTimeout.TotalSeconds:0}s after issuing stopped; the runtime looks stuck."));
+                failed = true;
+            }
+
+            if (touched is not null)
+            {
+                result = await VerifyAsync(mode, result, touched, workload, options, stderr);
+                failed |= result.Verification is { Ok: false } || (result.Verification is null && result.StillInFlight == 0);
+            }
+
+            runs.Add(result);
+            if (!result.Completed)
+            {
+                // Interrupted (or stuck): later modes would measure a silo still busy with this one.
+                foreach (var skipped in options.Modes.SkipWhile(m => m != mode).Skip(1))
+                {
+                    await stderr.WriteLineAsync($"[{skipped}] skipped: {(result.StillInFlight > 0 ? "the previous mode did not drain" : "interrupted")}.");
+                }
+
+                return (runs, failed, true);
+            }
+        }
+
+        return (runs, failed, false);
+    }
+
+    private static async Task<RunResult> VerifyAsync(string mode, RunResult result, bool[] touched, SmallBankWorkload workload, LoadGenOptions options, TextWriter stderr)
+    {
+        if (result.StillInFlight > 0)
+        {
+            await stderr.WriteLineAsync($"[{mode}] verify skipped: transactions are still in flight, balances would be mid-transfer.");
+            return result;
+        }
+
+        var keys = new List<int>();
+        for (var key = 0; key < touched.Length; key++)
+        {
+            if (touched[key])
+            {
+                keys.Add(key);
+            }
+        }
+
+        VerificationResult verification;
+        try
+        {
+            verification = await workload.VerifyAsync(mode, keys, options.Clients * options.Pipeline, CancellationToken.None);
+        }
+#pragma warning disable CA1031 // A failed read is a failed verification, reported with its cause.
+        catch (Exception e)
+#pragma warning restore CA1031
+        {
+            await stderr.WriteLineAsync($"[{mode}] verify FAILED: could not read the balances: {e.Message}");
+            return result;
+        }
+
+        await stderr.WriteLineAsync(verification.Ok
+            ? FormattableString.Invariant($"[{mode}] verify ok: {verification.Accounts:N0} accounts hold {verification.Actual:N0}")
+            : FormattableString.Invariant($"[{mode}] verify FAILED: {verification.Accounts:N0} accounts hold {verification.Actual:N0}, expected {verification.Expected:N0}, difference {verification.Difference:+#,0.##;-#,0.##}"));
+        return result with { Verification = verification };
+    }
+}

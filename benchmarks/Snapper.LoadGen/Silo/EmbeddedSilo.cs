@@ -1,0 +1,84 @@
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using SmallBank;
+using Snapper.Hosting;
+using Snapper.LoadGen.Options;
+
+namespace Snapper.LoadGen.Silo;
+
+/// <summary>
+/// The Snapper silo in this process: a generic host with Snapper and the SmallBank actors. There
+/// is no external cluster (the Orleans packages cannot be restored here), so every mode runs
+/// against this one host, one after another.
+/// </summary>
+public sealed class EmbeddedSilo : IAsyncDisposable
+{
+    private readonly IHost host;
+
+    private EmbeddedSilo(IHost host)
+    {
+        this.host = host;
+        Client = host.Services.GetRequiredService<ISnapperClient>();
+    }
+
+    /// <summary>The client transactions and plain calls are issued through.</summary>
+    public ISnapperClient Client { get; }
+
+    /// <summary>Builds and starts the silo <paramref name="options"/> describe.</summary>
+    /// <param name="options">The logger kind is taken from here.</param>
+    /// <param name="diagnostics">Where the runtime's warnings and errors go (stderr): stdout is for the results.</param>
+    /// <param name="cancellationToken">Cancels the start.</param>
+    public static async Task<EmbeddedSilo> StartAsync(LoadGenOptions options, TextWriter diagnostics, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(diagnostics);
+
+        // No defaults: no appsettings or environment configuration changing a benchmark behind
+        // its command line, and no console logger on stdout.
+        var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.Services.AddSingleton<IHostLifetime, EmbeddedSiloLifetime>();
+
+        // Warnings only: the runtime logs every actor activation at Information, which would be
+        // thousands of lines per run.
+        builder.Logging.ClearProviders();
+        builder.Logging.SetMinimumLevel(LogLevel.Warning);
+        builder.Logging.AddProvider(new TextWriterLoggerProvider(diagnostics));
+
+        builder.Services.AddSnapper(snapper => snapper
+            .AddSmallBank()
+            .Configure(o => o.Logging = options.Logger == LoggerKind.None ? LoggingMode.None : LoggingMode.Memory));
+
+        var host = builder.Build();
+        try
+        {
+            await host.StartAsync(cancellationToken);
+            return new EmbeddedSilo(host);
+        }
+        catch
+        {
+            host.Dispose();
+            throw;
+        }
+    }
+
+    /// <inheritdoc />
+    public async ValueTask DisposeAsync()
+    {
+        try
+        {
+            await host.StopAsync(CancellationToken.None);
+        }
+        finally
+        {
+            if (host is IAsyncDisposable asyncDisposable)
+            {
+                await asyncDisposable.DisposeAsync();
+            }
+            else
+            {
+                host.Dispose();
+            }
+        }
+    }
+}

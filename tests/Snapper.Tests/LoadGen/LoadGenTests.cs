@@ -1,0 +1,55 @@
+using System.Text.Json;
+using Snapper.LoadGen;
+
+namespace Snapper.Tests.LoadGen;
+
+/// <summary>The load generator end to end, in process, at a tiny size.</summary>
+public sealed class LoadGenTests
+{
+    [Fact]
+    public async Task A_short_nt_and_act_run_verifies_and_writes_the_json_contract()
+    {
+        var json = Path.Combine(Path.GetTempPath(), $"snapper-loadgen-{Guid.NewGuid():N}.json");
+        var stdout = new StringWriter();
+        var stderr = new StringWriter();
+        try
+        {
+            var exit = await Runner.MainAsync(
+                ["smallbank", "--modes", "nt,act", "--dist", "zipf", "--zipf", "1.0", "--actors", "200", "--duration", "1", "--warmup", "0", "--pipeline", "8", "--verify", "--json", json],
+                stdout, stderr, CancellationToken.None);
+
+            Assert.True(exit == 0, $"exit {exit}\n{stdout}\n{stderr}");
+            Assert.Contains("act / nt throughput", stdout.ToString());
+            using var report = JsonDocument.Parse(await File.ReadAllTextAsync(json));
+            Assert.Equal("smallbank", report.RootElement.GetProperty("workload").GetString());
+            var runs = report.RootElement.GetProperty("runs").EnumerateArray().ToList();
+            Assert.Equal(["nt", "act"], runs.Select(r => r.GetProperty("mode").GetString()));
+            foreach (var run in runs)
+            {
+                Assert.True(run.GetProperty("committed").GetInt64() > 0);
+                Assert.True(run.GetProperty("throughput").GetDouble() > 0);
+                Assert.Equal(JsonValueKind.Object, run.GetProperty("abortReasons").ValueKind);
+                var latency = run.GetProperty("latencyMs");
+                Assert.True(latency.GetProperty("p50").GetDouble() <= latency.GetProperty("p99").GetDouble());
+            }
+        }
+        finally
+        {
+            File.Delete(json);
+        }
+    }
+
+    [Theory]
+    [InlineData("--modes", "pact", "pact")]
+    [InlineData("--dist", "gaussian", "--dist")]
+    [InlineData("--bogus", "1", "--bogus")]
+    [InlineData("--cluster", "localhost:30000", "--cluster")]
+    public async Task Bad_or_unavailable_flags_exit_2_naming_them(string flag, string value, string named)
+    {
+        var stderr = new StringWriter();
+        var exit = await Runner.MainAsync(["smallbank", flag, value], new StringWriter(), stderr, CancellationToken.None);
+
+        Assert.Equal(2, exit);
+        Assert.Contains(named, stderr.ToString());
+    }
+}
