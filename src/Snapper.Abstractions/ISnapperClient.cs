@@ -18,6 +18,21 @@ public interface ISnapperClient
         where TActor : ITransactionalActor;
 
     /// <summary>
+    /// Runs a PACT that starts on actor <paramref name="first"/>: <paramref name="declared"/> names
+    /// every actor it calls and how many times (the first actor's own call counts). PACTs are
+    /// ordered into batches by the coordinator ring and never abort for concurrency reasons; they
+    /// abort if user code throws, with <see cref="AbortReason.DeclarationError"/> if they do not
+    /// call exactly as declared, or with <see cref="AbortReason.Cascading"/> when an earlier
+    /// uncommitted batch aborted.
+    /// </summary>
+    Task<TResult> RunPact<TActor, TResult>(ActorId first, Func<TActor, TxnContext, Task<TResult>> body, AccessSet declared, CancellationToken cancellationToken = default)
+        where TActor : ITransactionalActor;
+
+    /// <summary>Runs a PACT with no result. See <see cref="RunPact{TActor, TResult}"/>.</summary>
+    Task RunPact<TActor>(ActorId first, Func<TActor, TxnContext, Task> body, AccessSet declared, CancellationToken cancellationToken = default)
+        where TActor : ITransactionalActor;
+
+    /// <summary>
     /// Calls a plain (non-transactional) actor method: the baseline that transactions are measured
     /// against. The call runs in the actor's turn, like an ordinary Orleans grain call.
     /// </summary>

@@ -7,12 +7,14 @@ namespace Snapper;
 /// </summary>
 public sealed record TxnContext
 {
-    internal TxnContext(long tid, TxnMode mode, ActorId root, DateTimeOffset deadline)
+    internal TxnContext(long tid, TxnMode mode, ActorId root, DateTimeOffset deadline, long bid = 0, AccessSet? declared = null)
     {
         Tid = tid;
         Mode = mode;
         Root = root;
         Deadline = deadline;
+        Bid = bid;
+        Declared = declared;
     }
 
     /// <summary>The transaction id; for ACTs also its age in wait-die (smaller is older).</summary>
@@ -26,6 +28,12 @@ public sealed record TxnContext
 
     /// <summary>When the transaction is aborted with <see cref="AbortReason.Timeout"/> if it has not finished.</summary>
     public DateTimeOffset Deadline { get; }
+
+    /// <summary>For a PACT, the id of its batch (the tid of the batch's first PACT); 0 for an ACT.</summary>
+    public long Bid { get; }
+
+    /// <summary>For a PACT, its declaration: the actors it calls and how often.</summary>
+    internal AccessSet? Declared { get; }
 
     /// <inheritdoc />
     public override string ToString() => $"{Mode} {Tid} (root {Root})";

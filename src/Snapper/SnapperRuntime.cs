@@ -17,6 +17,7 @@ internal sealed class SnapperRuntime(
     ActiveTransactions active,
     LoggerPool loggers,
     ActCommitCoordinator commit,
+    PactRing ring,
     IStateSerializer serializer,
     SnapperMetrics metrics,
     TimeProvider clock)
@@ -32,6 +33,8 @@ internal sealed class SnapperRuntime(
     public LoggerPool Loggers { get; } = loggers;
 
     public ActCommitCoordinator Commit { get; } = commit;
+
+    public PactRing Ring { get; } = ring;
 
     public IStateSerializer Serializer { get; } = serializer;
 

@@ -1,5 +1,6 @@
 using Snapper.Act;
 using Snapper.Actors;
+using Snapper.Pact;
 
 namespace Snapper;
 
@@ -13,10 +14,11 @@ namespace Snapper;
 /// Any class with a parameterless constructor that the registered state serializer can round-trip
 /// (by default System.Text.Json: public read-write properties or fields).
 /// </typeparam>
-public abstract class TransactionalActor<TState> : ITransactionalActor, IActorBinding, IActParticipant
+public abstract class TransactionalActor<TState> : ITransactionalActor, IActorBinding, IActParticipant, IPactParticipant
     where TState : class, new()
 {
     private ActParticipant<TState>? engine;
+    private PactParticipant<TState>? pact;
 
     /// <summary>This actor's id. Valid from the actor's first call on (not in its constructor).</summary>
     protected ActorId Id => Engine.Id;
@@ -24,23 +26,32 @@ public abstract class TransactionalActor<TState> : ITransactionalActor, IActorBi
     internal ActParticipant<TState> Engine =>
         engine ?? throw new SnapperException($"{GetType().Name} is not activated yet: Id and the transactional API are available from its first call on, not in its constructor.");
 
+    internal PactParticipant<TState> PactEngine => pact ?? throw new SnapperException($"{GetType().Name} is not activated yet.");
+
     /// <summary>
     /// Returns the state for <paramref name="ctx"/>'s transaction, taking a read or write lock
     /// (strict 2PL with wait-die). <see cref="AccessMode.ReadWrite"/> returns the transaction's own
     /// copy, which becomes the committed state if the transaction commits; <see cref="AccessMode.Read"/>
     /// returns the committed state, which must not be modified.
     /// </summary>
-    protected ValueTask<TState> GetState(TxnContext ctx, AccessMode mode) => Engine.GetState(ctx, mode);
+    protected ValueTask<TState> GetState(TxnContext ctx, AccessMode mode)
+    {
+        ArgumentNullException.ThrowIfNull(ctx);
+        return ctx.Mode == TxnMode.Pact ? new ValueTask<TState>(PactEngine.GetState(ctx, mode)) : Engine.GetState(ctx, mode);
+    }
 
     /// <summary>Calls another transactional actor within <paramref name="ctx"/>'s transaction.</summary>
     protected Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId actor, Func<TActor, Task<TResult>> call)
         where TActor : ITransactionalActor
-        => Engine.CallActor(ctx, actor, call);
+    {
+        ArgumentNullException.ThrowIfNull(ctx);
+        return ctx.Mode == TxnMode.Pact ? PactEngine.CallActor(ctx, actor, call) : Engine.CallActor(ctx, actor, call);
+    }
 
     /// <summary>Calls another transactional actor within <paramref name="ctx"/>'s transaction.</summary>
     protected Task CallActor<TActor>(TxnContext ctx, ActorId actor, Func<TActor, Task> call)
         where TActor : ITransactionalActor
-        => Engine.CallActor<TActor, bool>(ctx, actor, async a =>
+        => CallActor<TActor, bool>(ctx, actor, async a =>
         {
             await call(a);
             return true;
@@ -49,8 +60,12 @@ public abstract class TransactionalActor<TState> : ITransactionalActor, IActorBi
     /// <summary>The state a new actor starts with; by default <c>new TState()</c>.</summary>
     protected virtual TState CreateInitialState() => new();
 
-    void IActorBinding.Bind(ActorId id, SnapperRuntime runtime) =>
+    void IActorBinding.Bind(ActorId id, SnapperRuntime runtime)
+    {
         engine = new ActParticipant<TState>(id, runtime, CreateInitialState(), this);
+        pact = new PactParticipant<TState>(id, runtime, engine, this);
+        engine.PactBusy = () => pact.HasUncommittedBatches;
+    }
 
     Task<TResult> IActParticipant.RunAsRoot<TActor, TResult>(Func<TActor, TxnContext, Task<TResult>> body, CancellationToken cancellationToken) =>
         Engine.RunAsRoot(body, cancellationToken);
@@ -65,4 +80,16 @@ public abstract class TransactionalActor<TState> : ITransactionalActor, IActorBi
     Task IActParticipant.CommitOnePhase(long tid) => Engine.CommitOnePhase(tid);
 
     Task IActParticipant.Abort(long tid) => Engine.Abort(tid);
+
+    Task<TResult> IPactParticipant.RunPactAsRoot<TActor, TResult>(TxnContext ctx, Func<TActor, TxnContext, Task<TResult>> body) => PactEngine.RunPactAsRoot(ctx, body);
+
+    Task<TResult> IPactParticipant.InvokePact<TActor, TResult>(TxnContext ctx, Func<TActor, Task<TResult>> call) => PactEngine.InvokePact(ctx, call);
+
+    void IPactParticipant.OnBatch(SubBatch batch) => PactEngine.OnBatch(batch);
+
+    void IPactParticipant.OnBatchCommit(long bid) => PactEngine.OnBatchCommit(bid);
+
+    void IPactParticipant.OnAbort(long abortedThrough, IReadOnlyDictionary<long, Exception> failures) => PactEngine.OnAbort(abortedThrough, failures);
+
+    (long Tid, string Description) IPactParticipant.DescribeWait(long bid) => PactEngine.DescribeWait(bid);
 }

@@ -35,8 +35,15 @@ internal sealed class ActParticipant<TState>
 
     public ActorId Id { get; }
 
-    /// <summary>The last committed state (for tests and diagnostics).</summary>
-    public TState Committed => committed;
+    /// <summary>The last committed state, shared with the PACT engine, which sets it at BatchCommit.</summary>
+    public TState Committed
+    {
+        get => committed;
+        set => committed = value;
+    }
+
+    /// <summary>Set by the actor: true while PACT batches are scheduled or uncommitted here.</summary>
+    public Func<bool> PactBusy { get; set; } = static () => false;
 
     /// <summary>Transactions this actor currently takes part in.</summary>
     public int ActiveRecords => records.Count;
@@ -99,6 +106,11 @@ internal sealed class ActParticipant<TState>
         runtime.Active.EnsureRunning(ctx, "a call");
         if (!records.TryGetValue(ctx.Tid, out var record))
         {
+            if (PactBusy())
+            {
+                throw new SnapperException($"ACT {ctx.Tid} reached actor {Id} while PACT batches run on it; running both modes on one actor at once (hybrid execution) is not supported yet.");
+            }
+
             record = new ActRecord<TState>(ctx);
             records.Add(ctx.Tid, record);
         }

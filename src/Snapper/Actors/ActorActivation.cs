@@ -1,13 +1,9 @@
 namespace Snapper.Actors;
 
-/// <summary>
-/// One activated actor and its turns. Calls to the actor run on an exclusive scheduler: turns
-/// interleave at awaits but never run in parallel, the execution model of a reentrant Orleans
-/// grain. Code that runs in a turn must not use <c>ConfigureAwait(false)</c>, which would leave it.
-/// </summary>
+/// <summary>One activated actor: its instance and its <see cref="Turns"/>.</summary>
 internal sealed class ActorActivation
 {
-    private readonly TaskScheduler turns = new ConcurrentExclusiveSchedulerPair(TaskScheduler.Default, maxConcurrencyLevel: 1).ExclusiveScheduler;
+    private readonly Turns turns = new();
 
     public ActorActivation(ActorId id, object instance)
     {
@@ -20,14 +16,11 @@ internal sealed class ActorActivation
     public object Instance { get; }
 
     /// <summary>Runs <paramref name="work"/> in a turn of this actor; inline when already in one.</summary>
-    public Task<T> Run<T>(Func<Task<T>> work) =>
-        TaskScheduler.Current == turns
-            ? work()
-            : Task.Factory.StartNew(work, CancellationToken.None, TaskCreationOptions.DenyChildAttach, turns).Unwrap();
+    public Task<T> Run<T>(Func<Task<T>> work) => turns.Run(work);
 
     /// <summary>Runs <paramref name="work"/> in a turn of this actor; inline when already in one.</summary>
-    public Task Run(Func<Task> work) =>
-        TaskScheduler.Current == turns
-            ? work()
-            : Task.Factory.StartNew(work, CancellationToken.None, TaskCreationOptions.DenyChildAttach, turns).Unwrap();
+    public Task Run(Func<Task> work) => turns.Run(work);
+
+    /// <summary>Runs <paramref name="work"/> in a turn of this actor; inline when already in one.</summary>
+    public Task Run(Action work) => turns.Run(work);
 }

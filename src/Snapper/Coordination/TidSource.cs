@@ -4,10 +4,10 @@ using Snapper.Hosting;
 namespace Snapper.Coordination;
 
 /// <summary>
-/// The silo's cache of pre-allocated ACT tids: one coordinator round trip per
+/// The silo's cache of pre-allocated ACT tids: one trip to the tid authority per
 /// <see cref="SnapperOptions.ActTidRangeSize"/> transactions.
 /// </summary>
-internal sealed class TidSource(Coordinator coordinator, IOptions<SnapperOptions> options)
+internal sealed class TidSource(TidAuthority authority, IOptions<SnapperOptions> options)
 {
     private readonly int rangeSize = options.Value.ActTidRangeSize;
     private readonly object gate = new();
@@ -20,7 +20,7 @@ internal sealed class TidSource(Coordinator coordinator, IOptions<SnapperOptions
         {
             if (next == end)
             {
-                var range = coordinator.AllocateActRange(rangeSize);
+                var range = authority.AllocateRange(rangeSize);
                 next = range.First;
                 end = range.First + range.Count;
             }

@@ -14,6 +14,9 @@ internal static partial class LogMessages
     [LoggerMessage(EventId = 3, Level = LogLevel.Error, Message = "ACT {Tid} is committed but participant {Actor} failed to apply the commit")]
     public static partial void CommitDeliveryFailed(ILogger logger, Exception exception, long tid, ActorId actor);
 
+    [LoggerMessage(EventId = 5, Level = LogLevel.Information, Message = "PACT abort cascade: {Count} uncommitted batch(es) aborted, through bid {Through}")]
+    public static partial void PactCascade(ILogger logger, int count, long through);
+
     [LoggerMessage(EventId = 4, Level = LogLevel.Debug, Message = "Actor {Actor} activated")]
     public static partial void ActorActivated(ILogger logger, ActorId actor);
 }

@@ -1,4 +1,5 @@
 using Snapper.Act;
+using Snapper.Pact;
 
 namespace Snapper.Hosting;
 
@@ -23,6 +24,43 @@ internal sealed class SnapperClient(SnapperRuntime runtime) : ISnapperClient
             await body(actor, ctx);
             return true;
         }, cancellationToken);
+    }
+
+    public async Task<TResult> RunPact<TActor, TResult>(ActorId first, Func<TActor, TxnContext, Task<TResult>> body, AccessSet declared, CancellationToken cancellationToken = default)
+        where TActor : ITransactionalActor
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        ArgumentNullException.ThrowIfNull(declared);
+        cancellationToken.ThrowIfCancellationRequested();
+        var activation = runtime.Directory.Get<TActor>(first);
+        if (declared.CallsOn(first) == 0)
+        {
+            throw new TransactionAbortedException(AbortReason.DeclarationError, $"the PACT starts on actor {first}, which its declaration does not name ({declared})");
+        }
+
+        foreach (var actor in declared.Accesses.Keys)
+        {
+            // Fail before the PACT joins a batch: an unknown actor there would stall the batch.
+            if (runtime.Directory.Get(actor).Instance is not IPactParticipant)
+            {
+                throw new SnapperException($"The PACT declares actor {actor}, which is not a transactional actor.");
+            }
+        }
+
+        var ctx = await runtime.Ring.NewPact(first, declared);
+        var root = (IPactParticipant)activation.Instance;
+        return await activation.Run(() => root.RunPactAsRoot(ctx, body));
+    }
+
+    public Task RunPact<TActor>(ActorId first, Func<TActor, TxnContext, Task> body, AccessSet declared, CancellationToken cancellationToken = default)
+        where TActor : ITransactionalActor
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        return RunPact<TActor, bool>(first, async (actor, ctx) =>
+        {
+            await body(actor, ctx);
+            return true;
+        }, declared, cancellationToken);
     }
 
     public Task<TResult> Call<TActor, TResult>(ActorId actor, Func<TActor, Task<TResult>> call)

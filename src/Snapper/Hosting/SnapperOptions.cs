@@ -12,6 +12,9 @@ public sealed class SnapperOptions
     /// <summary>Default for <see cref="TransactionTimeout"/>.</summary>
     public static readonly TimeSpan DefaultTransactionTimeout = TimeSpan.FromSeconds(30);
 
+    /// <summary>Default for <see cref="DeclarationTimeout"/>.</summary>
+    public static readonly TimeSpan DefaultDeclarationTimeout = TimeSpan.FromSeconds(10);
+
     /// <summary>Where records go. Default <see cref="LoggingMode.Memory"/>.</summary>
     public LoggingMode Logging { get; set; } = LoggingMode.Memory;
 
@@ -29,4 +32,14 @@ public sealed class SnapperOptions
     /// every lock wait so nothing hangs forever (100 ms to 1 hour).
     /// </summary>
     public TimeSpan TransactionTimeout { get; set; } = DefaultTransactionTimeout;
+
+    /// <summary>Coordinators on the PACT token ring (1 to 64); default one per core.</summary>
+    public int CoordinatorCount { get; set; } = Environment.ProcessorCount;
+
+    /// <summary>
+    /// How long a PACT batch may wait for a declared call before it is aborted with
+    /// <c>AbortReason.DeclarationError</c> (a declared actor that is never called would otherwise
+    /// stall every later batch on it) (10 ms to 1 hour).
+    /// </summary>
+    public TimeSpan DeclarationTimeout { get; set; } = DefaultDeclarationTimeout;
 }

@@ -28,6 +28,16 @@ internal sealed class SnapperOptionsValidator : IValidateOptions<SnapperOptions>
             failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.TransactionTimeout)} must be between 100 ms and 1 hour (was {options.TransactionTimeout}).");
         }
 
+        if (options.CoordinatorCount is < 1 or > 64)
+        {
+            failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.CoordinatorCount)} must be between 1 and 64 (was {options.CoordinatorCount}).");
+        }
+
+        if (options.DeclarationTimeout < TimeSpan.FromMilliseconds(10) || options.DeclarationTimeout > TimeSpan.FromHours(1))
+        {
+            failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.DeclarationTimeout)} must be between 10 ms and 1 hour (was {options.DeclarationTimeout}).");
+        }
+
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }
 }

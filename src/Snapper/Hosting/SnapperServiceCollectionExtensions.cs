@@ -45,11 +45,12 @@ public static class SnapperServiceCollectionExtensions
         services.TryAddSingleton<IStateSerializer, JsonStateSerializer>();
         services.TryAddSingleton<SnapperMetrics>();
         services.AddSingleton<ActorDirectory>();
-        services.AddSingleton<Coordinator>();
+        services.AddSingleton<TidAuthority>();
         services.AddSingleton<TidSource>();
         services.AddSingleton<ActiveTransactions>();
         services.AddSingleton<LoggerPool>();
         services.AddSingleton<ActCommitCoordinator>();
+        services.AddSingleton<PactRing>();
         services.AddSingleton<SnapperRuntime>();
         services.AddSingleton<ISnapperClient, SnapperClient>();
         return services;

@@ -39,3 +39,33 @@ public sealed record CommitRecord(long Tid, ActorId Actor, ReadOnlyMemory<byte> 
     /// <inheritdoc />
     public override LogRecordKind Kind => LogRecordKind.Commit;
 }
+
+/// <summary>Written by a PACT coordinator before it emits a batch: who takes part.</summary>
+public sealed record BatchInfoRecord(long Tid, int Coordinator, ImmutableArray<ActorId> Participants) : LogRecord(Tid)
+{
+    /// <summary>The batch id (the tid of its first PACT).</summary>
+    public long Bid => Tid;
+
+    /// <inheritdoc />
+    public override LogRecordKind Kind => LogRecordKind.BatchInfo;
+}
+
+/// <summary>Written by an actor when a batch completed on it, before BatchComplete is sent.</summary>
+public sealed record BatchCompleteRecord(long Tid, ActorId Actor, int Coordinator, ReadOnlyMemory<byte> State) : LogRecord(Tid)
+{
+    /// <summary>The batch id.</summary>
+    public long Bid => Tid;
+
+    /// <inheritdoc />
+    public override LogRecordKind Kind => LogRecordKind.BatchComplete;
+}
+
+/// <summary>Written by a PACT coordinator once every participant completed the batch and its predecessor committed.</summary>
+public sealed record BatchCommitRecord(long Tid) : LogRecord(Tid)
+{
+    /// <summary>The batch id.</summary>
+    public long Bid => Tid;
+
+    /// <inheritdoc />
+    public override LogRecordKind Kind => LogRecordKind.BatchCommit;
+}

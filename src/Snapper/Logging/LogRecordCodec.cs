@@ -58,6 +58,22 @@ public static class LogRecordCodec
                 WriteActor(output, r.Actor);
                 WriteBytes(output, r.State.Span);
                 break;
+            case BatchInfoRecord r:
+                WriteUInt32(output, (uint)r.Coordinator);
+                WriteUInt32(output, (uint)r.Participants.Length);
+                foreach (var p in r.Participants)
+                {
+                    WriteActor(output, p);
+                }
+
+                break;
+            case BatchCompleteRecord r:
+                WriteActor(output, r.Actor);
+                WriteUInt32(output, (uint)r.Coordinator);
+                WriteBytes(output, r.State.Span);
+                break;
+            case BatchCommitRecord:
+                break;
             default:
                 throw new ArgumentException($"No encoding for log record type {record.GetType().Name}.", nameof(record));
         }
@@ -81,6 +97,9 @@ public static class LogRecordCodec
             LogRecordKind.Prepare => new PrepareRecord(tid, reader.Actor(), reader.Actor(), reader.Bytes()),
             LogRecordKind.CoordCommit => new CoordCommitRecord(tid),
             LogRecordKind.Commit => new CommitRecord(tid, reader.Actor(), reader.Bytes()),
+            LogRecordKind.BatchInfo => new BatchInfoRecord(tid, reader.Int32(), reader.Actors()),
+            LogRecordKind.BatchComplete => new BatchCompleteRecord(tid, reader.Actor(), reader.Int32(), reader.Bytes()),
+            LogRecordKind.BatchCommit => new BatchCommitRecord(tid),
             _ => throw new InvalidDataException($"Log record of transaction {tid} has unknown kind {(byte)kind}."),
         };
         reader.EnsureEnd(kind);
@@ -121,6 +140,8 @@ public static class LogRecordCodec
         public byte Byte() => Take(1)[0];
 
         public long Int64() => BinaryPrimitives.ReadInt64LittleEndian(Take(8));
+
+        public int Int32() => (int)BinaryPrimitives.ReadUInt32LittleEndian(Take(4));
 
         public ReadOnlyMemory<byte> Bytes() => Take(Length()).ToArray();
 

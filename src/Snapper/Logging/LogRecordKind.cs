@@ -14,4 +14,13 @@ public enum LogRecordKind : byte
 
     /// <summary>Participant, after applying the commit; carries the state for a one-phase commit.</summary>
     Commit = 4,
+
+    /// <summary>PACT coordinator, before sending BatchMsg: the batch and its participating actors (Snapper Fig. 6).</summary>
+    BatchInfo = 5,
+
+    /// <summary>PACT participant, before sending BatchComplete: the state the batch left (empty if it only read).</summary>
+    BatchComplete = 6,
+
+    /// <summary>PACT coordinator, before sending BatchCommit: the batch is committed.</summary>
+    BatchCommit = 7,
 }

@@ -29,6 +29,8 @@ public interface ITestActor : ITransactionalActor
     Task<TxnContext> Leak(TxnContext ctx);
 
     Task CallWithContext(TxnContext ctx, TxnContext other, ActorId target);
+
+    Task AddTwiceOn(TxnContext ctx, ActorId next);
 }
 
 public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestActor
@@ -96,6 +98,41 @@ public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestA
 
     public Task CallWithContext(TxnContext ctx, TxnContext other, ActorId target) =>
         CallActor<ITestActor>(other, target, a => a.Add(other, 1));
+
+    public async Task AddTwiceOn(TxnContext ctx, ActorId next)
+    {
+        await Add(ctx, 1);
+        await CallActor<ITestActor>(ctx, next, a => a.Add(ctx, 1));
+        await CallActor<ITestActor>(ctx, next, a => a.Add(ctx, 1));
+    }
+}
+
+public sealed class Journal
+{
+    public List<long> Seen { get; set; } = [];
+}
+
+/// <summary>Records the tids of the transactions that ran on it, in the order they ran.</summary>
+public interface IRecorderActor : ITransactionalActor
+{
+    Task Record(TxnContext ctx);
+
+    Task RecordEverywhere(TxnContext ctx, ActorId[] others);
+
+    Task<List<long>> Seen(TxnContext ctx);
+}
+
+public sealed class RecorderActor : TransactionalActor<Journal>, IRecorderActor
+{
+    public async Task Record(TxnContext ctx) => (await GetState(ctx, AccessMode.ReadWrite)).Seen.Add(ctx.Tid);
+
+    public async Task RecordEverywhere(TxnContext ctx, ActorId[] others)
+    {
+        await Record(ctx);
+        await Task.WhenAll(others.Select(o => CallActor<IRecorderActor>(ctx, o, a => a.Record(ctx))));
+    }
+
+    public async Task<List<long>> Seen(TxnContext ctx) => [.. (await GetState(ctx, AccessMode.Read)).Seen];
 }
 
 /// <summary>A state System.Text.Json cannot serialize (a reference cycle).</summary>

@@ -39,6 +39,7 @@ public sealed class TestSilo : IAsyncDisposable
             snapper.AddSmallBank()
                    .AddActor<ITestActor, TestActor>()
                    .AddActor<ICyclicActor, CyclicActor>()
+                   .AddActor<IRecorderActor, RecorderActor>()
                    .Configure(o => o.LoggerCount = 2);
             configure?.Invoke(snapper);
         });

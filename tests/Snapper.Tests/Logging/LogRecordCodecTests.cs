@@ -15,6 +15,10 @@ public sealed class LogRecordCodecTests
         new CoordCommitRecord(7),
         new CommitRecord(9, B, ReadOnlyMemory<byte>.Empty),
         new CommitRecord(9, B, new byte[300]),
+        new BatchInfoRecord(11, 3, [A, B]),
+        new BatchCompleteRecord(11, A, 3, new byte[] { 4, 5 }),
+        new BatchCompleteRecord(11, B, 0, ReadOnlyMemory<byte>.Empty),
+        new BatchCommitRecord(11),
     };
 
     [Theory]

@@ -1,0 +1,256 @@
+using Snapper.Act;
+using Snapper.Coordination;
+using Snapper.Logging;
+
+namespace Snapper.Pact;
+
+/// <summary>
+/// The PACT engine of one transactional actor (Snapper §4.2.3–4.2.4): runs calls in the order of
+/// its <see cref="LocalSchedule"/>, keeps one state version per uncommitted batch so batches can run
+/// speculatively, logs the state a batch leaves before reporting BatchComplete, and applies
+/// BatchCommit and abort cascades.
+/// </summary>
+/// <remarks>
+/// State versions: <c>committed</c> (held by the ACT engine, shared by both modes) ← the states
+/// left by completed but uncommitted batches, oldest first ← the running batch's working copy,
+/// made at its first write. A batch therefore never mutates a version a commit still needs.
+/// </remarks>
+internal sealed class PactParticipant<TState>
+    where TState : class
+{
+    private readonly SnapperRuntime runtime;
+    private readonly ActParticipant<TState> act;
+    private readonly object owner;
+    private readonly Logger? logger;
+    private readonly LocalSchedule schedule;
+    private readonly List<(long Bid, TState? State)> uncommitted = new();
+    private readonly Dictionary<long, (long Bid, TaskCompletionSource Outcome)> outcomes = new();
+    private readonly HashSet<long> failedBatches = new();
+    private TState? working;
+
+    public PactParticipant(ActorId id, SnapperRuntime runtime, ActParticipant<TState> act, object owner)
+    {
+        Id = id;
+        this.runtime = runtime;
+        this.act = act;
+        this.owner = owner;
+        logger = runtime.Loggers.For(id);
+        schedule = new LocalSchedule(id);
+        schedule.Started += _ => working = null;
+        schedule.Completed += OnCompleted;
+    }
+
+    public ActorId Id { get; }
+
+    internal LocalSchedule Schedule => schedule;
+
+    /// <summary>True while any batch is scheduled here or not yet committed.</summary>
+    public bool HasUncommittedBatches => schedule.IsBusy || uncommitted.Count > 0;
+
+    public TState GetState(TxnContext ctx, AccessMode mode)
+    {
+        if (schedule.Running is not { } batch || batch.Bid != ctx.Bid || schedule.CurrentPact(ctx.Bid) != ctx.Tid)
+        {
+            throw new SnapperException($"GetState on {Id} with the context of {ctx} outside that PACT's turn on {Id}; a PACT reaches an actor only through CallActor.");
+        }
+
+        return mode == AccessMode.ReadWrite ? working ??= runtime.Serializer.Copy(Latest) : working ?? Latest;
+    }
+
+    public Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId target, Func<TActor, Task<TResult>> call)
+        where TActor : ITransactionalActor
+    {
+        ArgumentNullException.ThrowIfNull(call);
+        var activation = runtime.Directory.Get<TActor>(target);
+        var callee = (IPactParticipant)activation.Instance;
+        return activation.Run(() => callee.InvokePact(ctx, call));
+    }
+
+    public async Task<TResult> RunPactAsRoot<TActor, TResult>(TxnContext ctx, Func<TActor, TxnContext, Task<TResult>> body)
+    {
+        var started = runtime.Clock.GetTimestamp();
+        var outcome = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        outcomes[ctx.Tid] = (ctx.Bid, outcome);
+        TResult result = default!;
+        try
+        {
+            result = await InvokePact<TActor, TResult>(ctx, actor => body(actor, ctx));
+        }
+        catch
+        {
+            // Reported to the ring by InvokePact; the outcome below says how the batch ended.
+        }
+
+        if (ctx.Bid <= schedule.AbortedThrough)
+        {
+            // The batch was aborted before this root got to run (its outcome was not registered
+            // yet when the cascade came by).
+            outcomes.Remove(ctx.Tid);
+            outcome.TrySetException(new TransactionAbortedException(AbortReason.Cascading, "aborted with every uncommitted batch after another PACT aborted") { Tid = ctx.Tid });
+        }
+
+        try
+        {
+            await outcome.Task;
+            runtime.Metrics.Committed(TxnMode.Pact, runtime.Clock.GetElapsedTime(started));
+            return result;
+        }
+        catch (TransactionAbortedException aborted)
+        {
+            runtime.Metrics.Aborted(TxnMode.Pact, aborted.Reason, runtime.Clock.GetElapsedTime(started));
+            throw;
+        }
+    }
+
+    public async Task<TResult> InvokePact<TActor, TResult>(TxnContext ctx, Func<TActor, Task<TResult>> call)
+    {
+        if (ctx.Declared is not { } declared || declared.CallsOn(Id) == 0)
+        {
+            var undeclared = new TransactionAbortedException(AbortReason.DeclarationError, $"PACT {ctx.Tid} called actor {Id}, which its declaration does not name") { Tid = ctx.Tid };
+            Fail(ctx, undeclared);
+            throw undeclared;
+        }
+
+        if (act.ActiveRecords > 0)
+        {
+            var hybrid = new SnapperException($"PACT {ctx.Tid} reached actor {Id} while ACTs run on it; running both modes on one actor at once (hybrid execution) is not supported yet.");
+            Fail(ctx, hybrid);
+            throw hybrid;
+        }
+
+        try
+        {
+            await schedule.Enter(ctx);
+        }
+        catch (TransactionAbortedException e)
+        {
+            Fail(ctx, e);
+            throw;
+        }
+
+        try
+        {
+            return await call((TActor)owner);
+        }
+        catch (Exception e)
+        {
+            // The actor that catches a PACT's exception detects the batch's abort (§4.2.4). It is
+            // marked failed here before the call counts as done, so the batch can never report
+            // BatchComplete for a PACT that threw.
+            Fail(ctx, e is ParticipantCallException p ? p.Original : e);
+            throw;
+        }
+        finally
+        {
+            schedule.Exit(ctx);
+        }
+    }
+
+    public void OnBatch(SubBatch batch) => schedule.Add(batch);
+
+    public void OnBatchCommit(long bid)
+    {
+        // Batches commit in bid order, so everything up to bid is committed now.
+        var i = 0;
+        for (; i < uncommitted.Count && uncommitted[i].Bid <= bid; i++)
+        {
+            if (uncommitted[i].State is { } state)
+            {
+                act.Committed = state;
+            }
+        }
+
+        uncommitted.RemoveRange(0, i);
+        foreach (var (tid, (batchId, outcome)) in outcomes.ToList())
+        {
+            if (batchId <= bid)
+            {
+                outcomes.Remove(tid);
+                outcome.TrySetResult();
+            }
+        }
+
+        failedBatches.RemoveWhere(b => b <= bid);
+    }
+
+    public void OnAbort(long abortedThrough, IReadOnlyDictionary<long, Exception> failures)
+    {
+        schedule.AbortThrough(abortedThrough);
+        uncommitted.Clear();
+        working = null;
+        failedBatches.Clear();
+        foreach (var (tid, (batchId, outcome)) in outcomes.ToList())
+        {
+            if (batchId > abortedThrough)
+            {
+                continue;
+            }
+
+            outcomes.Remove(tid);
+            outcome.TrySetException(failures.TryGetValue(tid, out var cause)
+                ? ActCommitCoordinator.AbortedBy(tid, cause)
+                : new TransactionAbortedException(AbortReason.Cascading, "aborted with every uncommitted batch after another PACT aborted") { Tid = tid });
+        }
+    }
+
+    public (long Tid, string Description) DescribeWait(long bid) => (schedule.CurrentPact(bid), schedule.DescribeWait(bid));
+
+    private TState Latest
+    {
+        get
+        {
+            for (var i = uncommitted.Count - 1; i >= 0; i--)
+            {
+                if (uncommitted[i].State is { } state)
+                {
+                    return state;
+                }
+            }
+
+            return act.Committed;
+        }
+    }
+
+    private void OnCompleted(SubBatch batch)
+    {
+        if (failedBatches.Contains(batch.Bid))
+        {
+            return; // the ring is aborting it; no BatchComplete
+        }
+
+        var written = working;
+        working = null;
+        uncommitted.Add((batch.Bid, written));
+        var state = written is null ? ReadOnlyMemory<byte>.Empty : runtime.Serializer.Serialize(written);
+        _ = ReportCompleted(batch, state);
+    }
+
+    private async Task ReportCompleted(SubBatch batch, ReadOnlyMemory<byte> state)
+    {
+        try
+        {
+            if (logger is not null && !state.IsEmpty)
+            {
+                // Write-ahead: the state this batch left is durable before the coordinator may commit.
+                await logger.Append(new BatchCompleteRecord(batch.Bid, Id, batch.Coordinator, state));
+            }
+
+            runtime.Ring.BatchComplete(batch.Bid, Id);
+        }
+        catch (Exception e)
+        {
+            runtime.Ring.Abort(batch.Bid, 0, new TransactionAbortedException(AbortReason.Failure, $"actor {Id} could not log the state of batch {batch.Bid}: {e.Message}", e));
+        }
+    }
+
+    private void Fail(TxnContext ctx, Exception failure)
+    {
+        if (failure is TransactionAbortedException { Reason: AbortReason.Cascading })
+        {
+            return; // already part of an abort cascade
+        }
+
+        failedBatches.Add(ctx.Bid);
+        runtime.Ring.Abort(ctx.Bid, ctx.Tid, failure);
+    }
+}

@@ -1,0 +1,95 @@
+using Snapper.Pact;
+using Snapper.Tests.Infrastructure;
+
+namespace Snapper.Tests.Pact;
+
+/// <summary>The local schedule on its own, with batches and calls delivered in a chosen order.</summary>
+public sealed class LocalScheduleTests
+{
+    private static readonly ActorId Me = ActorId.Create<ITestActor>("me");
+
+    private static TxnContext Ctx(long tid, long bid, int calls = 1) =>
+        new(tid, TxnMode.Pact, Me, DateTimeOffset.MaxValue, bid, AccessSet.Of(Me, calls));
+
+    private static SubBatch Batch(long bid, long prev, params (long Tid, int Calls)[] pacts) => new(bid, prev, 0, [.. pacts]);
+
+    private static async Task Call(LocalSchedule schedule, TxnContext ctx)
+    {
+        await schedule.Enter(ctx).AsTask().WaitAsync(TimeSpan.FromSeconds(5));
+        schedule.Exit(ctx);
+    }
+
+    [Fact]
+    public async Task A_batch_that_arrives_before_its_predecessor_waits_for_the_gap_to_fill()
+    {
+        var schedule = new LocalSchedule(Me);
+        var completed = new List<long>();
+        schedule.Completed += b => completed.Add(b.Bid);
+
+        schedule.Add(Batch(8, prev: 2, (8, 1)));
+        Assert.Null(schedule.Running);
+        var early = schedule.Enter(Ctx(8, 8)).AsTask();
+        Assert.False(early.IsCompleted);
+
+        schedule.Add(Batch(2, prev: 0, (2, 1), (3, 1)));
+        Assert.Equal(2, schedule.Running!.Bid);
+        await Call(schedule, Ctx(2, 2));
+        Assert.False(early.IsCompleted);
+        await Call(schedule, Ctx(3, 2));
+
+        await early.WaitAsync(TimeSpan.FromSeconds(5));
+        Assert.Equal(8, schedule.Running!.Bid);
+        schedule.Exit(Ctx(8, 8));
+        Assert.Equal([2, 8], completed);
+        Assert.Null(schedule.Running);
+    }
+
+    [Fact]
+    public async Task PACTs_take_turns_in_tid_order_and_a_turn_ends_after_the_declared_calls()
+    {
+        var schedule = new LocalSchedule(Me);
+        schedule.Add(Batch(5, prev: 0, (5, 2), (6, 1)));
+
+        var second = schedule.Enter(Ctx(6, 5)).AsTask();
+        await schedule.Enter(Ctx(5, 5, calls: 2));
+        schedule.Exit(Ctx(5, 5, calls: 2));
+        Assert.False(second.IsCompleted); // tid 5 declared two calls and made one
+
+        await Call(schedule, Ctx(5, 5, calls: 2));
+        await second.WaitAsync(TimeSpan.FromSeconds(5));
+        Assert.Equal(6, schedule.CurrentPact(5));
+    }
+
+    [Fact]
+    public async Task A_call_beyond_the_declaration_is_a_DeclarationError()
+    {
+        var schedule = new LocalSchedule(Me);
+        schedule.Add(Batch(5, prev: 0, (5, 1), (6, 1)));
+        await schedule.Enter(Ctx(5, 5));
+
+        var extra = Assert.Throws<TransactionAbortedException>(() => schedule.Enter(Ctx(5, 5)));
+        Assert.Equal(AbortReason.DeclarationError, extra.Reason);
+        Assert.Contains($"declared 1 call(s) on actor {Me} but made more", extra.Message);
+    }
+
+    [Fact]
+    public async Task An_abort_fails_waiting_calls_with_Cascading_refuses_old_batches_and_restarts_the_chain()
+    {
+        var schedule = new LocalSchedule(Me);
+        schedule.Add(Batch(5, prev: 0, (5, 1), (6, 1)));
+        var waiting = schedule.Enter(Ctx(6, 5)).AsTask();
+        var early = schedule.Enter(Ctx(9, 9)).AsTask();
+
+        schedule.AbortThrough(9);
+
+        Assert.Equal(AbortReason.Cascading, (await Assert.ThrowsAsync<TransactionAbortedException>(() => waiting)).Reason);
+        Assert.Equal(AbortReason.Cascading, (await Assert.ThrowsAsync<TransactionAbortedException>(() => early)).Reason);
+        schedule.Add(Batch(9, prev: 5, (9, 1)));
+        Assert.Null(schedule.Running); // ignored: aborted
+
+        schedule.Add(Batch(12, prev: 0, (12, 1)));
+        Assert.Equal(12, schedule.Running!.Bid);
+        await Call(schedule, Ctx(12, 12));
+        Assert.False(schedule.IsBusy);
+    }
+}
