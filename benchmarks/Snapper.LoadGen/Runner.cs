@@ -17,6 +17,11 @@ public static class Runner
     {
         ArgumentNullException.ThrowIfNull(stdout);
         ArgumentNullException.ThrowIfNull(stderr);
+        if (args.Count > 0 && args[0] == "idle")
+        {
+            return await IdleProbe.RunAsync([.. args.Skip(1)], stdout, stderr, cancellationToken);
+        }
+
         ParseResult parsed;
         try
         {
@@ -138,7 +143,12 @@ public static class Runner
                 Touched = touched,
                 OnTick = recorder => stderr.WriteLine(ProgressLine.For(recorder, options.WarmupSeconds, options.DurationSeconds)),
             };
+            using var batchSizes = new BatchSizeListener();
             var result = await driver.RunAsync(mode, workload.For(mode), cancellationToken);
+            if (batchSizes.Snapshot() is { Batches: > 0 } formed)
+            {
+                result = result with { AverageBatchSize = (double)formed.Pacts / formed.Batches };
+            }
 
             if (result.Drain is { Slow: true } drain)
             {

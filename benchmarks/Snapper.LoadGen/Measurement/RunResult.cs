@@ -46,4 +46,7 @@ public sealed record RunResult
 
     /// <summary>The money check, when <c>--verify</c> ran it.</summary>
     public VerificationResult? Verification { get; init; }
+
+    /// <summary>PACT runs: the mean number of PACTs per batch over the run, warm-up included.</summary>
+    public double? AverageBatchSize { get; init; }
 }

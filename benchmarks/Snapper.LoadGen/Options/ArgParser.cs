@@ -16,10 +16,11 @@ public static class ArgParser
 
         Workloads:
           smallbank                SmallBank MultiTransfer (tpcc and listappend are not implemented yet)
+          idle [--duration S]      start the silo, then measure its CPU use while idle (default 10 s)
 
         Options:
-          --modes LIST             comma list of modes to run in order (default nt,act)
-                                   supported: nt, act; planned: pact, act-elr, hybrid, orleans-txn
+          --modes LIST             comma list of modes to run in order (default nt,pact,act)
+                                   supported: nt, pact, act; planned: act-elr, hybrid, orleans-txn
           --dist NAME              uniform | hotspot | zipf (default uniform)
           --zipf S                 Zipf exponent, > 0 (default 1.0)
           --txn-size N             actors per transaction: 1 debited + N-1 recipients, all distinct (default 4)

@@ -12,9 +12,12 @@ public static class ModeNames
     /// <summary>Snapper ACTs: strict 2PL with wait-die and two-phase commit.</summary>
     public const string Act = "act";
 
+    /// <summary>Snapper PACTs: deterministic batches from the coordinator ring; the declaration comes from the input.</summary>
+    public const string Pact = "pact";
+
     /// <summary>Modes this build can run, in the order they are best run (baseline first).</summary>
-    public static IReadOnlyList<string> Supported { get; } = [Nt, Act];
+    public static IReadOnlyList<string> Supported { get; } = [Nt, Pact, Act];
 
     /// <summary>Modes DESIGN §8 plans but the runtime does not have yet.</summary>
-    public static IReadOnlyList<string> Planned { get; } = ["pact", "act-elr", "hybrid", "orleans-txn"];
+    public static IReadOnlyList<string> Planned { get; } = ["act-elr", "hybrid", "orleans-txn"];
 }

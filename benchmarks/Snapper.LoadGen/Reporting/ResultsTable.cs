@@ -53,6 +53,18 @@ public static class ResultsTable
             }
         }
 
+        var act = report.Runs.FirstOrDefault(r => r.Mode == ModeNames.Act);
+        var pact = report.Runs.FirstOrDefault(r => r.Mode == ModeNames.Pact);
+        if (act is not null && pact is not null && act.Throughput > 0)
+        {
+            writer.WriteLine(Invariant($"pact / act throughput: {pact.Throughput / act.Throughput:F2}"));
+        }
+
+        foreach (var run in report.Runs.Where(r => r.AverageBatchSize is not null))
+        {
+            writer.WriteLine(Invariant($"{run.Mode} average batch size: {run.AverageBatchSize:F1} PACTs"));
+        }
+
         foreach (var run in report.Runs.Where(r => r.AbortReasons.Count > 0))
         {
             writer.WriteLine($"{run.Mode} aborts: {string.Join(", ", run.AbortReasons.Select(kv => Invariant($"{kv.Key} {kv.Value:N0}")))}");

@@ -5,9 +5,10 @@ namespace Snapper.LoadGen.Workloads;
 
 /// <summary>
 /// SmallBank MultiTransfer in each mode: move 1 from the first actor to each of the others.
-/// Modes use different actor types (<see cref="IPlainAccountActor"/> for nt,
-/// <see cref="IAccountActor"/> for act), so running them one after another on the same silo and
-/// keys does not let one mode's balances leak into the other's.
+/// Every mode draws its keys from the same distribution but works on its own accounts
+/// (<see cref="IPlainAccountActor"/> for nt; <see cref="IAccountActor"/> keys 0..n-1 for act and
+/// n..2n-1 for pact), so one mode's balances never leak into another's verification, and ACTs and
+/// PACTs never share an actor (hybrid execution is a later mode of its own).
 /// </summary>
 public sealed class SmallBankWorkload
 {
@@ -22,6 +23,7 @@ public sealed class SmallBankWorkload
     // Ids are built once: ActorId.Create formats the key, which would otherwise run per call.
     private readonly ActorId[] accountIds;
     private readonly ActorId[] plainIds;
+    private readonly ActorId[] pactIds;
 
     /// <summary>The workload over accounts 0..<paramref name="actors"/>-1.</summary>
     public SmallBankWorkload(ISnapperClient client, int actors)
@@ -31,10 +33,12 @@ public sealed class SmallBankWorkload
         this.client = client;
         accountIds = new ActorId[actors];
         plainIds = new ActorId[actors];
+        pactIds = new ActorId[actors];
         for (var key = 0; key < actors; key++)
         {
             accountIds[key] = ActorId.Create<IAccountActor>(key);
             plainIds[key] = ActorId.Create<IPlainAccountActor>(key);
+            pactIds[key] = ActorId.Create<IAccountActor>(actors + key);
         }
     }
 
@@ -43,6 +47,7 @@ public sealed class SmallBankWorkload
     {
         ModeNames.Nt => IssuePlain,
         ModeNames.Act => IssueAct,
+        ModeNames.Pact => IssuePact,
         _ => throw new ArgumentOutOfRangeException(nameof(mode), mode, "SmallBank has no such mode."),
     };
 
@@ -57,6 +62,7 @@ public sealed class SmallBankWorkload
         {
             ModeNames.Nt => key => client.Call<IPlainAccountActor, decimal>(plainIds[key], a => a.Balance()),
             ModeNames.Act => ReadCommittedBalance,
+            ModeNames.Pact => key => client.RunPact<IAccountActor, decimal>(pactIds[key], (a, ctx) => a.Balance(ctx), AccessSet.Of(pactIds[key]), CancellationToken.None),
             _ => throw new ArgumentOutOfRangeException(nameof(mode), mode, "SmallBank has no such mode."),
         };
 
@@ -88,6 +94,21 @@ public sealed class SmallBankWorkload
 
         var input = new MultiTransferInput(Amount, to);
         return client.RunAct<IAccountActor, decimal>(accountIds[keys[0]], (a, ctx) => a.MultiTransfer(ctx, input), CancellationToken.None);
+    }
+
+    // The declaration comes from the MultiTransfer input: one call on the payer, one per recipient.
+    private Task IssuePact(int[] keys)
+    {
+        var to = new ActorId[keys.Length - 1];
+        var declared = AccessSet.Of(pactIds[keys[0]]);
+        for (var i = 1; i < keys.Length; i++)
+        {
+            to[i - 1] = pactIds[keys[i]];
+            declared = declared.And(to[i - 1]);
+        }
+
+        var input = new MultiTransferInput(Amount, to);
+        return client.RunPact<IAccountActor, decimal>(pactIds[keys[0]], (a, ctx) => a.MultiTransfer(ctx, input), declared, CancellationToken.None);
     }
 
     // A read-only ACT. Nothing else runs once the load drained, so it should not abort; if the

@@ -36,14 +36,16 @@ internal sealed class PactRing
     private readonly TimeProvider clock;
     private readonly SnapperOptions options;
     private readonly ILogger diagnostics;
+    private readonly SnapperMetrics metrics;
     private int parkedAt; // the coordinator holding the parked token, or -1 while it circulates
     private bool cascading;
     private bool forgetPrevBids;
     private bool sweeping;
     private long highestCommitted;
 
-    public PactRing(IOptions<SnapperOptions> options, ActorDirectory directory, LoggerPool loggers, TidAuthority tids, TimeProvider clock, ILoggerFactory loggerFactory)
+    public PactRing(IOptions<SnapperOptions> options, ActorDirectory directory, LoggerPool loggers, TidAuthority tids, SnapperMetrics metrics, TimeProvider clock, ILoggerFactory loggerFactory)
     {
+        this.metrics = metrics;
         this.options = options.Value;
         this.directory = directory;
         this.tids = tids;
@@ -198,6 +200,7 @@ internal sealed class PactRing
         var pacts = coordinator.Buffer.ToImmutableArray();
         coordinator.Buffer = [];
         var range = tids.AllocateRange(pacts.Length);
+        metrics.BatchFormed(pacts.Length);
         var bid = range.First;
         var deadline = clock.GetUtcNow() + options.TransactionTimeout;
         var contexts = ImmutableArray.CreateBuilder<TxnContext>(pacts.Length);

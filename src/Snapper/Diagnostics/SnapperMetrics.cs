@@ -18,6 +18,7 @@ public sealed class SnapperMetrics : IDisposable
     private readonly Histogram<double> duration;
     private readonly Counter<long> logGroups;
     private readonly Histogram<int> logGroupSize;
+    private readonly Histogram<int> batchSize;
 
     /// <summary>Creates the instruments.</summary>
     public SnapperMetrics()
@@ -28,7 +29,11 @@ public sealed class SnapperMetrics : IDisposable
         duration = meter.CreateHistogram<double>("snapper.transactions.duration", "ms", "Time from start to commit or abort.");
         logGroups = meter.CreateCounter<long>("snapper.log.groups", "{group}", "Group commits written to log storage.");
         logGroupSize = meter.CreateHistogram<int>("snapper.log.group_size", "{record}", "Records per group commit.");
+        batchSize = meter.CreateHistogram<int>(BatchSizeInstrument, "{transaction}", "PACTs per batch formed by the coordinator ring.");
     }
+
+    /// <summary>The name of the histogram of PACTs per batch.</summary>
+    public const string BatchSizeInstrument = "snapper.pact.batch_size";
 
     internal void Committed(TxnMode mode, TimeSpan elapsed)
     {
@@ -49,6 +54,8 @@ public sealed class SnapperMetrics : IDisposable
         logGroups.Add(1);
         logGroupSize.Record(records);
     }
+
+    internal void BatchFormed(int pacts) => batchSize.Record(pacts);
 
     /// <inheritdoc />
     public void Dispose() => meter.Dispose();

@@ -7,7 +7,7 @@ namespace Snapper.Tests.LoadGen;
 public sealed class LoadGenTests
 {
     [Fact]
-    public async Task A_short_nt_and_act_run_verifies_and_writes_the_json_contract()
+    public async Task A_short_nt_pact_and_act_run_verifies_and_writes_the_json_contract()
     {
         var json = Path.Combine(Path.GetTempPath(), $"snapper-loadgen-{Guid.NewGuid():N}.json");
         var stdout = new StringWriter();
@@ -15,7 +15,7 @@ public sealed class LoadGenTests
         try
         {
             var exit = await Runner.MainAsync(
-                ["smallbank", "--modes", "nt,act", "--dist", "zipf", "--zipf", "1.0", "--actors", "200", "--duration", "1", "--warmup", "0", "--pipeline", "8", "--verify", "--json", json],
+                ["smallbank", "--modes", "nt,pact,act", "--dist", "zipf", "--zipf", "1.0", "--actors", "200", "--duration", "1", "--warmup", "0", "--pipeline", "8", "--verify", "--json", json],
                 stdout, stderr, CancellationToken.None);
 
             Assert.True(exit == 0, $"exit {exit}\n{stdout}\n{stderr}");
@@ -23,7 +23,7 @@ public sealed class LoadGenTests
             using var report = JsonDocument.Parse(await File.ReadAllTextAsync(json));
             Assert.Equal("smallbank", report.RootElement.GetProperty("workload").GetString());
             var runs = report.RootElement.GetProperty("runs").EnumerateArray().ToList();
-            Assert.Equal(["nt", "act"], runs.Select(r => r.GetProperty("mode").GetString()));
+            Assert.Equal(["nt", "pact", "act"], runs.Select(r => r.GetProperty("mode").GetString()));
             foreach (var run in runs)
             {
                 Assert.True(run.GetProperty("committed").GetInt64() > 0);
@@ -40,7 +40,7 @@ public sealed class LoadGenTests
     }
 
     [Theory]
-    [InlineData("--modes", "pact", "pact")]
+    [InlineData("--modes", "act-elr", "act-elr")]
     [InlineData("--dist", "gaussian", "--dist")]
     [InlineData("--bogus", "1", "--bogus")]
     [InlineData("--cluster", "localhost:30000", "--cluster")]

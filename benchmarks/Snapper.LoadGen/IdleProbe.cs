@@ -1,0 +1,45 @@
+using System.Diagnostics;
+using System.Globalization;
+using SmallBank;
+using Snapper.LoadGen.Options;
+using Snapper.LoadGen.Silo;
+
+namespace Snapper.LoadGen;
+
+/// <summary>
+/// <c>LoadGen idle [--duration S]</c>: starts the embedded silo, runs one PACT and one ACT so the
+/// coordinator ring and the loggers have worked, then measures the process's CPU time while
+/// nothing runs. An idle ring must park its token instead of spinning a core.
+/// </summary>
+public static class IdleProbe
+{
+    /// <summary>Runs the probe; returns the exit code.</summary>
+    public static async Task<int> RunAsync(IReadOnlyList<string> args, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken)
+    {
+        var seconds = 10.0;
+        if (args.Count == 2 && args[0] == "--duration" && double.TryParse(args[1], NumberStyles.Float, CultureInfo.InvariantCulture, out var s) && s > 0)
+        {
+            seconds = s;
+        }
+        else if (args.Count != 0)
+        {
+            await stderr.WriteLineAsync("error: usage: idle [--duration SECONDS]");
+            return ExitCodes.Usage;
+        }
+
+        await using var silo = await EmbeddedSilo.StartAsync(new LoadGenOptions(), stderr, cancellationToken);
+        var (a, b) = (ActorId.Create<IAccountActor>(0), ActorId.Create<IAccountActor>(1));
+        await silo.Client.RunPact<IAccountActor>(a, (x, ctx) => x.SendPayment(ctx, b, 1m), AccessSet.Of(a).And(b), cancellationToken);
+        await silo.Client.RunAct<IAccountActor, decimal>(ActorId.Create<IAccountActor>(2), (x, ctx) => x.Balance(ctx), cancellationToken);
+        await Task.Delay(TimeSpan.FromSeconds(1), cancellationToken); // let the token finish its idle lap
+
+        var process = Process.GetCurrentProcess();
+        var before = process.TotalProcessorTime;
+        await Task.Delay(TimeSpan.FromSeconds(seconds), cancellationToken);
+        process.Refresh();
+        var used = process.TotalProcessorTime - before;
+        await stdout.WriteLineAsync(FormattableString.Invariant(
+            $"idle: {used.TotalMilliseconds:F0} ms of CPU in {seconds:0.#} s = {100 * used.TotalSeconds / seconds:F2}% of one core (whole process, ring and loggers included)"));
+        return ExitCodes.Ok;
+    }
+}
