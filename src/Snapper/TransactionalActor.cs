@@ -89,7 +89,8 @@ public abstract class TransactionalActor<TState> : ITransactionalActor, IActorBi
 
     void IPactParticipant.OnBatchCommit(long bid) => PactEngine.OnBatchCommit(bid);
 
-    void IPactParticipant.OnAbort(long abortedThrough, IReadOnlyDictionary<long, Exception> failures) => PactEngine.OnAbort(abortedThrough, failures);
+    void IPactParticipant.OnAbort(long abortedThrough, long committedThrough, IReadOnlyDictionary<long, Exception> failures) =>
+        PactEngine.OnAbort(abortedThrough, committedThrough, failures);
 
     (long Tid, string Description) IPactParticipant.DescribeWait(long bid) => PactEngine.DescribeWait(bid);
 }

@@ -149,6 +149,12 @@ internal sealed class ActParticipant<TState>
                 info = failed.Info;
                 info.Fail(failed.Original);
             }
+            catch (SnapperException refused)
+            {
+                // Refused before it ran anywhere (e.g. PACTs hold this actor): nothing to roll back.
+                info = new ExecutionInfo();
+                info.Fail(refused);
+            }
 
             runtime.Active.Completing(ctx.Tid);
             if (info.Failure is null && runtime.Clock.GetUtcNow() > ctx.Deadline)

@@ -294,11 +294,14 @@ internal sealed class PactRing
             highestCommitted = Math.Max(highestCommitted, batch.Bid);
         }
 
-        batch.Resolved.TrySetResult();
+        // Queue BatchCommit on every participant before anyone can see the batch resolved: an abort
+        // cascade waiting for it must reach each actor after the commit, never before.
         foreach (var actor in batch.Participants)
         {
             Send(actor, p => p.OnBatchCommit(batch.Bid));
         }
+
+        batch.Resolved.TrySetResult();
     }
 
     private async Task Cascade()
@@ -324,11 +327,12 @@ internal sealed class PactRing
         // Batches whose commit is already being logged are decided: let them finish first.
         await Task.WhenAll(committing).ConfigureAwait(false);
 
-        long through;
+        long through, committedThrough;
         Dictionary<long, Exception> causes;
         lock (gate)
         {
             through = token.LastBid;
+            committedThrough = highestCommitted;
             causes = new Dictionary<long, Exception>(failures);
             foreach (var batch in aborting)
             {
@@ -346,7 +350,7 @@ internal sealed class PactRing
         await Task.WhenAll(aborting.SelectMany(b => b.Participants).Distinct().Select(actor =>
         {
             var activation = directory.Get(actor);
-            return activation.Run(() => ((IPactParticipant)activation.Instance).OnAbort(through, causes));
+            return activation.Run(() => ((IPactParticipant)activation.Instance).OnAbort(through, committedThrough, causes));
         })).ConfigureAwait(false);
 
         PactCoordinator? wake;

@@ -15,8 +15,12 @@ internal interface IPactParticipant
     /// <summary>BatchCommit, coordinator → actor, one-way, after the coordinator's BatchCommit record is durable.</summary>
     void OnBatchCommit(long bid);
 
-    /// <summary>Abort cascade, ring → actor: drop every batch up to <paramref name="abortedThrough"/> and return to the committed state.</summary>
-    void OnAbort(long abortedThrough, IReadOnlyDictionary<long, Exception> failures);
+    /// <summary>
+    /// Abort cascade, ring → actor: apply every batch up to <paramref name="committedThrough"/>
+    /// (committed, even if its BatchCommit has not arrived yet), then drop every other batch up to
+    /// <paramref name="abortedThrough"/> and return to the committed state.
+    /// </summary>
+    void OnAbort(long abortedThrough, long committedThrough, IReadOnlyDictionary<long, Exception> failures);
 
     /// <summary>Declaration deadline, coordinator → actor: what batch <paramref name="bid"/> waits for here.</summary>
     (long Tid, string Description) DescribeWait(long bid);

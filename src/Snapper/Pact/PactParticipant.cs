@@ -173,8 +173,9 @@ internal sealed class PactParticipant<TState>
         failedBatches.RemoveWhere(b => b <= bid);
     }
 
-    public void OnAbort(long abortedThrough, IReadOnlyDictionary<long, Exception> failures)
+    public void OnAbort(long abortedThrough, long committedThrough, IReadOnlyDictionary<long, Exception> failures)
     {
+        OnBatchCommit(committedThrough);
         schedule.AbortThrough(abortedThrough);
         uncommitted.Clear();
         working = null;
