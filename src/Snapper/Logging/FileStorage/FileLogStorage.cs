@@ -1,0 +1,135 @@
+using System.Buffers;
+using System.Collections.Concurrent;
+using System.Runtime.CompilerServices;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace Snapper.Logging.FileStorage;
+
+/// <summary>
+/// A durable <see cref="ILogStorage"/>: a write-ahead log per log name, in segment files
+/// <c>{Directory}/{log}/{sequence:D10}.wal</c> of checksummed frames. Each append is one write and
+/// one fsync; appends to one log are serialized, different logs proceed in parallel.
+/// </summary>
+/// <remarks>
+/// When a log is first used, a torn or corrupt tail of its last segment (a crash mid-append) is cut
+/// off. Damage anywhere else is not something a crash can cause, so reading fails with
+/// <see cref="InvalidDataException"/> instead of skipping committed records.
+/// One process at a time may use a directory; nothing here guards against a second one.
+/// </remarks>
+public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
+{
+    private readonly string root;
+    private readonly long segmentSizeBytes;
+    private readonly ILogger diagnostics;
+    private readonly ConcurrentDictionary<string, SegmentLog> logs = new(StringComparer.Ordinal);
+    private volatile bool disposed;
+
+    public FileLogStorage(FileLogStorageOptions options, ILogger<FileLogStorage>? logger = null)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        if (string.IsNullOrWhiteSpace(options.Directory))
+        {
+            throw new ArgumentException($"{nameof(FileLogStorageOptions)}.{nameof(FileLogStorageOptions.Directory)} must name a folder.", nameof(options));
+        }
+
+        if (options.SegmentSizeBytes < FileLogStorageOptions.MinSegmentSizeBytes)
+        {
+            throw new ArgumentException(
+                $"{nameof(FileLogStorageOptions)}.{nameof(FileLogStorageOptions.SegmentSizeBytes)} is {options.SegmentSizeBytes}; it must be at least {FileLogStorageOptions.MinSegmentSizeBytes}.",
+                nameof(options));
+        }
+
+        // Copied: later changes to the options object must not move a running storage.
+        root = Path.GetFullPath(options.Directory);
+        segmentSizeBytes = options.SegmentSizeBytes;
+        diagnostics = (ILogger?)logger ?? NullLogger.Instance;
+    }
+
+    /// <inheritdoc />
+    /// <remarks>Records must be non-empty. The task completes once the whole group is fsynced.</remarks>
+    public async Task AppendAsync(string log, IReadOnlyList<ReadOnlyMemory<byte>> group, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(group);
+        var segments = LogFor(log);
+        var size = WalFrame.MeasureGroup(group);
+        if (size == 0)
+        {
+            return;
+        }
+
+        // Framed (checksums included) before taking the log's turn, so this overlaps the previous fsync.
+        var buffer = ArrayPool<byte>.Shared.Rent(size);
+        try
+        {
+            WalFrame.WriteGroup(group, buffer);
+            await segments.AppendAsync(buffer.AsMemory(0, size), cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
+        }
+    }
+
+    /// <inheritdoc />
+    /// <remarks>
+    /// Covers what was durable when enumeration began. Throws <see cref="InvalidDataException"/> for a
+    /// missing or corrupt segment; a log never written reads as empty.
+    /// </remarks>
+    public IAsyncEnumerable<ReadOnlyMemory<byte>> ReadAsync(string log, CancellationToken cancellationToken)
+    {
+        var segments = LogFor(log);
+        return Read(segments, cancellationToken);
+    }
+
+    /// <summary>
+    /// Deletes the segments of <paramref name="log"/> numbered below <paramref name="sequence"/>, for
+    /// checkpointing. The current (last) segment is never deleted. Returns how many were deleted.
+    /// </summary>
+    public int DeleteSegmentsBefore(string log, long sequence) => LogFor(log).DeleteBefore(sequence);
+
+    /// <summary>The segment files of <paramref name="log"/> on disk, oldest first.</summary>
+    public IReadOnlyList<string> SegmentFiles(string log)
+    {
+        var directory = DirectoryOf(log);
+        return SegmentFileName.List(directory).Select(s => SegmentFileName.PathOf(directory, s)).ToArray();
+    }
+
+    /// <summary>Waits for appends in flight, then closes every file.</summary>
+    public async ValueTask DisposeAsync()
+    {
+        disposed = true;
+        foreach (var segments in logs.Values)
+        {
+            await segments.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+
+    private static async IAsyncEnumerable<ReadOnlyMemory<byte>> Read(SegmentLog segments, [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        var snapshot = await segments.SnapshotAsync(cancellationToken).ConfigureAwait(false);
+        await foreach (var record in SegmentReader.ReadAsync(snapshot, cancellationToken).ConfigureAwait(false))
+        {
+            yield return record;
+        }
+    }
+
+    private SegmentLog LogFor(string log)
+    {
+        ObjectDisposedException.ThrowIf(disposed, this);
+        var directory = DirectoryOf(log);
+        return logs.GetOrAdd(log, static (name, state) => new SegmentLog(name, state.directory, state.self.segmentSizeBytes, state.self.diagnostics), (self: this, directory));
+    }
+
+    // The log name becomes a folder name, so it must not be able to point anywhere else.
+    private string DirectoryOf(string log)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(log);
+        if (log is "." or ".." || log.AsSpan().IndexOfAny(['/', '\\', '\0']) >= 0 || log.AsSpan().IndexOfAny(Path.GetInvalidFileNameChars()) >= 0)
+        {
+            throw new ArgumentException($"Log name '{log}' cannot be used as a folder name.", nameof(log));
+        }
+
+        return Path.Combine(root, log);
+    }
+}

@@ -1,0 +1,309 @@
+using Microsoft.Extensions.Logging;
+
+namespace Snapper.Logging.FileStorage;
+
+/// <summary>
+/// One log's folder of segments: its write handle, where its durable tail ends, and the gate that
+/// serializes its appends. The in-memory state is rebuilt from disk on first use and after any
+/// failed append, so it never trusts what a failure may have left behind.
+/// </summary>
+internal sealed class SegmentLog : IAsyncDisposable
+{
+    private readonly string name;
+    private readonly string directory;
+    private readonly long segmentSizeBytes;
+    private readonly ILogger diagnostics;
+    private readonly SemaphoreSlim gate = new(1, 1);
+    private readonly List<long> sequences = [];
+    private FileStream? writer;
+    private string writerPath = string.Empty;
+    private long tailLength; // durable bytes of the last segment; appends go here
+    private bool scanned;
+    private bool disposed;
+
+    public SegmentLog(string name, string directory, long segmentSizeBytes, ILogger diagnostics)
+    {
+        this.name = name;
+        this.directory = directory;
+        this.segmentSizeBytes = segmentSizeBytes;
+        this.diagnostics = diagnostics;
+    }
+
+    /// <summary>Writes already-framed bytes as one unit and returns once they are on disk.</summary>
+    public async Task AppendAsync(ReadOnlyMemory<byte> frames, CancellationToken cancellationToken)
+    {
+        await gate.WaitAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            ObjectDisposedException.ThrowIf(disposed, this);
+            await EnsureScannedAsync(cancellationToken).ConfigureAwait(false);
+
+            // The last point where giving up leaves nothing half done; past it the write runs to the end.
+            cancellationToken.ThrowIfCancellationRequested();
+            try
+            {
+                // Synchronous on purpose: with FileOptions.None the OS calls block anyway, and the
+                // caller (the logger's flush loop) already runs on the thread pool.
+                WriteDurably(frames.Span);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                Forget();
+                throw;
+            }
+        }
+        finally
+        {
+            gate.Release();
+        }
+    }
+
+    /// <summary>Opens the log if needed and captures what a read should cover.</summary>
+    public async Task<SegmentSnapshot> SnapshotAsync(CancellationToken cancellationToken)
+    {
+        await gate.WaitAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            ObjectDisposedException.ThrowIf(disposed, this);
+            await EnsureScannedAsync(cancellationToken).ConfigureAwait(false);
+            return new SegmentSnapshot(name, directory, [.. sequences], tailLength);
+        }
+        finally
+        {
+            gate.Release();
+        }
+    }
+
+    /// <summary>Deletes the segments numbered below <paramref name="sequence"/>, oldest first, except the last one.</summary>
+    public int DeleteBefore(long sequence)
+    {
+        gate.Wait();
+        try
+        {
+            ObjectDisposedException.ThrowIf(disposed, this);
+            var present = scanned ? [.. sequences] : Guard("list the segments of", directory, () => SegmentFileName.List(directory));
+            var deleted = 0;
+
+            // Oldest first, so an interrupted deletion leaves a suffix of the log, never a hole.
+            foreach (var segment in present)
+            {
+                if (segment >= sequence || segment == present[^1])
+                {
+                    break;
+                }
+
+                var path = SegmentFileName.PathOf(directory, segment);
+                Guard("delete segment", path, () => File.Delete(path));
+                sequences.Remove(segment);
+                deleted++;
+            }
+
+            if (deleted > 0)
+            {
+                FileStorageLog.SegmentsDeleted(diagnostics, name, deleted, sequence);
+            }
+
+            return deleted;
+        }
+        finally
+        {
+            gate.Release();
+        }
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        // Waits for an append in flight; later ones find the log disposed. The gate itself is not
+        // disposed, so a late caller gets ObjectDisposedException from the check, not from the gate.
+        await gate.WaitAsync().ConfigureAwait(false);
+        try
+        {
+            disposed = true;
+            CloseWriter();
+        }
+        finally
+        {
+            gate.Release();
+        }
+    }
+
+    private async Task EnsureScannedAsync(CancellationToken cancellationToken)
+    {
+        if (scanned)
+        {
+            return;
+        }
+
+        var found = Guard("list the segments of", directory, () => SegmentFileName.List(directory));
+        long length = 0;
+        if (found.Length > 0)
+        {
+            var last = SegmentFileName.PathOf(directory, found[^1]);
+            try
+            {
+                length = await TailRecovery.RecoverAsync(last, diagnostics, cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                throw new IOException($"Log '{name}' could not recover segment '{last}': {e.Message}", e);
+            }
+        }
+
+        sequences.Clear();
+        sequences.AddRange(found);
+        tailLength = length;
+        scanned = true;
+    }
+
+    private void WriteDurably(ReadOnlySpan<byte> frames)
+    {
+        var stream = WriterFor(frames.Length);
+        var start = tailLength;
+        try
+        {
+            stream.Write(frames); // one call: the stream is unbuffered, so this is one write(2)
+            stream.Flush(flushToDisk: true);
+            tailLength = start + frames.Length;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            RollBack(stream, start);
+            throw new IOException($"Log '{name}' could not write {frames.Length} bytes to '{writerPath}' at offset {start}: {e.Message}", e);
+        }
+    }
+
+    private FileStream WriterFor(int size)
+    {
+        if (sequences.Count == 0)
+        {
+            CreateDirectory();
+            StartSegment(0);
+        }
+        else if (tailLength > 0 && tailLength + size > segmentSizeBytes)
+        {
+            // The current segment's groups are all fsynced already; closing it needs no flush.
+            CloseWriter();
+            StartSegment(sequences[^1] + 1);
+        }
+        else if (writer is null)
+        {
+            OpenLast();
+        }
+
+        return writer!;
+    }
+
+    private void CreateDirectory()
+    {
+        // The folders about to be created, so their parents can be fsynced after.
+        var created = new List<string>();
+        for (var d = directory; d is not null && !Directory.Exists(d); d = Path.GetDirectoryName(d))
+        {
+            created.Add(d);
+        }
+
+        Guard("create directory", directory, () =>
+        {
+            Directory.CreateDirectory(directory);
+            foreach (var d in created)
+            {
+                DirectorySync.Flush(Path.GetDirectoryName(d)!);
+            }
+        });
+    }
+
+    private void StartSegment(long sequence)
+    {
+        var path = SegmentFileName.PathOf(directory, sequence);
+        var stream = Guard("create segment", path, () => OpenWriter(path, FileMode.CreateNew));
+        try
+        {
+            Guard("fsync the directory of segment", path, () => DirectorySync.Flush(directory));
+        }
+        catch
+        {
+            // An empty segment whose name may not survive a crash; removing it keeps the next
+            // attempt on this very path, which will fsync the directory again.
+            stream.Dispose();
+            File.Delete(path);
+            throw;
+        }
+
+        sequences.Add(sequence);
+        writer = stream;
+        writerPath = path;
+        tailLength = 0;
+        FileStorageLog.SegmentStarted(diagnostics, name, path);
+    }
+
+    private void OpenLast()
+    {
+        var path = SegmentFileName.PathOf(directory, sequences[^1]);
+        var stream = Guard("open segment", path, () =>
+        {
+            var s = OpenWriter(path, FileMode.Open);
+            s.Position = tailLength;
+            return s;
+        });
+        writer = stream;
+        writerPath = path;
+    }
+
+    // Unbuffered, so each group is exactly one write call; readers may share the file.
+    private static FileStream OpenWriter(string path, FileMode mode) => new(path, new FileStreamOptions
+    {
+        Mode = mode,
+        Access = FileAccess.Write,
+        Share = FileShare.Read,
+        BufferSize = 0,
+        Options = FileOptions.None,
+    });
+
+    // A failed write may have left part of the group behind, and after a failed fsync the page cache
+    // cannot be trusted either: cut back to the last acknowledged byte. Should even that fail, the
+    // next use rescans the segment, and the checksums decide.
+    private void RollBack(FileStream stream, long length)
+    {
+        try
+        {
+            stream.SetLength(length);
+            stream.Flush(flushToDisk: true);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            FileStorageLog.RollbackFailed(diagnostics, e, writerPath, length);
+        }
+    }
+
+    // After a failure nothing in memory is trusted: the next use starts again from what is on disk.
+    private void Forget()
+    {
+        CloseWriter();
+        scanned = false;
+    }
+
+    private void CloseWriter()
+    {
+        writer?.Dispose();
+        writer = null;
+        writerPath = string.Empty;
+    }
+
+    private T Guard<T>(string action, string path, Func<T> operation)
+    {
+        try
+        {
+            return operation();
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            throw new IOException($"Log '{name}' could not {action} '{path}': {e.Message}", e);
+        }
+    }
+
+    private void Guard(string action, string path, Action operation) => Guard(action, path, () =>
+    {
+        operation();
+        return true;
+    });
+}

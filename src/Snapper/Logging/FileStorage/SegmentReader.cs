@@ -1,0 +1,73 @@
+using System.Runtime.CompilerServices;
+
+namespace Snapper.Logging.FileStorage;
+
+/// <summary>
+/// Reads the records of a <see cref="SegmentSnapshot"/> in append order. Any bad frame found here is
+/// corruption, not a torn write (the tail was already cut when the log was opened), so it fails the
+/// read instead of silently skipping committed records.
+/// </summary>
+internal static class SegmentReader
+{
+    public static async IAsyncEnumerable<ReadOnlyMemory<byte>> ReadAsync(SegmentSnapshot snapshot, [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        // Checked before anything is returned, so a caller never replays half a log that then fails.
+        EnsureContiguous(snapshot);
+        var sequences = snapshot.Sequences;
+        for (var i = 0; i < sequences.Length; i++)
+        {
+            var path = SegmentFileName.PathOf(snapshot.Directory, sequences[i]);
+            var stream = Open(snapshot, path, sequences[i]);
+            await using (stream.ConfigureAwait(false))
+            {
+                // The last segment may be growing: read only what was durable when the read began.
+                var limit = i == sequences.Length - 1 ? snapshot.TailLength : stream.Length;
+                using var reader = new FrameReader(stream, limit);
+                while (await reader.NextAsync(cancellationToken).ConfigureAwait(false))
+                {
+                    yield return reader.Payload.ToArray();
+                }
+
+                if (reader.Problem is not null)
+                {
+                    throw new InvalidDataException($"Log '{snapshot.Log}': segment '{path}' is corrupt at offset {reader.FrameStart}: {reader.Problem}.");
+                }
+            }
+        }
+    }
+
+    private static void EnsureContiguous(SegmentSnapshot snapshot)
+    {
+        var sequences = snapshot.Sequences;
+        for (var i = 1; i < sequences.Length; i++)
+        {
+            var expected = sequences[i - 1] + 1;
+            if (sequences[i] != expected)
+            {
+                throw new InvalidDataException(
+                    $"Log '{snapshot.Log}' in '{snapshot.Directory}' is missing segment sequence {expected} ({SegmentFileName.Of(expected)}): " +
+                    $"segments {sequences[i - 1]} and {sequences[i]} are present, {sequences[i] - expected} between them are not.");
+            }
+        }
+    }
+
+    private static FileStream Open(SegmentSnapshot snapshot, string path, long sequence)
+    {
+        try
+        {
+            // Shared with the writer, and with DeleteSegmentsBefore (Unix lets a deleted file be read on).
+            return new FileStream(path, new FileStreamOptions
+            {
+                Mode = FileMode.Open,
+                Access = FileAccess.Read,
+                Share = FileShare.ReadWrite | FileShare.Delete,
+                BufferSize = 64 * 1024,
+                Options = FileOptions.SequentialScan,
+            });
+        }
+        catch (Exception e) when (e is FileNotFoundException or DirectoryNotFoundException)
+        {
+            throw new InvalidDataException($"Log '{snapshot.Log}': segment sequence {sequence} ('{path}') vanished while being read; was it deleted by DeleteSegmentsBefore?", e);
+        }
+    }
+}

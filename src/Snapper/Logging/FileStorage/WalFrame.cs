@@ -1,0 +1,50 @@
+using System.Buffers.Binary;
+
+namespace Snapper.Logging.FileStorage;
+
+/// <summary>
+/// The on-disk framing of one record: <c>length:u32 LE | crc32c:u32 LE (of the payload) | payload</c>.
+/// The checksum is what lets recovery tell a torn or rotten tail from real records.
+/// </summary>
+internal static class WalFrame
+{
+    public const int HeaderSize = 8;
+
+    /// <summary>The bytes <paramref name="group"/> takes once framed; throws if it cannot be written.</summary>
+    public static int MeasureGroup(IReadOnlyList<ReadOnlyMemory<byte>> group)
+    {
+        long size = 0;
+        for (var i = 0; i < group.Count; i++)
+        {
+            // An empty payload would frame as eight zero bytes (CRC-32C of nothing is 0), exactly what a
+            // file extended but never written looks like after a crash; forbidding it keeps zeros invalid.
+            if (group[i].IsEmpty)
+            {
+                throw new ArgumentException($"Record {i} of the group is empty; the file log stores only non-empty records.", nameof(group));
+            }
+
+            size += HeaderSize + group[i].Length;
+        }
+
+        // The group is written from one array with one call.
+        if (size > Array.MaxLength)
+        {
+            throw new ArgumentException($"The group takes {size} bytes framed; one append can write at most {Array.MaxLength}.", nameof(group));
+        }
+
+        return (int)size;
+    }
+
+    /// <summary>Frames every record of <paramref name="group"/> into <paramref name="destination"/>, back to back.</summary>
+    public static void WriteGroup(IReadOnlyList<ReadOnlyMemory<byte>> group, Span<byte> destination)
+    {
+        foreach (var record in group)
+        {
+            var payload = record.Span;
+            BinaryPrimitives.WriteUInt32LittleEndian(destination, (uint)payload.Length);
+            BinaryPrimitives.WriteUInt32LittleEndian(destination[4..], Crc32C.Compute(payload));
+            payload.CopyTo(destination[HeaderSize..]);
+            destination = destination[(HeaderSize + payload.Length)..];
+        }
+    }
+}

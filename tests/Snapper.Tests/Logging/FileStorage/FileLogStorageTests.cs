@@ -1,0 +1,267 @@
+using System.Collections.Concurrent;
+using Snapper.Logging.FileStorage;
+using static Snapper.Tests.Logging.FileStorage.WalTestData;
+
+namespace Snapper.Tests.Logging.FileStorage;
+
+public sealed class FileLogStorageTests : IDisposable
+{
+    // 1000-byte payloads frame to 1008 bytes: four fit in a 4 KiB segment, a fifth starts the next.
+    private const int SegmentSize = 4096;
+    private const int RecordSize = 1000;
+
+    private readonly TempDirectory temp = new();
+
+    public void Dispose() => temp.Dispose();
+
+    [Fact]
+    public async Task Groups_round_trip_in_order_across_segment_rolls_after_reopening()
+    {
+        var written = new List<byte[]>();
+        await using (var storage = Open())
+        {
+            for (var g = 0; g < 7; g++)
+            {
+                // Groups of 1, 2, 3, 1, 2, 3, 1 records: ~1, 2 or 3 KiB each, so rolls fall between groups.
+                var group = Enumerable.Range(0, g % 3 + 1).Select(i => Payload(g, i, RecordSize)).ToArray();
+                await storage.AppendAsync("log", group.Select(r => (ReadOnlyMemory<byte>)r).ToArray(), CancellationToken.None);
+                written.AddRange(group);
+            }
+        }
+
+        await using var reopened = Open();
+        var files = reopened.SegmentFiles("log");
+        Assert.True(files.Count >= 3, $"expected several segments, got {files.Count}");
+        Assert.Equal(
+            Enumerable.Range(0, files.Count).Select(i => Path.Combine(temp.Path, "log", $"{i:D10}.wal")),
+            files);
+
+        // A group never spans segments: each file ends exactly at a group boundary, under the limit.
+        Assert.All(files, f => Assert.True(new FileInfo(f).Length <= SegmentSize));
+        Assert.Equal(written, await ReadAllAsync(reopened, "log"));
+    }
+
+    [Fact]
+    public async Task A_group_larger_than_a_segment_lands_whole_in_its_own_segment()
+    {
+        await using var storage = Open();
+        await storage.AppendAsync("log", [Payload(0, 0, 100)], CancellationToken.None);
+        var big = Enumerable.Range(1, 6).Select(i => (ReadOnlyMemory<byte>)Payload(0, i, RecordSize)).ToArray();
+        await storage.AppendAsync("log", big, CancellationToken.None);
+        await storage.AppendAsync("log", [Payload(0, 7, 100)], CancellationToken.None);
+
+        var files = storage.SegmentFiles("log");
+        Assert.Equal(3, files.Count);
+        Assert.Equal(6 * (RecordSize + 8), new FileInfo(files[1]).Length);
+        Assert.Equal(8, (await ReadAllAsync(storage, "log")).Count);
+    }
+
+    [Fact]
+    public async Task A_log_never_written_reads_as_empty_and_creates_nothing()
+    {
+        await using var storage = Open();
+        Assert.Empty(await ReadAllAsync(storage, "nothing"));
+        Assert.False(Directory.Exists(Path.Combine(temp.Path, "nothing")));
+        Assert.Empty(storage.SegmentFiles("nothing"));
+    }
+
+    [Fact]
+    public async Task Corruption_in_an_earlier_segment_fails_the_read_naming_the_file_and_offset()
+    {
+        await using (var storage = Open())
+        {
+            await AppendSinglesAsync(storage, "log", 0, 10, RecordSize);
+        }
+
+        var first = Path.Combine(temp.Path, "log", "0000000000.wal");
+        var length = new FileInfo(first).Length;
+        FlipByte(first, RecordSize + 8 + 8 + 10); // inside the payload of the second frame
+
+        await using var reopened = Open();
+        var error = await Assert.ThrowsAsync<InvalidDataException>(() => ReadAllAsync(reopened, "log"));
+        Assert.Contains(first, error.Message);
+        Assert.Contains($"offset {RecordSize + 8}", error.Message);
+
+        // Not mistaken for a torn tail: nothing was cut.
+        Assert.Equal(length, new FileInfo(first).Length);
+    }
+
+    [Fact]
+    public async Task A_missing_middle_segment_fails_the_read_naming_its_sequence()
+    {
+        await using (var storage = Open())
+        {
+            await AppendSinglesAsync(storage, "log", 0, 10, RecordSize);
+        }
+
+        File.Delete(Path.Combine(temp.Path, "log", "0000000001.wal"));
+
+        await using var reopened = Open();
+        var returned = 0;
+        var error = await Assert.ThrowsAsync<InvalidDataException>(async () =>
+        {
+            await foreach (var unused in reopened.ReadAsync("log", CancellationToken.None))
+            {
+                returned++;
+            }
+        });
+        Assert.Contains("sequence 1 ", error.Message);
+        Assert.Contains("0000000001.wal", error.Message);
+        Assert.Equal(0, returned); // the gap is found before any record is handed out
+    }
+
+    [Fact]
+    public async Task A_log_folder_that_cannot_be_created_fails_the_append_naming_the_path()
+    {
+        // Tests run as root, which chmod does not stop; a regular file where a folder must go stops everyone.
+        var blocker = Path.Combine(temp.Path, "not-a-folder");
+        await File.WriteAllTextAsync(blocker, "x");
+        await using var storage = new FileLogStorage(new FileLogStorageOptions { Directory = blocker });
+
+        var error = await Assert.ThrowsAsync<IOException>(() => storage.AppendAsync("log", [Payload(0, 0)], CancellationToken.None));
+        Assert.Contains(Path.Combine(blocker, "log"), error.Message);
+        Assert.NotNull(error.InnerException);
+
+        // Still failing cleanly on retry, and reads see an empty log.
+        await Assert.ThrowsAsync<IOException>(() => storage.AppendAsync("log", [Payload(0, 1)], CancellationToken.None));
+        Assert.Empty(await ReadAllAsync(storage, "log"));
+    }
+
+    [Fact]
+    public async Task Concurrent_appends_to_two_logs_keep_every_record_once_in_each_writers_order()
+    {
+        const int writers = 16;
+        const int groupsPerWriter = 30;
+        string[] logs = ["left", "right"];
+        var sent = new ConcurrentDictionary<string, ConcurrentBag<(int, int)>>();
+        var start = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using (var storage = Open())
+        {
+            var tasks = Enumerable.Range(0, writers).Select(w => Task.Run(async () =>
+            {
+                await start.Task; // all writers go at once, so their appends really contend
+                var number = 0;
+                for (var g = 0; g < groupsPerWriter; g++)
+                {
+                    // Alternate logs, and vary the group size, so both logs see interleaved writers.
+                    var log = logs[(w + g) % 2];
+                    var group = new ReadOnlyMemory<byte>[g % 3 + 1];
+                    for (var i = 0; i < group.Length; i++)
+                    {
+                        group[i] = Payload(w, number, 300);
+                        sent.GetOrAdd(log, _ => []).Add((w, number));
+                        number++;
+                    }
+
+                    await storage.AppendAsync(log, group, CancellationToken.None);
+                }
+            })).ToArray();
+            start.SetResult();
+            await Task.WhenAll(tasks);
+
+            // The live storage's idea of where each log ends must match what is on disk...
+            await AssertEveryRecordOnceInWriterOrderAsync(storage);
+        }
+
+        // ...and so must a fresh storage's.
+        await using var reopened = Open();
+        await AssertEveryRecordOnceInWriterOrderAsync(reopened);
+
+        async Task AssertEveryRecordOnceInWriterOrderAsync(FileLogStorage storage)
+        {
+            foreach (var log in logs)
+            {
+                var read = (await ReadAllAsync(storage, log)).Select(r => Identify(r)).ToList();
+                Assert.Equal(sent[log].Order(), read.Order()); // each record exactly once
+                foreach (var writer in read.GroupBy(r => r.Writer))
+                {
+                    var numbers = writer.Select(r => r.Number).ToList();
+                    Assert.Equal(numbers.Order(), numbers); // a writer's records in the order it wrote them
+                }
+
+                Assert.True(storage.SegmentFiles(log).Count > 1);
+            }
+        }
+    }
+
+    [Fact]
+    public async Task Deleting_old_segments_of_a_live_log_keeps_the_rest_readable()
+    {
+        await using var storage = Open();
+        var written = await AppendSinglesAsync(storage, "log", 0, 10, RecordSize);
+        Assert.Equal(3, storage.SegmentFiles("log").Count);
+
+        Assert.Equal(2, storage.DeleteSegmentsBefore("log", 2));
+        Assert.Equal([Path.Combine(temp.Path, "log", "0000000002.wal")], storage.SegmentFiles("log"));
+        Assert.Equal(written[8..], await ReadAllAsync(storage, "log"));
+
+        // The current segment stays, whatever the bound, and appending carries on.
+        Assert.Equal(0, storage.DeleteSegmentsBefore("log", long.MaxValue));
+        written.AddRange(await AppendSinglesAsync(storage, "log", 10, 3, RecordSize));
+        Assert.Equal(written[8..], await ReadAllAsync(storage, "log"));
+    }
+
+    [Fact]
+    public async Task Deleting_old_segments_right_after_reopening_keeps_the_rest_readable()
+    {
+        List<byte[]> written;
+        await using (var storage = Open())
+        {
+            written = await AppendSinglesAsync(storage, "log", 0, 10, RecordSize);
+        }
+
+        await using (var reopened = Open())
+        {
+            Assert.Equal(2, reopened.DeleteSegmentsBefore("log", long.MaxValue));
+            Assert.Single(reopened.SegmentFiles("log"));
+            written.AddRange(await AppendSinglesAsync(reopened, "log", 10, 1, RecordSize));
+        }
+
+        await using var again = Open();
+        Assert.Equal(written[8..], await ReadAllAsync(again, "log"));
+    }
+
+    [Fact]
+    public async Task A_cancelled_append_writes_nothing()
+    {
+        await using var storage = Open();
+        using var cancelled = new CancellationTokenSource();
+        await cancelled.CancelAsync();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => storage.AppendAsync("log", [Payload(0, 0)], cancelled.Token));
+        Assert.Empty(await ReadAllAsync(storage, "log"));
+    }
+
+    [Fact]
+    public void Bad_options_are_rejected_naming_the_option()
+    {
+        var directory = Assert.Throws<ArgumentException>(() => new FileLogStorage(new FileLogStorageOptions { Directory = " " }));
+        Assert.Contains(nameof(FileLogStorageOptions.Directory), directory.Message);
+
+        var size = Assert.Throws<ArgumentException>(() => new FileLogStorage(new FileLogStorageOptions { Directory = temp.Path, SegmentSizeBytes = 4095 }));
+        Assert.Contains(nameof(FileLogStorageOptions.SegmentSizeBytes), size.Message);
+    }
+
+    [Fact]
+    public async Task Log_names_that_are_not_plain_folder_names_and_empty_records_are_rejected()
+    {
+        await using var storage = Open();
+        foreach (var name in new[] { "..", "a/b", "a\\b", "" })
+        {
+            await Assert.ThrowsAnyAsync<ArgumentException>(() => storage.AppendAsync(name, [Payload(0, 0)], CancellationToken.None));
+        }
+
+        await Assert.ThrowsAsync<ArgumentException>(() => storage.AppendAsync("log", [Payload(0, 0), ReadOnlyMemory<byte>.Empty], CancellationToken.None));
+        Assert.Empty(storage.SegmentFiles("log"));
+    }
+
+    private FileLogStorage Open() => new(new FileLogStorageOptions { Directory = temp.Path, SegmentSizeBytes = SegmentSize });
+
+    private static void FlipByte(string path, long offset)
+    {
+        using var file = new FileStream(path, FileMode.Open, FileAccess.ReadWrite);
+        file.Position = offset;
+        var value = file.ReadByte();
+        file.Position = offset;
+        file.WriteByte((byte)(value ^ 0x40));
+    }
+}
