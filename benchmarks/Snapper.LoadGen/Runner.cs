@@ -71,9 +71,9 @@ public static class Runner
             return new RunOutcome(ExitCodes.Usage, null);
         }
 
-        if (options.LogDir is not null)
+        if (options.LogDir is not null && options.Logger != LoggerKind.File)
         {
-            await stderr.WriteLineAsync("note: --log-dir is not used: only the none and memory loggers exist yet.");
+            await stderr.WriteLineAsync("note: --log-dir is used only with --logger file.");
         }
 
         EmbeddedSilo silo;
@@ -100,6 +100,10 @@ public static class Runner
             var report = new LoadGenReport(options.Workload, options, runs);
             await stdout.WriteLineAsync();
             ResultsTable.Write(stdout, report);
+            if (silo.LogDirectory is not null)
+            {
+                await stdout.WriteLineAsync(FormattableString.Invariant($"file log: {silo.LogBytes() / (1024.0 * 1024.0):F1} MiB on disk in {silo.LogDirectory}"));
+            }
 
             if (options.Json is { } path)
             {

@@ -30,7 +30,7 @@ public static class ArgParser
           --warmup SECONDS         load before measuring, excluded from stats (default 5)
           --duration SECONDS       measured time per mode (default 10)
           --logger KIND            none | memory (default memory); file, azure-table: not implemented yet
-          --log-dir DIR            log directory (for the file logger, not implemented yet)
+          --log-dir DIR            log directory of the file logger (default: a temporary folder, deleted afterwards)
           --log-delay-ms N         injected log write delay; only 0 for now
           --cluster HOST:PORT      drive an external silo (needs the Orleans client: not available here)
           --json FILE              also write the results as JSON
@@ -192,7 +192,8 @@ public static class ArgParser
     {
         "none" => LoggerKind.None,
         "memory" => LoggerKind.Memory,
-        "file" or "azure-table" => throw new UsageException($"{flag}: logger '{value}' is not implemented yet; use none or memory."),
+        "file" => LoggerKind.File,
+        "azure-table" => throw new UsageException($"{flag}: logger '{value}' is not implemented yet (Azure.Data.Tables cannot be restored here); use none, memory or file."),
         _ => throw new UsageException($"{flag}: unknown logger '{value}'; use none or memory (file and azure-table are not implemented yet)."),
     };
 

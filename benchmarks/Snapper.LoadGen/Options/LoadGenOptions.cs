@@ -39,7 +39,7 @@ public sealed record LoadGenOptions
     /// <summary>Where the silo logs (<c>--logger</c>).</summary>
     public LoggerKind Logger { get; init; } = LoggerKind.Memory;
 
-    /// <summary>Log directory for a file logger (<c>--log-dir</c>); unused until the file logger exists.</summary>
+    /// <summary>Log directory of the file logger (<c>--log-dir</c>); null: a temporary folder deleted after the run.</summary>
     public string? LogDir { get; init; }
 
     /// <summary>Injected log write delay (<c>--log-delay-ms</c>); only 0 is supported now.</summary>

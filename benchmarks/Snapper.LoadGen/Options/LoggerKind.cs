@@ -8,4 +8,7 @@ public enum LoggerKind
 
     /// <summary>The runtime's in-memory log storage (group commit, no disk).</summary>
     Memory = 1,
+
+    /// <summary>Write-ahead log files with an fsync per group commit (<c>--log-dir</c>, else a temporary folder).</summary>
+    File = 2,
 }

@@ -15,12 +15,24 @@ namespace Snapper.LoadGen.Silo;
 public sealed class EmbeddedSilo : IAsyncDisposable
 {
     private readonly IHost host;
+    private readonly bool deleteLogDirectory;
 
-    private EmbeddedSilo(IHost host)
+    private EmbeddedSilo(IHost host, string? logDirectory, bool deleteLogDirectory)
     {
         this.host = host;
+        this.deleteLogDirectory = deleteLogDirectory;
+        LogDirectory = logDirectory;
         Client = host.Services.GetRequiredService<ISnapperClient>();
     }
+
+    /// <summary>The file logger's directory, when <c>--logger file</c>.</summary>
+    public string? LogDirectory { get; }
+
+    /// <summary>Bytes the file logger has on disk now (0 without a file logger).</summary>
+    public long LogBytes() =>
+        LogDirectory is not null && Directory.Exists(LogDirectory)
+            ? new DirectoryInfo(LogDirectory).EnumerateFiles("*", SearchOption.AllDirectories).Sum(f => f.Length)
+            : 0;
 
     /// <summary>The client transactions and plain calls are issued through.</summary>
     public ISnapperClient Client { get; }
@@ -45,15 +57,27 @@ public sealed class EmbeddedSilo : IAsyncDisposable
         builder.Logging.SetMinimumLevel(LogLevel.Warning);
         builder.Logging.AddProvider(new TextWriterLoggerProvider(diagnostics));
 
+        var logDirectory = options.Logger == LoggerKind.File
+            ? options.LogDir ?? Path.Combine(Path.GetTempPath(), $"snapper-loadgen-{Environment.ProcessId}-{Guid.NewGuid():N}")
+            : null;
         builder.Services.AddSnapper(snapper => snapper
             .AddSmallBank()
-            .Configure(o => o.Logging = options.Logger == LoggerKind.None ? LoggingMode.None : LoggingMode.Memory));
+            .Configure(o =>
+            {
+                o.Logging = options.Logger switch
+                {
+                    LoggerKind.None => LoggingMode.None,
+                    LoggerKind.File => LoggingMode.File,
+                    _ => LoggingMode.Memory,
+                };
+                o.LogDirectory = logDirectory;
+            }));
 
         var host = builder.Build();
         try
         {
             await host.StartAsync(cancellationToken);
-            return new EmbeddedSilo(host);
+            return new EmbeddedSilo(host, logDirectory, deleteLogDirectory: logDirectory is not null && options.LogDir is null);
         }
         catch
         {
@@ -78,6 +102,11 @@ public sealed class EmbeddedSilo : IAsyncDisposable
             else
             {
                 host.Dispose();
+            }
+
+            if (deleteLogDirectory && LogDirectory is not null && Directory.Exists(LogDirectory))
+            {
+                Directory.Delete(LogDirectory, recursive: true);
             }
         }
     }

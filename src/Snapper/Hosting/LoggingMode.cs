@@ -8,4 +8,7 @@ public enum LoggingMode
 
     /// <summary>The registered <see cref="Logging.ILogStorage"/>; by default in process memory.</summary>
     Memory = 1,
+
+    /// <summary>Write-ahead log files under <see cref="SnapperOptions.LogDirectory"/>, one fsync per group commit.</summary>
+    File = 2,
 }

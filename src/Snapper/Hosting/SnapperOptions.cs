@@ -33,6 +33,9 @@ public sealed class SnapperOptions
     /// </summary>
     public TimeSpan TransactionTimeout { get; set; } = DefaultTransactionTimeout;
 
+    /// <summary>Where <see cref="LoggingMode.File"/> keeps its segment files (required for that mode).</summary>
+    public string? LogDirectory { get; set; }
+
     /// <summary>Coordinators on the PACT token ring (1 to 64); default one per core.</summary>
     public int CoordinatorCount { get; set; } = Environment.ProcessorCount;
 

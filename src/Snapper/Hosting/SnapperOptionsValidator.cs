@@ -13,6 +13,11 @@ internal sealed class SnapperOptionsValidator : IValidateOptions<SnapperOptions>
             failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.Logging)} is {(int)options.Logging}, which is not a {nameof(LoggingMode)}.");
         }
 
+        if (options.Logging == LoggingMode.File && string.IsNullOrWhiteSpace(options.LogDirectory))
+        {
+            failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.LogDirectory)} must name a directory when {nameof(SnapperOptions.Logging)} is {nameof(LoggingMode.File)}.");
+        }
+
         if (options.LoggerCount is < 1 or > 1024)
         {
             failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.LoggerCount)} must be between 1 and 1024 (was {options.LoggerCount}).");

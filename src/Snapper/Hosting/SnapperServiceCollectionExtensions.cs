@@ -5,7 +5,9 @@ using Snapper.Act;
 using Snapper.Actors;
 using Snapper.Coordination;
 using Snapper.Diagnostics;
+using Microsoft.Extensions.Logging;
 using Snapper.Logging;
+using Snapper.Logging.FileStorage;
 using Snapper.Serialization;
 
 namespace Snapper.Hosting;
@@ -41,7 +43,14 @@ public static class SnapperServiceCollectionExtensions
 
         services.AddSingleton(builder.Registry);
         services.TryAddSingleton(TimeProvider.System);
-        services.TryAddSingleton<ILogStorage, InMemoryLogStorage>();
+        services.TryAddSingleton<ILogStorage>(sp =>
+        {
+            // Chosen by the options; a storage registered before AddSnapper wins over both.
+            var settings = sp.GetRequiredService<IOptions<SnapperOptions>>().Value;
+            return settings.Logging == LoggingMode.File
+                ? new FileLogStorage(new FileLogStorageOptions { Directory = settings.LogDirectory! }, sp.GetService<ILogger<FileLogStorage>>())
+                : new InMemoryLogStorage();
+        });
         services.TryAddSingleton<IStateSerializer, JsonStateSerializer>();
         services.TryAddSingleton<SnapperMetrics>();
         services.AddSingleton<ActorDirectory>();

@@ -3,7 +3,9 @@ namespace Snapper.Logging;
 /// <summary>
 /// Where loggers persist their records. A log is a named append-only stream; each
 /// <see cref="AppendAsync"/> call is one group commit and must be durable when its task completes.
-/// Implementations: <see cref="InMemoryLogStorage"/> (tests, benchmarks); durable ones come later.
+/// Implementations: <see cref="InMemoryLogStorage"/> (tests, benchmarks) and
+/// <see cref="FileStorage.FileLogStorage"/> (segment files, CRC32C frames, one fsync per group).
+/// Records are never empty (every encoded record has a header).
 /// </summary>
 public interface ILogStorage
 {
