@@ -1,0 +1,3 @@
+using BenchmarkDotNet.Running;
+
+BenchmarkSwitcher.FromAssembly(typeof(Snapper.Benchmarks.Concurrency.WaitDieLockBenchmarks).Assembly).Run(args);
