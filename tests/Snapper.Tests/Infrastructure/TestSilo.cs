@@ -1,5 +1,6 @@
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using ListAppend;
 using SmallBank;
 using Snapper.Hosting;
 using Snapper.Logging;
@@ -40,6 +41,7 @@ public sealed class TestSilo : IAsyncDisposable
                    .AddActor<ITestActor, TestActor>()
                    .AddActor<ICyclicActor, CyclicActor>()
                    .AddActor<IRecorderActor, RecorderActor>()
+                   .AddListAppend()
                    .Configure(o => o.LoggerCount = 2);
             configure?.Invoke(snapper);
         });

@@ -1,0 +1,19 @@
+using Snapper;
+
+namespace ListAppend;
+
+/// <summary>An actor holding one list of tids.</summary>
+public interface IListActor : ITransactionalActor
+{
+    /// <summary>Appends the transaction's tid; returns what the list looked like before.</summary>
+    Task<AppendResult> Append(TxnContext ctx);
+
+    /// <summary>
+    /// Appends here and, in parallel, on every actor of <paramref name="others"/>: the whole
+    /// transaction of the workload, started on its first actor.
+    /// </summary>
+    Task<AppendResult[]> AppendEverywhere(TxnContext ctx, ActorId[] others);
+
+    /// <summary>The whole list (read-only).</summary>
+    Task<List<long>> Read(TxnContext ctx);
+}
