@@ -40,12 +40,7 @@ public static class LogRecordCodec
         switch (record)
         {
             case CoordPrepareRecord r:
-                WriteUInt32(output, (uint)r.Participants.Length);
-                foreach (var p in r.Participants)
-                {
-                    WriteActor(output, p);
-                }
-
+                WriteActors(output, r.Participants);
                 break;
             case PrepareRecord r:
                 WriteActor(output, r.Actor);
@@ -60,12 +55,7 @@ public static class LogRecordCodec
                 break;
             case BatchInfoRecord r:
                 WriteUInt32(output, (uint)r.Coordinator);
-                WriteUInt32(output, (uint)r.Participants.Length);
-                foreach (var p in r.Participants)
-                {
-                    WriteActor(output, p);
-                }
-
+                WriteActors(output, r.Participants);
                 break;
             case BatchCompleteRecord r:
                 WriteActor(output, r.Actor);
@@ -130,6 +120,15 @@ public static class LogRecordCodec
     {
         WriteString(output, actor.Type);
         WriteString(output, actor.Key);
+    }
+
+    private static void WriteActors(IBufferWriter<byte> output, ImmutableArray<ActorId> actors)
+    {
+        WriteUInt32(output, (uint)actors.Length);
+        foreach (var actor in actors)
+        {
+            WriteActor(output, actor);
+        }
     }
 
     private ref struct Reader(ReadOnlySpan<byte> data)
