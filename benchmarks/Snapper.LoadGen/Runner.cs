@@ -1,3 +1,5 @@
+using System.Collections.Concurrent;
+using Snapper.History;
 using Snapper.LoadGen.Measurement;
 using Snapper.LoadGen.Options;
 using Snapper.LoadGen.Reporting;
@@ -20,6 +22,11 @@ public static class Runner
         if (args.Count > 0 && args[0] == "idle")
         {
             return await IdleProbe.RunAsync([.. args.Skip(1)], stdout, stderr, cancellationToken);
+        }
+
+        if (args.Count > 0 && args[0] == "check")
+        {
+            return await CheckCommand.RunAsync([.. args.Skip(1)], stdout, stderr, cancellationToken);
         }
 
         ParseResult parsed;
@@ -96,10 +103,29 @@ public static class Runner
 
         await using (silo)
         {
-            var (runs, failed, interrupted) = await RunModesAsync(options, silo, stderr, cancellationToken);
+            List<RunResult> runs;
+            bool failed, interrupted;
+            string? checkReport = null;
+            if (options.Workload == "listappend")
+            {
+                var outcome = await RunListAppendAsync(options, silo, stderr, cancellationToken);
+                (runs, failed, interrupted, checkReport) = (outcome.Runs, outcome.Failed, outcome.Interrupted, outcome.CheckReport);
+            }
+            else
+            {
+                var workload = new SmallBankWorkload(silo.Client, options.Actors);
+                (runs, failed, interrupted) = await RunModesAsync(options, workload.For, workload, null, stderr, cancellationToken);
+            }
+
             var report = new LoadGenReport(options.Workload, options, runs);
             await stdout.WriteLineAsync();
             ResultsTable.Write(stdout, report);
+            if (checkReport is not null)
+            {
+                await stdout.WriteLineAsync();
+                await stdout.WriteAsync(checkReport);
+            }
+
             if (silo.LogDirectory is not null)
             {
                 await stdout.WriteLineAsync(FormattableString.Invariant($"file log: {silo.LogBytes() / (1024.0 * 1024.0):F1} MiB on disk in {silo.LogDirectory}"));
@@ -124,11 +150,126 @@ public static class Runner
         }
     }
 
-    private static async Task<(List<RunResult> Runs, bool Failed, bool Interrupted)> RunModesAsync(
+    private static async Task<(List<RunResult> Runs, bool Failed, bool Interrupted, string? CheckReport)> RunListAppendAsync(
         LoadGenOptions options, EmbeddedSilo silo, TextWriter stderr, CancellationToken cancellationToken)
     {
+        HistoryWriter? writer = null;
+        if (options.History is { } historyPath)
+        {
+            try
+            {
+                writer = new HistoryWriter(historyPath);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException or ArgumentException)
+            {
+                await stderr.WriteLineAsync($"error: could not create --history {historyPath}: {e.Message}");
+                return ([], true, false, null);
+            }
+        }
+
+        // The checker needs the whole history in memory; keep it only when --verify asks for it.
+        var inMemory = options.Verify ? new ConcurrentQueue<HistoryEntry>() : null;
+        var historyFailed = 0;
+        void Record(HistoryEntry entry)
+        {
+            inMemory?.Enqueue(entry);
+            try
+            {
+                writer?.Append(entry);
+            }
+            catch (Exception e) when (e is IOException or ObjectDisposedException)
+            {
+                // Reported once, after the run; a failed history must not count as aborts.
+                Interlocked.Exchange(ref historyFailed, 1);
+            }
+        }
+
+        var bothModes = options.Modes.Contains(ModeNames.Act) && options.Modes.Contains(ModeNames.Pact);
+        var workload = new ListAppendWorkload(silo.Client, options.Actors, separatePactKeys: bothModes, Record);
+        var (runs, failed, interrupted) = await RunModesAsync(options, workload.For, null, workload, stderr, cancellationToken);
+
+        if (writer is not null)
+        {
+            try
+            {
+                await writer.DisposeAsync();
+                await stderr.WriteLineAsync(FormattableString.Invariant($"wrote {writer.WrittenCount:N0} history entries to {options.History}"));
+            }
+            catch (IOException e)
+            {
+                await stderr.WriteLineAsync($"error: writing --history {options.History} failed: {e.InnerException?.Message ?? e.Message}");
+                failed = true;
+            }
+        }
+
+        if (Volatile.Read(ref historyFailed) != 0)
+        {
+            failed = true;
+        }
+
+        if (options.Dump is null && !options.Verify)
+        {
+            return (runs, failed, interrupted, null);
+        }
+
+        if (runs.Any(r => r.StillInFlight > 0))
+        {
+            await stderr.WriteLineAsync("error: lists not read, so no --dump and no --verify: transactions are still in flight and the reads would wait behind them.");
+            return (runs, true, interrupted, null);
+        }
+
+        var lists = new Dictionary<string, IReadOnlyList<long>>(StringComparer.Ordinal);
+        foreach (var run in runs)
+        {
+            try
+            {
+                foreach (var (actor, tids) in await workload.ReadListsAsync(run.Mode, options.Clients * options.Pipeline, CancellationToken.None))
+                {
+                    lists[actor] = tids;
+                }
+            }
+#pragma warning disable CA1031 // A failed read is a failed dump and verification, reported with its cause.
+            catch (Exception e)
+#pragma warning restore CA1031
+            {
+                await stderr.WriteLineAsync($"[{run.Mode}] error: could not read the lists: {e.Message}");
+                return (runs, true, interrupted, null);
+            }
+        }
+
+        // Actors in key order, so the dump is stable and readable.
+        var ordered = lists.OrderBy(kv => long.Parse(kv.Key, System.Globalization.CultureInfo.InvariantCulture))
+            .ToDictionary(kv => kv.Key, kv => kv.Value, StringComparer.Ordinal);
+        if (options.Dump is { } dumpPath)
+        {
+            try
+            {
+                await ListDump.WriteAsync(dumpPath, ordered, CancellationToken.None);
+                await stderr.WriteLineAsync(FormattableString.Invariant($"wrote {ordered.Count:N0} lists ({ordered.Values.Sum(l => (long)l.Count):N0} elements) to {dumpPath}"));
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException or ArgumentException)
+            {
+                await stderr.WriteLineAsync($"error: could not write --dump {dumpPath}: {e.Message}");
+                failed = true;
+            }
+        }
+
+        string? checkReport = null;
+        if (inMemory is not null)
+        {
+            var result = ListAppendChecker.Check([.. inMemory], ordered);
+            checkReport = CheckReport.Render(result);
+            failed |= !result.Ok;
+        }
+
+        return (runs, failed, interrupted, checkReport);
+    }
+
+    private static async Task<(List<RunResult> Runs, bool Failed, bool Interrupted)> RunModesAsync(
+        LoadGenOptions options, Func<string, IssueTransaction> issueFor, SmallBankWorkload? smallBank, ListAppendWorkload? listAppend,
+        TextWriter stderr, CancellationToken cancellationToken)
+    {
         var picker = ActorPicker.Create(options);
-        var workload = new SmallBankWorkload(silo.Client, options.Actors);
         var runs = new List<RunResult>();
         var failed = false;
         foreach (var mode in options.Modes)
@@ -141,14 +282,19 @@ public static class Runner
 
             await stderr.WriteLineAsync(FormattableString.Invariant(
                 $"[{mode}] {options.Clients * options.Pipeline} loops: warm-up {options.WarmupSeconds:0.##}s, then measuring {options.DurationSeconds:0.##}s"));
-            var touched = options.Verify ? new bool[options.Actors] : null;
+            var touched = options.Verify && smallBank is not null ? new bool[options.Actors] : null;
             var driver = new LoadDriver(options, picker)
             {
                 Touched = touched,
                 OnTick = recorder => stderr.WriteLine(ProgressLine.For(recorder, options.WarmupSeconds, options.DurationSeconds)),
             };
             using var batchSizes = new BatchSizeListener();
-            var result = await driver.RunAsync(mode, workload.For(mode), cancellationToken);
+            var result = await driver.RunAsync(mode, issueFor(mode), cancellationToken);
+            if (listAppend?.CutOff(mode) is > 0 and var cut)
+            {
+                await stderr.WriteLineAsync(FormattableString.Invariant($"[{mode}] {cut} transaction(s) still in flight at the cut-off are recorded as unknown."));
+            }
+
             if (batchSizes.Snapshot() is { Batches: > 0 } formed)
             {
                 result = result with { AverageBatchSize = (double)formed.Pacts / formed.Batches };
@@ -167,9 +313,9 @@ public static class Runner
                 failed = true;
             }
 
-            if (touched is not null)
+            if (touched is not null && smallBank is not null)
             {
-                result = await VerifyAsync(mode, result, touched, workload, options, stderr);
+                result = await VerifyAsync(mode, result, touched, smallBank, options, stderr);
                 failed |= result.Verification is { Ok: false } || (result.Verification is null && result.StillInFlight == 0);
             }
 

@@ -13,18 +13,23 @@ public static class ArgParser
     /// <summary>The usage text printed by <c>--help</c> and after a usage error.</summary>
     public const string Usage = """
         Usage: Snapper.LoadGen WORKLOAD [options]
+               Snapper.LoadGen check --history FILE --dump FILE
+               Snapper.LoadGen idle [--duration S]
 
         Workloads:
-          smallbank                SmallBank MultiTransfer (tpcc and listappend are not implemented yet)
+          smallbank                SmallBank MultiTransfer (tpcc is not implemented yet)
+          listappend               each transaction appends its tid to the lists of --txn-size actors
+                                   (modes act and pact only; checked Elle-style with --verify or check)
+          check                    check a listappend history against a list dump; exit 0 ok, 1 violations
           idle [--duration S]      start the silo, then measure its CPU use while idle (default 10 s)
 
         Options:
-          --modes LIST             comma list of modes to run in order (default nt,pact,act)
+          --modes LIST             comma list of modes to run in order (default nt,pact,act; listappend: pact,act)
                                    supported: nt, pact, act; planned: act-elr, hybrid, orleans-txn
           --dist NAME              uniform | hotspot | zipf (default uniform)
           --zipf S                 Zipf exponent, > 0 (default 1.0)
-          --txn-size N             actors per transaction: 1 debited + N-1 recipients, all distinct (default 4)
-          --actors N               number of accounts (default 10000)
+          --txn-size N             actors per transaction, all distinct (default 4); smallbank: 1 debited + N-1 recipients
+          --actors N               number of actors per mode (default 10000)
           --pipeline N             transactions in flight per client (default 64)
           --clients N              clients (default 2)
           --warmup SECONDS         load before measuring, excluded from stats (default 5)
@@ -34,14 +39,23 @@ public static class ArgParser
           --log-delay-ms N         injected log write delay; only 0 for now
           --cluster HOST:PORT      drive an external silo (needs the Orleans client: not available here)
           --json FILE              also write the results as JSON
-          --verify                 after each mode, check the touched accounts still hold all the money
+          --history FILE           listappend: write one JSON line per finished transaction
+          --dump FILE              listappend: after the run, read every actor's list and write them as JSON
+          --verify                 smallbank: after each mode, check the touched accounts still hold all the money;
+                                   listappend: after the run, check the history against the lists (Elle-style)
           --seed N                 seed of every actor choice (default 42)
           --help                   this text
 
         Exit codes: 0 ok, 1 verification or run failure, 2 usage error, 130 interrupted (Ctrl+C).
         """;
 
-    private static readonly string[] NotYetWorkloads = ["tpcc", "listappend"];
+    private static readonly string[] NotYetWorkloads = ["tpcc"];
+
+    /// <summary>The workloads this build can run.</summary>
+    public static IReadOnlyList<string> Workloads { get; } = ["smallbank", "listappend"];
+
+    /// <summary>The default modes of <c>listappend</c>, where <c>nt</c> has nothing to check.</summary>
+    public static IReadOnlyList<string> ListAppendDefaultModes { get; } = [ModeNames.Pact, ModeNames.Act];
 
     /// <summary>Parses the arguments after the program name.</summary>
     /// <exception cref="UsageException">A flag, value, mode or workload is unknown, malformed or not built yet.</exception>
@@ -50,7 +64,7 @@ public static class ArgParser
         ArgumentNullException.ThrowIfNull(args);
         if (args.Count == 0)
         {
-            throw new UsageException("No workload given: the first argument must be a workload (smallbank).");
+            throw new UsageException("No workload given: the first argument must be a workload (smallbank, listappend) or check.");
         }
 
         if (IsHelp(args[0]))
@@ -114,9 +128,18 @@ public static class ArgParser
                 "--log-delay-ms" => options with { LogDelayMs = ParseLogDelay(flag, Value()) },
                 "--cluster" => throw ClusterUnavailable(flag, Value()),
                 "--json" => options with { Json = ParseNonEmpty(flag, Value()) },
+                "--history" => options with { History = ParseNonEmpty(flag, Value()) },
+                "--dump" => options with { Dump = ParseNonEmpty(flag, Value()) },
                 "--seed" => options with { Seed = ParseInt(flag, Value(), min: int.MinValue) },
                 _ => throw new UsageException($"Unknown option {flag}. Run with --help for the list."),
             };
+        }
+
+        // nt has nothing to check in listappend, so its default leaves it out.
+        var modesGiven = args.Any(a => a == "--modes" || a.StartsWith("--modes=", StringComparison.Ordinal));
+        if (!modesGiven && options.Workload == "listappend")
+        {
+            options = options with { Modes = ListAppendDefaultModes };
         }
 
         Validate(options);
@@ -130,22 +153,22 @@ public static class ArgParser
 
     private static string ParseWorkload(string arg)
     {
-        if (arg == "smallbank")
+        if (Workloads.Contains(arg))
         {
             return arg;
         }
 
         if (NotYetWorkloads.Contains(arg))
         {
-            throw new UsageException($"Workload '{arg}' is not implemented yet; only smallbank can run now.");
+            throw new UsageException($"Workload '{arg}' is not implemented yet; only smallbank and listappend can run now.");
         }
 
         if (arg.StartsWith('-'))
         {
-            throw new UsageException($"The first argument must be the workload (smallbank), not the option {arg}.");
+            throw new UsageException($"The first argument must be the workload (smallbank, listappend) or check, not the option {arg}.");
         }
 
-        throw new UsageException($"Unknown workload '{arg}'; known: smallbank (tpcc and listappend are not implemented yet).");
+        throw new UsageException($"Unknown workload '{arg}'; known: smallbank, listappend (tpcc is not implemented yet), and the check subcommand.");
     }
 
     private static List<string> ParseModes(string flag, string value)
@@ -275,6 +298,26 @@ public static class ArgParser
         }
 
         ParseModes("--modes", string.Join(',', options.Modes));
+        if (options.Workload == "listappend")
+        {
+            if (options.Modes.Contains(ModeNames.Nt))
+            {
+                throw new UsageException($"--modes: mode '{ModeNames.Nt}' is not meaningful for listappend (plain calls have no tid and no atomicity to check); use {ModeNames.Pact} and/or {ModeNames.Act}.");
+            }
+        }
+        else
+        {
+            if (options.History is not null)
+            {
+                throw new UsageException($"--history is only for the listappend workload, not {options.Workload}.");
+            }
+
+            if (options.Dump is not null)
+            {
+                throw new UsageException($"--dump is only for the listappend workload, not {options.Workload}.");
+            }
+        }
+
         RequireAtLeast("--txn-size", options.TxnSize, 1);
         RequireAtLeast("--actors", options.Actors, 1);
         RequireAtLeast("--pipeline", options.Pipeline, 1);

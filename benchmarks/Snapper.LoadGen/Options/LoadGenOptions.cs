@@ -6,7 +6,7 @@ namespace Snapper.LoadGen.Options;
 /// </summary>
 public sealed record LoadGenOptions
 {
-    /// <summary>The workload (first positional argument). Only <c>smallbank</c> exists now.</summary>
+    /// <summary>The workload (first positional argument): <c>smallbank</c> or <c>listappend</c>.</summary>
     public string Workload { get; init; } = "smallbank";
 
     /// <summary>Modes to run, in order, on the same embedded silo (<c>--modes</c>).</summary>
@@ -47,6 +47,12 @@ public sealed record LoadGenOptions
 
     /// <summary>Where to write the JSON report (<c>--json</c>), or null for none.</summary>
     public string? Json { get; init; }
+
+    /// <summary>Where listappend writes its history, one JSON line per finished transaction (<c>--history</c>), or null.</summary>
+    public string? History { get; init; }
+
+    /// <summary>Where listappend writes every actor's list after the run (<c>--dump</c>), or null.</summary>
+    public string? Dump { get; init; }
 
     /// <summary>Check after each mode that the money on the touched accounts is unchanged (<c>--verify</c>).</summary>
     public bool Verify { get; init; }

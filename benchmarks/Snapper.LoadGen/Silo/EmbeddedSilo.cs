@@ -1,3 +1,4 @@
+using ListAppend;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
@@ -8,7 +9,7 @@ using Snapper.LoadGen.Options;
 namespace Snapper.LoadGen.Silo;
 
 /// <summary>
-/// The Snapper silo in this process: a generic host with Snapper and the SmallBank actors. There
+/// The Snapper silo in this process: a generic host with Snapper, the SmallBank actors and the list-append actor. There
 /// is no external cluster (the Orleans packages cannot be restored here), so every mode runs
 /// against this one host, one after another.
 /// </summary>
@@ -62,6 +63,7 @@ public sealed class EmbeddedSilo : IAsyncDisposable
             : null;
         builder.Services.AddSnapper(snapper => snapper
             .AddSmallBank()
+            .AddListAppend()
             .Configure(o =>
             {
                 o.Logging = options.Logger switch

@@ -39,6 +39,38 @@ public sealed class LoadGenTests
         }
     }
 
+    [Fact]
+    public async Task A_list_append_run_writes_a_history_and_dump_that_check_accepts_and_a_corrupted_dump_fails()
+    {
+        var folder = Directory.CreateTempSubdirectory("snapper-listappend-").FullName;
+        var (history, dump) = (Path.Combine(folder, "h.jsonl"), Path.Combine(folder, "d.json"));
+        try
+        {
+            var stdout = new StringWriter();
+            var exit = await Runner.MainAsync(
+                ["listappend", "--modes", "act,pact", "--actors", "8", "--txn-size", "3", "--duration", "1", "--warmup", "0", "--pipeline", "8",
+                 "--history", history, "--dump", dump, "--verify"],
+                stdout, new StringWriter(), CancellationToken.None);
+            Assert.True(exit == 0, $"exit {exit}\n{stdout}");
+            Assert.Contains("list-append check OK", stdout.ToString());
+
+            Assert.Equal(0, await Runner.MainAsync(["check", "--history", history, "--dump", dump], new StringWriter(), new StringWriter(), CancellationToken.None));
+
+            // Drop the last element of the longest list: a committed append goes missing.
+            var lists = JsonSerializer.Deserialize<Dictionary<string, List<long>>>(await File.ReadAllTextAsync(dump))!;
+            var longest = lists.MaxBy(kv => kv.Value.Count).Key;
+            lists[longest].RemoveAt(lists[longest].Count - 1);
+            await File.WriteAllTextAsync(dump, JsonSerializer.Serialize(lists));
+            var report = new StringWriter();
+            Assert.Equal(1, await Runner.MainAsync(["check", "--history", history, "--dump", dump], report, new StringWriter(), CancellationToken.None));
+            Assert.Contains("LostAppend", report.ToString());
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+
     [Theory]
     [InlineData("--modes", "act-elr", "act-elr")]
     [InlineData("--dist", "gaussian", "--dist")]

@@ -1,0 +1,216 @@
+using System.Collections.Concurrent;
+using ListAppend;
+using Snapper.History;
+using Snapper.LoadGen.Options;
+
+namespace Snapper.LoadGen.Workloads;
+
+/// <summary>
+/// The list-append workload (after Jepsen's Elle) in act and pact: each transaction starts on its
+/// first picked actor and appends its tid to every picked actor's list, and records what it saw in
+/// the history. Keys are deterministic: <see cref="IListActor"/> 0..n-1; when both act and pact run
+/// in one invocation pact gets n..2n-1, so ACTs and PACTs never share an actor.
+/// </summary>
+public sealed class ListAppendWorkload
+{
+    private readonly ISnapperClient client;
+    private readonly ActorId[] actIds;
+    private readonly ActorId[] pactIds;
+    private readonly Action<HistoryEntry> record;
+
+    // Transactions whose tid is known and whose outcome is not recorded yet: at cut-off they are
+    // recorded as unknown. Whoever flips Done first records the transaction, exactly once.
+    private readonly ConcurrentDictionary<long, Pending> pending = new();
+
+    /// <summary>The workload over <paramref name="actors"/> list actors per mode.</summary>
+    /// <param name="client">Issues the transactions.</param>
+    /// <param name="actors">Actors per mode (<c>--actors</c>).</param>
+    /// <param name="separatePactKeys">True when act and pact both run: pact then uses keys n..2n-1.</param>
+    /// <param name="record">Receives every finished transaction; must be thread-safe.</param>
+    public ListAppendWorkload(ISnapperClient client, int actors, bool separatePactKeys, Action<HistoryEntry> record)
+    {
+        ArgumentNullException.ThrowIfNull(client);
+        ArgumentNullException.ThrowIfNull(record);
+        ArgumentOutOfRangeException.ThrowIfLessThan(actors, 1);
+        this.client = client;
+        this.record = record;
+        actIds = new ActorId[actors];
+        pactIds = new ActorId[actors];
+        var pactOffset = separatePactKeys ? actors : 0;
+        for (var key = 0; key < actors; key++)
+        {
+            actIds[key] = ActorId.Create<IListActor>(key);
+            pactIds[key] = ActorId.Create<IListActor>(pactOffset + key);
+        }
+    }
+
+    /// <summary>The "issue one list-append transaction" delegate of <paramref name="mode"/>.</summary>
+    public IssueTransaction For(string mode) => mode switch
+    {
+        ModeNames.Act => keys => IssueAsync(ModeNames.Act, actIds, keys),
+        ModeNames.Pact => keys => IssueAsync(ModeNames.Pact, pactIds, keys),
+        _ => throw new ArgumentOutOfRangeException(nameof(mode), mode, "listappend has no such mode."),
+    };
+
+    /// <summary>
+    /// Records every transaction of <paramref name="mode"/> whose outcome is still unknown (in flight
+    /// when the run was cut off) as <see cref="TransactionStatus.Unknown"/>; returns how many.
+    /// </summary>
+    public int CutOff(string mode)
+    {
+        var count = 0;
+        foreach (var (_, txn) in pending)
+        {
+            if (txn.Mode == mode && txn.TryFinish())
+            {
+                record(new HistoryEntry(txn.Tid, mode, TransactionStatus.Unknown, null, txn.Actors, []));
+                count++;
+            }
+        }
+
+        return count;
+    }
+
+    /// <summary>
+    /// Reads every list of <paramref name="mode"/> with a read-only transaction of that mode, once
+    /// the load has drained. Keyed by the actor key as the history names it.
+    /// </summary>
+    public async Task<Dictionary<string, IReadOnlyList<long>>> ReadListsAsync(string mode, int parallelism, CancellationToken cancellationToken)
+    {
+        var ids = mode switch
+        {
+            ModeNames.Act => actIds,
+            ModeNames.Pact => pactIds,
+            _ => throw new ArgumentOutOfRangeException(nameof(mode), mode, "listappend has no such mode."),
+        };
+
+        var lists = new List<long>[ids.Length];
+        await Parallel.ForAsync(0, ids.Length, new ParallelOptions { MaxDegreeOfParallelism = Math.Max(1, parallelism), CancellationToken = cancellationToken }, async (i, _) =>
+            lists[i] = await ReadAsync(mode, ids[i]));
+        var result = new Dictionary<string, IReadOnlyList<long>>(ids.Length, StringComparer.Ordinal);
+        for (var i = 0; i < ids.Length; i++)
+        {
+            result[ids[i].Key] = lists[i];
+        }
+
+        return result;
+    }
+
+    // A read-only transaction. Nothing else runs once the load drained, so it should not abort; if
+    // the runtime still aborts it, retry a few times, then let the abort surface.
+    private async Task<List<long>> ReadAsync(string mode, ActorId id)
+    {
+        const int attempts = 5;
+        for (var attempt = 1; ; attempt++)
+        {
+            try
+            {
+                return mode == ModeNames.Act
+                    ? await client.RunAct<IListActor, List<long>>(id, (a, ctx) => a.Read(ctx), CancellationToken.None)
+                    : await client.RunPact<IListActor, List<long>>(id, (a, ctx) => a.Read(ctx), AccessSet.Of(id), CancellationToken.None);
+            }
+            catch (TransactionAbortedException) when (attempt < attempts)
+            {
+                await Task.Delay(10 * attempt);
+            }
+        }
+    }
+
+    private async Task IssueAsync(string mode, ActorId[] ids, int[] keys)
+    {
+        var first = ids[keys[0]];
+        var others = new ActorId[keys.Length - 1];
+        var actors = new string[keys.Length];
+        actors[0] = first.Key;
+        for (var i = 1; i < keys.Length; i++)
+        {
+            others[i - 1] = ids[keys[i]];
+            actors[i] = others[i - 1].Key;
+        }
+
+        Pending? txn = null;
+        async Task<(long Tid, AppendResult[] Results)> Body(IListActor actor, TxnContext ctx)
+        {
+            // The tid is known from here on: register it so a cut-off can still record it.
+            var started = new Pending(ctx.Tid, mode, actors);
+            if (Interlocked.CompareExchange(ref txn, started, null) is null)
+            {
+                pending.TryAdd(ctx.Tid, started);
+            }
+
+            return (ctx.Tid, await actor.AppendEverywhere(ctx, others));
+        }
+
+        try
+        {
+            var (tid, results) = mode == ModeNames.Act
+                ? await client.RunAct<IListActor, (long, AppendResult[])>(first, Body, CancellationToken.None)
+                : await client.RunPact<IListActor, (long, AppendResult[])>(first, Body, Declare(first, others), CancellationToken.None);
+            if (Finish(tid, knownWithoutBody: Volatile.Read(ref txn) is null))
+            {
+                var appends = new AppendObservation[results.Length];
+                for (var i = 0; i < results.Length; i++)
+                {
+                    appends[i] = new AppendObservation(results[i].Actor.Key, results[i].PrefixLen, results[i].PrevTid);
+                }
+
+                record(new HistoryEntry(tid, mode, TransactionStatus.Committed, null, actors, appends));
+            }
+        }
+        catch (TransactionAbortedException aborted)
+        {
+            var tid = aborted.Tid != 0 ? aborted.Tid : Volatile.Read(ref txn)?.Tid ?? 0;
+            if (tid != 0 && Finish(tid, knownWithoutBody: aborted.Tid != 0 && Volatile.Read(ref txn) is null))
+            {
+                record(new HistoryEntry(tid, mode, TransactionStatus.Aborted, aborted.Reason.ToString(), actors, []));
+            }
+
+            throw;
+        }
+        catch (Exception) when (Volatile.Read(ref txn) is { } known)
+        {
+            if (Finish(known.Tid))
+            {
+                record(new HistoryEntry(known.Tid, mode, TransactionStatus.Unknown, null, actors, []));
+            }
+
+            throw;
+        }
+    }
+
+    // True if this caller records the outcome of tid (the cut-off did not get there first).
+    private bool Finish(long tid, bool knownWithoutBody = false)
+    {
+        if (pending.TryRemove(tid, out var txn))
+        {
+            return txn.TryFinish();
+        }
+
+        // Aborted before the body ran: never registered, so nobody else records it.
+        return knownWithoutBody;
+    }
+
+    private static AccessSet Declare(ActorId first, ActorId[] others)
+    {
+        var declared = AccessSet.Of(first);
+        foreach (var other in others)
+        {
+            declared = declared.And(other);
+        }
+
+        return declared;
+    }
+
+    private sealed class Pending(long tid, string mode, string[] actors)
+    {
+        private int done;
+
+        public long Tid { get; } = tid;
+
+        public string Mode { get; } = mode;
+
+        public string[] Actors { get; } = actors;
+
+        public bool TryFinish() => Interlocked.Exchange(ref done, 1) == 0;
+    }
+}
