@@ -12,6 +12,10 @@ namespace Snapper.Tests.Consistency;
 /// </summary>
 public sealed class ListAppendConsistencyTests
 {
+    /// <summary>Transactions per run; SNAPPER_SOAK_TRANSACTIONS makes it a soak (default 400 keeps CI short).</summary>
+    private static readonly int Transactions =
+        int.TryParse(Environment.GetEnvironmentVariable("SNAPPER_SOAK_TRANSACTIONS"), out var n) && n > 0 ? n : 400;
+
     [Theory]
     [InlineData("act", 4, 3)]
     [InlineData("act", 32, 6)]
@@ -24,7 +28,7 @@ public sealed class ListAppendConsistencyTests
         await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.CoordinatorCount = 2));
         var ids = Enumerable.Range(0, actors).Select(i => ActorId.Create<IListActor>(i)).ToArray();
         var random = new Random(actors * 31 + maxK);
-        var plans = Enumerable.Range(0, 400).Select(_ => ids.OrderBy(_ => random.Next()).Take(random.Next(1, maxK + 1)).ToArray()).ToArray();
+        var plans = Enumerable.Range(0, Transactions).Select(_ => ids.OrderBy(_ => random.Next()).Take(random.Next(1, maxK + 1)).ToArray()).ToArray();
         var history = new ConcurrentBag<HistoryEntry>();
 
         await Parallel.ForEachAsync(plans, new ParallelOptions { MaxDegreeOfParallelism = 32 }, async (plan, _) =>
