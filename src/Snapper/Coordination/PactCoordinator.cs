@@ -1,4 +1,3 @@
-using System.Collections.Immutable;
 using Snapper.Actors;
 using Snapper.Logging;
 using Snapper.Pact;
@@ -69,10 +68,3 @@ internal sealed class PactCoordinator(int index, PactRing ring, Logger? logger)
         }
     }
 }
-
-/// <summary>A batch just formed under the token, ready to be emitted.</summary>
-internal sealed record FormedBatch(
-    EmittedBatch Batch,
-    ImmutableArray<PendingPact> Pacts,
-    ImmutableArray<TxnContext> Contexts,
-    ImmutableArray<(ActorId Actor, SubBatch Batch)> SubBatches);

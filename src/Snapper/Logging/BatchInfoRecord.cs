@@ -1,0 +1,13 @@
+using System.Collections.Immutable;
+
+namespace Snapper.Logging;
+
+/// <summary>Written by a PACT coordinator before it emits a batch: who takes part.</summary>
+public sealed record BatchInfoRecord(long Tid, int Coordinator, ImmutableArray<ActorId> Participants) : LogRecord(Tid)
+{
+    /// <summary>The batch id (the tid of its first PACT).</summary>
+    public long Bid => Tid;
+
+    /// <inheritdoc />
+    public override LogRecordKind Kind => LogRecordKind.BatchInfo;
+}
