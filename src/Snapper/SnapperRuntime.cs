@@ -5,6 +5,7 @@ using Snapper.Coordination;
 using Snapper.Diagnostics;
 using Snapper.Hosting;
 using Snapper.Logging;
+using Snapper.Recovery;
 using Snapper.Serialization;
 
 namespace Snapper;
@@ -19,6 +20,7 @@ internal sealed class SnapperRuntime(
     ActCommitCoordinator commit,
     PactRing ring,
     IStateSerializer serializer,
+    RecoveredState recovered,
     SnapperMetrics metrics,
     TimeProvider clock)
 {
@@ -37,6 +39,8 @@ internal sealed class SnapperRuntime(
     public PactRing Ring { get; } = ring;
 
     public IStateSerializer Serializer { get; } = serializer;
+
+    public RecoveredState Recovered { get; } = recovered;
 
     public SnapperMetrics Metrics { get; } = metrics;
 

@@ -31,6 +31,10 @@ internal sealed class ActParticipant<TState>
         this.owner = owner;
         logger = runtime.Loggers.For(id);
         committed = EnsureSerializable(id, runtime, initial);
+        if (runtime.Recovered.TryGet(id, out var logged))
+        {
+            committed = Restore(id, runtime, logged);
+        }
     }
 
     public ActorId Id { get; }
@@ -279,6 +283,19 @@ internal sealed class ActParticipant<TState>
             _ => ParticipantRole.Visitor,
         };
         return record.Learned.Snapshot(Id, role);
+    }
+
+    private static TState Restore(ActorId id, SnapperRuntime runtime, ReadOnlyMemory<byte> logged)
+    {
+        try
+        {
+            return runtime.Serializer.Deserialize<TState>(logged.Span);
+        }
+        catch (Exception e)
+        {
+            throw new SnapperException(
+                $"Actor {id}'s last committed state in the log cannot be read as a {typeof(TState).FullName}: {e.Message}", e);
+        }
     }
 
     private static TState EnsureSerializable(ActorId id, SnapperRuntime runtime, TState initial)

@@ -14,6 +14,15 @@ internal sealed class TidAuthority
 {
     private long lastTid;
 
+    /// <summary>After a restart: never hand out <paramref name="tid"/> or anything below it again.</summary>
+    public void AdvancePast(long tid)
+    {
+        long seen;
+        while ((seen = Interlocked.Read(ref lastTid)) < tid && Interlocked.CompareExchange(ref lastTid, tid, seen) != seen)
+        {
+        }
+    }
+
     /// <summary>The next <paramref name="count"/> tids, never handed out before.</summary>
     public TidRange AllocateRange(int count)
     {

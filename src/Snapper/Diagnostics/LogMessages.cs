@@ -17,6 +17,9 @@ internal static partial class LogMessages
     [LoggerMessage(EventId = 5, Level = LogLevel.Information, Message = "PACT abort cascade: {Count} uncommitted batch(es) aborted, through bid {Through}")]
     public static partial void PactCascade(ILogger logger, int count, long through);
 
+    [LoggerMessage(EventId = 6, Level = LogLevel.Information, Message = "Recovered the committed state of {Actors} actor(s) from {Records} log record(s); tids resume after {MaxTid}")]
+    public static partial void Recovered(ILogger logger, int actors, int records, long maxTid);
+
     [LoggerMessage(EventId = 4, Level = LogLevel.Debug, Message = "Actor {Actor} activated")]
     public static partial void ActorActivated(ILogger logger, ActorId actor);
 }

@@ -8,6 +8,7 @@ using Snapper.Diagnostics;
 using Microsoft.Extensions.Logging;
 using Snapper.Logging;
 using Snapper.Logging.FileStorage;
+using Snapper.Recovery;
 using Snapper.Serialization;
 
 namespace Snapper.Hosting;
@@ -60,6 +61,8 @@ public static class SnapperServiceCollectionExtensions
         services.AddSingleton<LoggerPool>();
         services.AddSingleton<ActCommitCoordinator>();
         services.AddSingleton<PactRing>();
+        services.AddSingleton<RecoveredState>();
+        services.AddHostedService<LogRecovery>();
         services.AddSingleton<SnapperRuntime>();
         services.AddSingleton<ISnapperClient, SnapperClient>();
         return services;

@@ -20,10 +20,13 @@ internal sealed class LoggerPool
         var diagnostics = loggerFactory.CreateLogger("Snapper.Logging");
         loggers = settings.Logging == LoggingMode.None
             ? []
-            : Enumerable.Range(0, settings.LoggerCount).Select(i => new Logger($"snapper-log-{i}", storage, metrics, diagnostics)).ToArray();
+            : Enumerable.Range(0, settings.LoggerCount).Select(i => new Logger(LogName(i), storage, metrics, diagnostics)).ToArray();
     }
 
     public bool Enabled => loggers.Length > 0;
+
+    /// <summary>The name of logger <paramref name="index"/>'s log in the storage.</summary>
+    public static string LogName(int index) => $"snapper-log-{index}";
 
     /// <summary>The logger of <paramref name="actor"/>, or null when logging is off.</summary>
     public Logger? For(ActorId actor) => loggers.Length == 0 ? null : loggers[StableHash.Of(actor) % (ulong)loggers.Length];
