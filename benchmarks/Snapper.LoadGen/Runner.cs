@@ -82,6 +82,11 @@ public static class Runner
         {
             await stderr.WriteLineAsync("note: --log-dir is used only with --logger file.");
         }
+        else if (options.Logger == LoggerKind.File && options.LogDir is not null && Directory.Exists(options.LogDir) && Directory.EnumerateFileSystemEntries(options.LogDir).Any())
+        {
+            // The silo recovers the committed state logged there, so accounts do not start fresh.
+            await stderr.WriteLineAsync($"note: {options.LogDir} holds logs of an earlier run: the silo recovers their state, and --verify's expected totals assume fresh accounts.");
+        }
 
         EmbeddedSilo silo;
         try
