@@ -1,6 +1,5 @@
 using System.Buffers;
 using System.Text;
-using System.Text.Encodings.Web;
 using System.Text.Json;
 
 namespace Snapper.History;
@@ -12,12 +11,7 @@ namespace Snapper.History;
 /// </summary>
 public static class HistoryFile
 {
-    private static readonly JsonWriterOptions WriterOptions = new()
-    {
-        Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping, // plain files, never embedded in HTML
-        Indented = false,
-        SkipValidation = false,
-    };
+    private static readonly JsonWriterOptions WriterOptions = JsonFormat.WriterOptions;
 
     /// <summary>The JSON name of a status: <c>committed</c>, <c>aborted</c> or <c>unknown</c>.</summary>
     public static string StatusName(TransactionStatus status) => status switch

@@ -1,7 +1,6 @@
 using System.Buffers;
 using System.Globalization;
 using System.Text;
-using System.Text.Encodings.Web;
 using System.Text.Json;
 
 namespace Snapper.History;
@@ -12,11 +11,7 @@ namespace Snapper.History;
 /// </summary>
 public static class ListDump
 {
-    private static readonly JsonWriterOptions WriterOptions = new()
-    {
-        Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping, // plain files, never embedded in HTML
-        Indented = false,
-    };
+    private static readonly JsonWriterOptions WriterOptions = JsonFormat.WriterOptions;
 
     /// <summary>Reads a dump file.</summary>
     /// <exception cref="InvalidDataException">The file is not a well-formed dump; the message says where.</exception>
