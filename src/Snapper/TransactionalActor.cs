@@ -1,6 +1,8 @@
 using Snapper.Act;
 using Snapper.Actors;
+using Snapper.Hybrid;
 using Snapper.Pact;
+using Snapper.State;
 
 namespace Snapper;
 
@@ -62,9 +64,11 @@ public abstract class TransactionalActor<TState> : ITransactionalActor, IActorBi
 
     void IActorBinding.Bind(ActorId id, SnapperRuntime runtime)
     {
-        engine = new ActParticipant<TState>(id, runtime, CreateInitialState(), this);
-        pact = new PactParticipant<TState>(id, runtime, engine, this);
-        engine.PactBusy = () => pact.HasUncommittedBatches;
+        // One local schedule and one set of state versions, shared by the two engines (§4.4.1).
+        var versions = StateVersions<TState>.Load(id, runtime, CreateInitialState());
+        var schedule = new LocalSchedule(id);
+        engine = new ActParticipant<TState>(id, runtime, versions, schedule, this);
+        pact = new PactParticipant<TState>(id, runtime, versions, schedule, this);
     }
 
     Task<TResult> IActParticipant.RunAsRoot<TActor, TResult>(Func<TActor, TxnContext, Task<TResult>> body, CancellationToken cancellationToken) =>
@@ -73,11 +77,11 @@ public abstract class TransactionalActor<TState> : ITransactionalActor, IActorBi
     Task<(TResult Result, ExecutionInfo Info)> IActParticipant.Invoke<TActor, TResult>(TxnContext ctx, Func<TActor, Task<TResult>> call) =>
         Engine.Invoke(ctx, call);
 
-    Task<Vote> IActParticipant.Prepare(long tid) => Engine.Prepare(tid);
+    Task<Vote> IActParticipant.Prepare(long tid, HybridDecision decision) => Engine.Prepare(tid, decision);
 
-    Task IActParticipant.Commit(long tid) => Engine.Commit(tid);
+    Task IActParticipant.Commit(long tid, HybridDecision decision) => Engine.Commit(tid, decision);
 
-    Task IActParticipant.CommitOnePhase(long tid) => Engine.CommitOnePhase(tid);
+    Task IActParticipant.CommitOnePhase(long tid, HybridDecision decision) => Engine.CommitOnePhase(tid, decision);
 
     Task IActParticipant.Abort(long tid) => Engine.Abort(tid);
 

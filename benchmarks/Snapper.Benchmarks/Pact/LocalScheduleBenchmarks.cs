@@ -45,7 +45,7 @@ public class LocalScheduleBenchmarks
         if (b == 0)
         {
             // Wrapped around: start a new chain, as after an abort cascade.
-            schedule.AbortThrough(0);
+            schedule.AbortThrough(0, lastCommittedBid: 0);
         }
 
         schedule.Add(b == 0 ? batches[0] with { PrevBid = 0 } : batches[b]);

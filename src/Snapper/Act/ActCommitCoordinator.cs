@@ -1,6 +1,7 @@
 using Microsoft.Extensions.Logging;
 using Snapper.Actors;
 using Snapper.Diagnostics;
+using Snapper.Hybrid;
 using Snapper.Logging;
 
 namespace Snapper.Act;
@@ -15,7 +16,7 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
 {
     private readonly ILogger diagnostics = loggerFactory.CreateLogger("Snapper.Act");
 
-    public async Task Commit(TxnContext ctx, ExecutionInfo info)
+    public async Task Commit(TxnContext ctx, ExecutionInfo info, HybridDecision decision)
     {
         var tid = ctx.Tid;
         var writers = new List<ActorId>();
@@ -26,7 +27,7 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
         }
 
         // Read-only participants vote ReadOnly and release their locks; they need no phase two.
-        var readOnly = Task.WhenAll(others.Select(actor => Send(actor, p => p.Prepare(tid))));
+        var readOnly = Task.WhenAll(others.Select(actor => Send(actor, p => p.Prepare(tid, decision))));
 
         if (writers.Count == 0)
         {
@@ -38,7 +39,7 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
         {
             try
             {
-                await Send(writers[0], p => p.CommitOnePhase(tid));
+                await Send(writers[0], p => p.CommitOnePhase(tid, decision));
             }
             catch (Exception e)
             {
@@ -65,7 +66,7 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
             }
         }
 
-        var votes = await Task.WhenAll(writers.Select(actor => PrepareSafely(actor, tid)));
+        var votes = await Task.WhenAll(writers.Select(actor => PrepareSafely(actor, tid, decision)));
         var refusal = Array.FindIndex(votes, v => v.Vote == Vote.No);
         if (refusal >= 0)
         {
@@ -88,7 +89,7 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
         }
 
         // Decided: from here on the transaction is committed whatever happens to a Commit message.
-        await Task.WhenAll(writers.Where((_, i) => votes[i].Vote == Vote.Yes).Select(actor => CommitSafely(actor, tid)));
+        await Task.WhenAll(writers.Where((_, i) => votes[i].Vote == Vote.Yes).Select(actor => CommitSafely(actor, tid, decision)));
     }
 
     public Task Abort(long tid, ExecutionInfo info) => AbortAll(tid, info.Participants.Keys);
@@ -117,11 +118,11 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
         }));
     }
 
-    private async Task<(Vote Vote, Exception? Cause)> PrepareSafely(ActorId actor, long tid)
+    private async Task<(Vote Vote, Exception? Cause)> PrepareSafely(ActorId actor, long tid, HybridDecision decision)
     {
         try
         {
-            return (await Send(actor, p => p.Prepare(tid)), null);
+            return (await Send(actor, p => p.Prepare(tid, decision)), null);
         }
         catch (Exception e)
         {
@@ -129,11 +130,11 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
         }
     }
 
-    private async Task CommitSafely(ActorId actor, long tid)
+    private async Task CommitSafely(ActorId actor, long tid, HybridDecision decision)
     {
         try
         {
-            await Send(actor, p => p.Commit(tid));
+            await Send(actor, p => p.Commit(tid, decision));
         }
         catch (Exception e)
         {

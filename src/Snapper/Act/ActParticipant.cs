@@ -1,14 +1,20 @@
 using System.Runtime.ExceptionServices;
 using Snapper.Actors;
 using Snapper.Concurrency;
+using Snapper.Hybrid;
 using Snapper.Logging;
+using Snapper.Pact;
+using Snapper.State;
 
 namespace Snapper.Act;
 
 /// <summary>
 /// The ACT engine of one transactional actor (Snapper §4.3): strict 2PL through
 /// <see cref="WaitDieLock"/>, execution info for the root, and the participant's side of 2PC with
-/// presumed abort. <see cref="TransactionalActor{TState}"/> is a thin shell over it.
+/// presumed abort. Under hybrid execution (§4.4) an ACT first joins the actor's
+/// <see cref="LocalSchedule"/> and runs once the batches before it have completed; it reports
+/// where it sits among batches so the root can run the serializability check.
+/// <see cref="TransactionalActor{TState}"/> is a thin shell over it.
 /// </summary>
 /// <remarks>
 /// Runs only inside the actor's turns, like a reentrant Orleans grain: turns interleave at awaits
@@ -20,39 +26,41 @@ internal sealed class ActParticipant<TState>
     private readonly SnapperRuntime runtime;
     private readonly object owner;
     private readonly Logger? logger;
+    private readonly StateVersions<TState> versions;
+    private readonly LocalSchedule schedule;
     private readonly WaitDieLock @lock = new();
     private readonly Dictionary<long, ActRecord<TState>> records = new();
-    private TState committed;
 
-    public ActParticipant(ActorId id, SnapperRuntime runtime, TState initial, object owner)
+    // The highest max(BeforeSet) of the ACTs that finished here: each precedes every later ACT that
+    // conflicts with it here, so its BeforeSet is part of theirs (§4.4.3).
+    private long precedingActsMaxBeforeBid;
+
+    public ActParticipant(ActorId id, SnapperRuntime runtime, StateVersions<TState> versions, LocalSchedule schedule, object owner)
     {
         Id = id;
         this.runtime = runtime;
         this.owner = owner;
+        this.versions = versions;
+        this.schedule = schedule;
         logger = runtime.Loggers.For(id);
-        committed = EnsureSerializable(id, runtime, initial);
-        if (runtime.Recovered.TryGet(id, out var logged))
+        schedule.BatchPlacedBehind += (group, bid) =>
         {
-            committed = Restore(id, runtime, logged);
-        }
+            foreach (var tid in group.Members)
+            {
+                runtime.Active.NoteBatchBehind(tid, bid);
+            }
+        };
     }
 
     public ActorId Id { get; }
-
-    /// <summary>The last committed state, shared with the PACT engine, which sets it at BatchCommit.</summary>
-    public TState Committed
-    {
-        get => committed;
-        set => committed = value;
-    }
-
-    /// <summary>Set by the actor: true while PACT batches are scheduled or uncommitted here.</summary>
-    public Func<bool> PactBusy { get; set; } = static () => false;
 
     /// <summary>Transactions this actor currently takes part in.</summary>
     public int ActiveRecords => records.Count;
 
     internal WaitDieLock Lock => @lock;
+
+    /// <summary>The state versions this engine shares with the actor's PACT engine.</summary>
+    internal StateVersions<TState> Versions => versions;
 
     public ValueTask<TState> GetState(TxnContext ctx, AccessMode mode)
     {
@@ -107,16 +115,19 @@ internal sealed class ActParticipant<TState>
 
     public async Task<(TResult Result, ExecutionInfo Info)> Invoke<TActor, TResult>(TxnContext ctx, Func<TActor, Task<TResult>> call)
     {
-        runtime.Active.EnsureRunning(ctx, "a call");
+        var act = runtime.Active.EnsureRunning(ctx, "a call");
         if (!records.TryGetValue(ctx.Tid, out var record))
         {
-            if (PactBusy())
-            {
-                throw new SnapperException($"ACT {ctx.Tid} reached actor {Id} while PACT batches run on it; running both modes on one actor at once (hybrid execution) is not supported yet.");
-            }
-
-            record = new ActRecord<TState>(ctx);
+            record = new ActRecord<TState>(ctx) { Group = schedule.JoinAct(ctx.Tid) };
             records.Add(ctx.Tid, record);
+            if (record.Group.Phase == ActGroupPhase.Open)
+            {
+                record.BeforeBid = schedule.LastBatchBid;
+            }
+            else
+            {
+                record.Admission = Admit(act, record);
+            }
         }
         else if (record.State != ActRecordState.Active)
         {
@@ -125,6 +136,11 @@ internal sealed class ActParticipant<TState>
 
         try
         {
+            if (!record.Admission.IsCompletedSuccessfully)
+            {
+                await record.Admission;
+            }
+
             var result = await call((TActor)owner);
             return (result, Report(record));
         }
@@ -139,7 +155,7 @@ internal sealed class ActParticipant<TState>
         cancellationToken.ThrowIfCancellationRequested();
         var started = runtime.Clock.GetTimestamp();
         var ctx = new TxnContext(runtime.Tids.NextActTid(), TxnMode.Act, Id, runtime.Clock.GetUtcNow() + runtime.Options.TransactionTimeout);
-        runtime.Active.Begin(ctx);
+        var act = runtime.Active.Begin(ctx);
         try
         {
             ExecutionInfo info;
@@ -153,13 +169,6 @@ internal sealed class ActParticipant<TState>
                 info = failed.Info;
                 info.Fail(failed.Original);
             }
-            catch (SnapperException refused)
-            {
-                // Refused before it ran anywhere (e.g. PACTs hold this actor): nothing to roll back.
-                info = new ExecutionInfo();
-                info.Fail(refused);
-            }
-
             runtime.Active.Completing(ctx.Tid);
             if (info.Failure is null && runtime.Clock.GetUtcNow() > ctx.Deadline)
             {
@@ -172,7 +181,18 @@ internal sealed class ActParticipant<TState>
                 throw ActCommitCoordinator.AbortedBy(ctx.Tid, failure);
             }
 
-            await runtime.Commit.Commit(ctx, info);
+            HybridDecision decision;
+            try
+            {
+                decision = await SerializabilityCheck.Run(act, info, runtime.Ring, runtime.Options.DeadlockTimeout, runtime.Clock);
+            }
+            catch (TransactionAbortedException refused)
+            {
+                await runtime.Commit.Abort(ctx.Tid, info);
+                throw ActCommitCoordinator.AbortedBy(ctx.Tid, refused);
+            }
+
+            await runtime.Commit.Commit(ctx, info, decision);
             runtime.Metrics.Committed(TxnMode.Act, runtime.Clock.GetElapsedTime(started));
             return result;
         }
@@ -187,13 +207,14 @@ internal sealed class ActParticipant<TState>
         }
     }
 
-    public async Task<Vote> Prepare(long tid)
+    public async Task<Vote> Prepare(long tid, HybridDecision decision)
     {
         if (!records.TryGetValue(tid, out var record))
         {
             return Vote.No; // it aborted here already; presumed abort
         }
 
+        precedingActsMaxBeforeBid = Math.Max(precedingActsMaxBeforeBid, decision.MaxBeforeBid);
         if (@lock.HeldBy(tid) != LockMode.Write || record.Working is null)
         {
             Forget(tid);
@@ -210,12 +231,11 @@ internal sealed class ActParticipant<TState>
         return Vote.Yes;
     }
 
-    public Task Commit(long tid)
+    public Task Commit(long tid, HybridDecision decision)
     {
         if (records.Remove(tid, out var record))
         {
-            committed = record.Working ?? committed;
-            @lock.Release(tid);
+            Apply(record, decision);
 
             // Informational: recovery decides from the root's CoordCommit, so the vote-to-commit
             // path does not wait for this write. A failure is reported by the logger.
@@ -225,7 +245,7 @@ internal sealed class ActParticipant<TState>
         return Task.CompletedTask;
     }
 
-    public async Task CommitOnePhase(long tid)
+    public async Task CommitOnePhase(long tid, HybridDecision decision)
     {
         if (!records.TryGetValue(tid, out var record))
         {
@@ -247,8 +267,7 @@ internal sealed class ActParticipant<TState>
         }
 
         records.Remove(tid);
-        committed = record.Working ?? committed;
-        @lock.Release(tid);
+        Apply(record, decision);
     }
 
     public Task Abort(long tid)
@@ -257,10 +276,47 @@ internal sealed class ActParticipant<TState>
         return Task.CompletedTask;
     }
 
+    // The ACT committed here: the batches it waited for are committed (their BatchCommit may still
+    // be on its way), then its own write; then the locks and its place in the schedule go.
+    private void Apply(ActRecord<TState> record, HybridDecision decision)
+    {
+        versions.CommitBatchesThrough(decision.CommittedBid);
+        if (record.Working is { } written)
+        {
+            versions.CommitAct(written);
+        }
+
+        precedingActsMaxBeforeBid = Math.Max(precedingActsMaxBeforeBid, decision.MaxBeforeBid);
+        @lock.Release(record.Context.Tid);
+        schedule.LeaveAct(record.Group, record.Context.Tid);
+    }
+
     private void Forget(long tid)
     {
-        records.Remove(tid);
         @lock.Release(tid);
+        if (records.Remove(tid, out var record))
+        {
+            schedule.LeaveAct(record.Group, tid);
+        }
+    }
+
+    // The ACT joined a group behind a batch that has not completed here: wait for it, bounded by
+    // the deadlock timeout (§4.4.2), and leave the group at once if that fails, so the batch after
+    // it is not held up by an ACT that will abort.
+    private async Task Admit(RunningAct act, ActRecord<TState> record)
+    {
+        var before = schedule.BatchBefore(record.Group);
+        try
+        {
+            await act.WaitForBatch(before, record.Group.WhenOpen, $"batch {before} to complete on actor {Id}", runtime.Options.DeadlockTimeout, AbortReason.Deadlock, runtime.Clock);
+        }
+        catch
+        {
+            Forget(record.Context.Tid);
+            throw;
+        }
+
+        record.BeforeBid = schedule.LastBatchBid;
     }
 
     private async ValueTask<TState> AwaitLock(ValueTask acquire, ActRecord<TState> record, AccessMode mode)
@@ -271,8 +327,8 @@ internal sealed class ActParticipant<TState>
 
     private TState StateFor(ActRecord<TState> record, AccessMode mode) =>
         mode == AccessMode.ReadWrite
-            ? record.Working ??= runtime.Serializer.Copy(committed)
-            : record.Working ?? committed;
+            ? record.Working ??= runtime.Serializer.Copy(versions.Latest)
+            : record.Working ?? versions.Latest;
 
     private ExecutionInfo Report(ActRecord<TState> record)
     {
@@ -282,33 +338,7 @@ internal sealed class ActParticipant<TState>
             LockMode.Read => ParticipantRole.Reader,
             _ => ParticipantRole.Visitor,
         };
-        return record.Learned.Snapshot(Id, role);
-    }
-
-    private static TState Restore(ActorId id, SnapperRuntime runtime, ReadOnlyMemory<byte> logged)
-    {
-        try
-        {
-            return runtime.Serializer.Deserialize<TState>(logged.Span);
-        }
-        catch (Exception e)
-        {
-            throw new SnapperException(
-                $"Actor {id}'s last committed state in the log cannot be read as a {typeof(TState).FullName}: {e.Message}", e);
-        }
-    }
-
-    private static TState EnsureSerializable(ActorId id, SnapperRuntime runtime, TState initial)
-    {
-        ArgumentNullException.ThrowIfNull(initial);
-        try
-        {
-            return runtime.Serializer.Copy(initial);
-        }
-        catch (Exception e)
-        {
-            throw new SnapperException(
-                $"The state type {typeof(TState).FullName} of actor {id} cannot be serialized by {runtime.Serializer.GetType().Name}: {e.Message}", e);
-        }
+        var after = records.ContainsKey(record.Context.Tid) ? schedule.BatchAfter(record.Group) : 0;
+        return record.Learned.Snapshot(Id, role, record.BeforeBid, after, precedingActsMaxBeforeBid);
     }
 }

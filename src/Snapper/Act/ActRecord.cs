@@ -1,3 +1,5 @@
+using Snapper.Pact;
+
 namespace Snapper.Act;
 
 /// <summary>One actor's record of one ACT it takes part in.</summary>
@@ -10,6 +12,15 @@ internal sealed class ActRecord<TState>(TxnContext ctx)
 
     /// <summary>The transaction's private copy of the state, made at its first write access.</summary>
     public TState? Working { get; set; }
+
+    /// <summary>Its place in this actor's local schedule: the ACTs between the same two batches.</summary>
+    public required ActGroup Group { get; init; }
+
+    /// <summary>Completes when the group is admitted here; every call of the ACT on this actor awaits it.</summary>
+    public Task Admission { get; set; } = Task.CompletedTask;
+
+    /// <summary>The batch just before the ACT here when it was admitted (0: none): its bound on the BeforeSet.</summary>
+    public long BeforeBid { get; set; }
 
     /// <summary>What the calls this actor made in the transaction reported back.</summary>
     public ExecutionInfo Learned { get; } = new();

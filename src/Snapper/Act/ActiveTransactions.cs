@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using Snapper.Hybrid;
 
 namespace Snapper.Act;
 
@@ -9,32 +10,54 @@ namespace Snapper.Act;
 /// </summary>
 internal sealed class ActiveTransactions
 {
-    private readonly ConcurrentDictionary<long, ActPhase> phases = new();
+    private readonly ConcurrentDictionary<long, RunningAct> running = new();
 
-    public void Begin(TxnContext ctx) => phases[ctx.Tid] = ActPhase.Running;
+    public int Count => running.Count;
 
-    public void Completing(long tid) => phases[tid] = ActPhase.Completing;
+    public RunningAct Begin(TxnContext ctx)
+    {
+        var act = new RunningAct(ctx.Tid);
+        running[ctx.Tid] = act;
+        return act;
+    }
 
-    public void End(long tid) => phases.TryRemove(tid, out _);
+    public void Completing(long tid)
+    {
+        if (running.TryGetValue(tid, out var act))
+        {
+            act.Phase = ActPhase.Completing;
+        }
+    }
 
-    public int Count => phases.Count;
+    public void End(long tid) => running.TryRemove(tid, out _);
+
+    /// <summary>Actor → root of ACT <paramref name="tid"/>: batch <paramref name="bid"/> was placed behind it (see <see cref="RunningAct"/>).</summary>
+    public void NoteBatchBehind(long tid, long bid)
+    {
+        if (running.TryGetValue(tid, out var act))
+        {
+            act.NoteBatchBehind(bid);
+        }
+    }
 
     /// <summary>Throws <see cref="SnapperException"/> unless <paramref name="ctx"/>'s transaction still runs.</summary>
-    public void EnsureRunning(TxnContext ctx, string operation)
+    public RunningAct EnsureRunning(TxnContext ctx, string operation)
     {
         ArgumentNullException.ThrowIfNull(ctx);
-        if (!phases.TryGetValue(ctx.Tid, out var phase))
+        if (!running.TryGetValue(ctx.Tid, out var act))
         {
             throw new SnapperException(
                 $"{operation} was given the TxnContext of {ctx}, which has already finished (committed or aborted). " +
                 "A TxnContext is valid only inside its own transaction; start a new transaction instead of reusing one.");
         }
 
-        if (phase != ActPhase.Running)
+        if (act.Phase != ActPhase.Running)
         {
             throw new SnapperException(
                 $"{operation} was given the TxnContext of {ctx}, which is already committing; " +
                 "all calls of a transaction must finish before its first method returns.");
         }
+
+        return act;
     }
 }

@@ -1,10 +1,12 @@
+using Snapper.Hybrid;
+
 namespace Snapper.Act;
 
 /// <summary>
 /// The paper's TxnExeInfo (Snapper §4.3.3, Fig. 3c): which actors an ACT reached and what each did,
 /// carried back along the call chain to the root so it can run 2PC with exactly those actors.
 /// It also carries the first failure seen, so that a failure caught by user code in a nested call
-/// still aborts the whole transaction.
+/// still aborts the whole transaction, and the hybrid bounds for the serializability check (§4.4.3).
 /// </summary>
 internal sealed class ExecutionInfo
 {
@@ -14,6 +16,12 @@ internal sealed class ExecutionInfo
 
     /// <summary>The first exception raised anywhere in the call tree, or null.</summary>
     public Exception? Failure { get; private set; }
+
+    /// <summary>BeforeSet and AfterSet bounds; null while no actor reached has seen a batch.</summary>
+    public HybridBounds? Bounds { get; private set; }
+
+    /// <summary>True if some actor reached had no batch after the ACT when it reported (§4.4.3: incomplete AfterSet).</summary>
+    public bool AfterSetIncomplete { get; private set; }
 
     public void Add(ActorId actor, ParticipantRole role)
     {
@@ -31,16 +39,31 @@ internal sealed class ExecutionInfo
         }
 
         Failure ??= other.Failure;
+        AfterSetIncomplete |= other.AfterSetIncomplete;
+        if (other.Bounds is { } bounds)
+        {
+            (Bounds ??= new HybridBounds()).Merge(bounds);
+        }
     }
 
     public void Fail(Exception failure) => Failure ??= failure;
 
-    /// <summary>A copy to hand to the caller: what this actor learned plus its own role.</summary>
-    public ExecutionInfo Snapshot(ActorId self, ParticipantRole selfRole)
+    /// <summary>
+    /// A copy to hand to the caller: what this actor learned plus its own role and its place among
+    /// batches (<paramref name="beforeBid"/>, <paramref name="afterBid"/>: 0 for none, and the
+    /// max(BeforeSet) of ACTs that preceded this one here).
+    /// </summary>
+    public ExecutionInfo Snapshot(ActorId self, ParticipantRole selfRole, long beforeBid, long afterBid, long precedingActsMaxBeforeBid)
     {
         var copy = new ExecutionInfo();
         copy.Merge(this);
         copy.Add(self, selfRole);
+        copy.AfterSetIncomplete |= afterBid == 0;
+        if (beforeBid > 0 || afterBid > 0 || precedingActsMaxBeforeBid > 0)
+        {
+            (copy.Bounds ??= new HybridBounds()).Add(beforeBid, afterBid, precedingActsMaxBeforeBid);
+        }
+
         return copy;
     }
 }

@@ -1,3 +1,5 @@
+using Snapper.Hybrid;
+
 namespace Snapper.Act;
 
 /// <summary>
@@ -12,14 +14,14 @@ internal interface IActParticipant
     /// <summary>Caller actor → callee (CallActor): run <paramref name="call"/> in the transaction; returns the callee's execution info.</summary>
     Task<(TResult Result, ExecutionInfo Info)> Invoke<TActor, TResult>(TxnContext ctx, Func<TActor, Task<TResult>> call);
 
-    /// <summary>Root → participant, 2PC phase one. A writer logs Prepare (durable before the vote).</summary>
-    Task<Vote> Prepare(long tid);
+    /// <summary>Root → participant, 2PC phase one, after the serializability check. A writer logs Prepare (durable before the vote).</summary>
+    Task<Vote> Prepare(long tid, HybridDecision decision);
 
     /// <summary>Root → participant that voted yes, after CoordCommit is durable.</summary>
-    Task Commit(long tid);
+    Task Commit(long tid, HybridDecision decision);
 
     /// <summary>Root → the only writer of the transaction: log and commit in one phase.</summary>
-    Task CommitOnePhase(long tid);
+    Task CommitOnePhase(long tid, HybridDecision decision);
 
     /// <summary>Root → participant: roll back. Not logged (presumed abort).</summary>
     Task Abort(long tid);

@@ -30,6 +30,10 @@ internal sealed class PactRing
     private readonly SortedDictionary<long, EmittedBatch> unresolved = new();
     private readonly Dictionary<long, Exception> failures = new();
     private readonly Dictionary<long, Exception> batchFailures = new();
+
+    // Bids aborted by a cascade, with when: an ACT that read a batch's state asks whether it
+    // committed (Outcome). Kept for twice the transaction timeout, longer than any ACT can ask.
+    private readonly Dictionary<long, DateTimeOffset> aborted = new();
     private readonly PactCoordinator[] coordinators;
     private readonly ActorDirectory directory;
     private readonly TidAuthority tids;
@@ -77,6 +81,40 @@ internal sealed class PactRing
             {
                 return parkedAt >= 0;
             }
+        }
+    }
+
+    /// <summary>The highest committed bid; every batch up to it has committed or aborted.</summary>
+    public long CommittedThrough
+    {
+        get
+        {
+            lock (gate)
+            {
+                return highestCommitted;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Completes with true once emitted batch <paramref name="bid"/> has committed, false if it was
+    /// aborted. Asked by an ACT's root about the batches whose state the ACT read (Snapper §4.4.4).
+    /// </summary>
+    public Task<bool> Outcome(long bid)
+    {
+        lock (gate)
+        {
+            if (aborted.ContainsKey(bid))
+            {
+                return Decided.Aborted;
+            }
+
+            if (!unresolved.TryGetValue(bid, out var batch))
+            {
+                return Decided.Committed; // emitted, no longer unresolved and not aborted
+            }
+
+            return AfterResolved(batch);
         }
     }
 
@@ -193,6 +231,15 @@ internal sealed class PactRing
     {
         var activation = directory.Get(actor);
         _ = activation.Run(() => message((IPactParticipant)activation.Instance));
+    }
+
+    private async Task<bool> AfterResolved(EmittedBatch batch)
+    {
+        await batch.Resolved.Task.ConfigureAwait(false);
+        lock (gate)
+        {
+            return !aborted.ContainsKey(batch.Bid);
+        }
     }
 
     private FormedBatch Form(PactCoordinator coordinator)
@@ -356,10 +403,18 @@ internal sealed class PactRing
         PactCoordinator? wake;
         lock (gate)
         {
+            var now = clock.GetUtcNow();
+            var forgetBefore = now - (2 * options.TransactionTimeout);
+            foreach (var old in aborted.Where(kv => kv.Value < forgetBefore).Select(kv => kv.Key).ToList())
+            {
+                aborted.Remove(old);
+            }
+
             foreach (var batch in aborting)
             {
                 batch.Phase = BatchPhase.Resolved;
                 unresolved.Remove(batch.Bid);
+                aborted[batch.Bid] = now;
             }
 
             failures.Clear();
@@ -424,6 +479,12 @@ internal sealed class PactRing
                 }
             }
         }
+    }
+
+    private static class Decided
+    {
+        public static readonly Task<bool> Committed = Task.FromResult(true);
+        public static readonly Task<bool> Aborted = Task.FromResult(false);
     }
 
     private PactCoordinator? Unpark()

@@ -15,6 +15,9 @@ public sealed class SnapperOptions
     /// <summary>Default for <see cref="DeclarationTimeout"/>.</summary>
     public static readonly TimeSpan DefaultDeclarationTimeout = TimeSpan.FromSeconds(10);
 
+    /// <summary>Default for <see cref="DeadlockTimeout"/>.</summary>
+    public static readonly TimeSpan DefaultDeadlockTimeout = TimeSpan.FromMilliseconds(200);
+
     /// <summary>Where records go. Default <see cref="LoggingMode.Memory"/>.</summary>
     public LoggingMode Logging { get; set; } = LoggingMode.Memory;
 
@@ -45,4 +48,13 @@ public sealed class SnapperOptions
     /// stall every later batch on it) (10 ms to 1 hour).
     /// </summary>
     public TimeSpan DeclarationTimeout { get; set; } = DefaultDeclarationTimeout;
+
+    /// <summary>
+    /// Hybrid execution (Snapper §4.4.2): how long an ACT may wait for a PACT batch — to complete
+    /// before the ACT is admitted on an actor, or to commit before the ACT may — before it is taken
+    /// for a PACT/ACT deadlock and the ACT is aborted (<c>AbortReason.Deadlock</c>, or
+    /// <c>SerializabilityUncertain</c> when its AfterSet is incomplete). PACTs have priority and
+    /// never time out this way (1 ms to 1 hour).
+    /// </summary>
+    public TimeSpan DeadlockTimeout { get; set; } = DefaultDeadlockTimeout;
 }

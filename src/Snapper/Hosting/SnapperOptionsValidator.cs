@@ -43,6 +43,11 @@ internal sealed class SnapperOptionsValidator : IValidateOptions<SnapperOptions>
             failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.DeclarationTimeout)} must be between 10 ms and 1 hour (was {options.DeclarationTimeout}).");
         }
 
+        if (options.DeadlockTimeout < TimeSpan.FromMilliseconds(1) || options.DeadlockTimeout > TimeSpan.FromHours(1))
+        {
+            failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.DeadlockTimeout)} must be between 1 ms and 1 hour (was {options.DeadlockTimeout}).");
+        }
+
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }
 }

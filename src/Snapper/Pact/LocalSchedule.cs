@@ -1,30 +1,47 @@
 namespace Snapper.Pact;
 
 /// <summary>
-/// An actor's local schedule of PACT batches (Snapper §4.2.3). Batches are chained by prevBid:
-/// a batch whose predecessor has not completed here waits, even if it arrived first. Within the
-/// running batch, PACTs take turns in tid order; a PACT's turn ends when it has made its declared
-/// number of calls. When every PACT of the batch is done, the batch has completed on this actor and
-/// the next one may start at once, before the coordinator commits (speculative pipelining).
+/// An actor's local schedule (Snapper §4.2.3, §4.4.1): PACT batches in prevBid-chain order, with
+/// ACTs inserted between them.
+/// <list type="bullet">
+/// <item>Batches are chained by prevBid: a batch whose predecessor has not been placed here waits
+/// aside, even if it arrived first. Within the running batch, PACTs take turns in tid order; a
+/// PACT's turn ends when it has made its declared number of calls.</item>
+/// <item>An ACT arriving here joins the tail: the <see cref="ActGroup"/> after the last placed
+/// batch. A group is admitted once every batch before it has <em>completed</em> here (not
+/// necessarily committed); ACTs of one group run concurrently.</item>
+/// <item>A batch starts once everything before it is done: the previous batch completed here
+/// (speculative pipelining: it need not have committed) and every ACT before it committed or
+/// aborted here.</item>
+/// </list>
 /// </summary>
 /// <remarks>Owned by one actor; touched only inside its turns.</remarks>
 internal sealed class LocalSchedule(ActorId actor)
 {
-    // Batches that arrived but whose predecessor has not completed here, by predecessor bid.
+    // The schedule from its head on: SubBatch (running or queued, chain-contiguous) and ActGroup
+    // entries. Completed batches and drained groups (with something after them) are removed, so
+    // the head is the running batch, an admitted group, or the next thing to start.
+    private readonly LinkedList<object> entries = new();
+
+    // Batches that arrived but whose predecessor has not been placed here, by predecessor bid.
     private readonly Dictionary<long, SubBatch> waitingForPredecessor = new();
 
-    // Calls that arrived before their batch's BatchMsg, by bid.
+    // Calls that arrived before their batch started, by bid.
     private readonly Dictionary<long, List<TaskCompletionSource>> callsBeforeBatch = new();
 
     private SubBatch? running;
     private ScheduledPact[] pacts = [];
     private int turn;
-
-    /// <summary>The last batch that completed here (0: none, or the chain was reset by an abort).</summary>
-    public long CompletedBid { get; private set; }
+    private long chainTail; // bid of the last batch placed in the schedule (0: none since start or abort)
 
     /// <summary>The highest bid that ever completed here; a call for a batch at or below it that is not running comes too late.</summary>
     public long HighestCompletedBid { get; private set; }
+
+    /// <summary>
+    /// The last batch before the ACTs admitted now: the last completed batch that was not aborted
+    /// (0: none). An admitted ACT records it as its bound on this actor's BeforeSet.
+    /// </summary>
+    public long LastBatchBid { get; private set; }
 
     /// <summary>Batches with a bid up to this one were aborted: their messages and calls are refused.</summary>
     public long AbortedThrough { get; private set; }
@@ -33,13 +50,19 @@ internal sealed class LocalSchedule(ActorId actor)
     public SubBatch? Running => running;
 
     /// <summary>True while any batch is running here or waiting to.</summary>
-    public bool IsBusy => running is not null || waitingForPredecessor.Count > 0;
+    public bool HasBatches => waitingForPredecessor.Count > 0 || entries.Any(e => e is SubBatch);
 
     /// <summary>Raised (in the actor's turn) when a batch has completed on this actor.</summary>
     public event Action<SubBatch>? Completed;
 
     /// <summary>Raised (in the actor's turn) when a batch starts running on this actor.</summary>
     public event Action<SubBatch>? Started;
+
+    /// <summary>
+    /// Raised (in the actor's turn) when a batch is placed behind ACTs that have not finished here:
+    /// those ACTs precede the batch (it is in their AfterSet) and hold it up.
+    /// </summary>
+    public event Action<ActGroup, long>? BatchPlacedBehind;
 
     /// <summary>BatchMsg arrived.</summary>
     public void Add(SubBatch batch)
@@ -49,14 +72,70 @@ internal sealed class LocalSchedule(ActorId actor)
             return; // emitted before an abort cascade that already removed it
         }
 
-        if (running is null && (batch.PrevBid == 0 || batch.PrevBid == CompletedBid))
+        // prevBid 0: the predecessor (if any) has committed, so it has completed here.
+        if (batch.PrevBid == 0 || batch.PrevBid == chainTail)
         {
-            Start(batch);
+            Place(batch);
+            Pump();
         }
         else
         {
             waitingForPredecessor[batch.PrevBid] = batch;
         }
+    }
+
+    /// <summary>
+    /// An ACT reached this actor for the first time: it joins the group at the tail. Its calls may
+    /// run once the group is <see cref="ActGroupPhase.Open"/>.
+    /// </summary>
+    public ActGroup JoinAct(long tid)
+    {
+        if (entries.Last?.Value is not ActGroup group)
+        {
+            group = new ActGroup();
+            entries.AddLast(group);
+        }
+
+        group.Members.Add(tid);
+        Pump();
+        return group;
+    }
+
+    /// <summary>An ACT committed or aborted here; the batch after its group may be able to start.</summary>
+    public void LeaveAct(ActGroup group, long tid)
+    {
+        if (group.Members.Remove(tid) && group.Members.Count == 0)
+        {
+            Pump();
+        }
+    }
+
+    /// <summary>The bid of the last batch placed before <paramref name="group"/> (what it waits for), or 0.</summary>
+    public long BatchBefore(ActGroup group)
+    {
+        for (var node = entries.Find(group)?.Previous; node is not null; node = node.Previous)
+        {
+            if (node.Value is SubBatch batch)
+            {
+                return batch.Bid;
+            }
+        }
+
+        return 0;
+    }
+
+    /// <summary>The bid of the first batch placed after <paramref name="group"/> (its bound on the AfterSet), or 0 if none is known yet.</summary>
+    public long BatchAfter(ActGroup group)
+    {
+        for (var node = entries.Find(group)?.Next; node is not null; node = node.Next)
+        {
+            if (node.Value is SubBatch batch)
+            {
+                return batch.Bid;
+            }
+        }
+
+        return 0;
     }
 
     /// <summary>
@@ -124,9 +203,15 @@ internal sealed class LocalSchedule(ActorId actor)
     {
         if (running is null || running.Bid != bid)
         {
-            return running is null
-                ? $"actor {actor} has not started batch {bid}: its previous batch on this actor never arrived or completed"
-                : $"actor {actor} is still running batch {running.Bid}";
+            if (running is not null)
+            {
+                return $"actor {actor} is still running batch {running.Bid}";
+            }
+
+            var actsAhead = entries.TakeWhile(e => e is not SubBatch { } b || b.Bid != bid).OfType<ActGroup>().Sum(g => g.Members.Count);
+            return actsAhead > 0
+                ? $"actor {actor} has not started batch {bid}: {actsAhead} ACT(s) ahead of it have not committed"
+                : $"actor {actor} has not started batch {bid}: its previous batch on this actor never arrived or completed";
         }
 
         var pact = pacts[Math.Min(turn, pacts.Length - 1)];
@@ -139,8 +224,10 @@ internal sealed class LocalSchedule(ActorId actor)
     /// <summary>
     /// Abort cascade: forget every batch up to <paramref name="abortedThrough"/>; calls waiting for
     /// them fail. The chain restarts empty: new batches carry prevBid 0 until they chain again.
+    /// ACT groups stay, now adjacent, so ACTs that waited behind an aborted batch are admitted
+    /// (on the state the last committed batch, <paramref name="lastCommittedBid"/>, left).
     /// </summary>
-    public void AbortThrough(long abortedThrough)
+    public void AbortThrough(long abortedThrough, long lastCommittedBid)
     {
         AbortedThrough = Math.Max(AbortedThrough, abortedThrough);
         var cascading = new TransactionAbortedException(AbortReason.Cascading, $"its batch was aborted on actor {actor}");
@@ -160,11 +247,67 @@ internal sealed class LocalSchedule(ActorId actor)
         running = null;
         pacts = [];
         turn = 0;
-        CompletedBid = 0;
+        chainTail = 0;
         callsBeforeBatch.Clear();
+        LastBatchBid = lastCommittedBid;
 
-        // Emission was paused for the cascade, so every batch still waiting here is an aborted one.
+        // Emission was paused for the cascade, so every batch still here is an aborted one.
         waitingForPredecessor.Clear();
+        for (var node = entries.First; node is not null;)
+        {
+            var next = node.Next;
+            if (node.Value is SubBatch)
+            {
+                entries.Remove(node);
+            }
+
+            node = next;
+        }
+
+        Pump();
+    }
+
+    private void Place(SubBatch batch)
+    {
+        for (SubBatch? next = batch; next is not null; waitingForPredecessor.Remove(next.Bid, out next))
+        {
+            if (entries.Last?.Value is ActGroup { Members.Count: > 0 } before)
+            {
+                BatchPlacedBehind?.Invoke(before, next.Bid);
+            }
+
+            entries.AddLast(next);
+            chainTail = next.Bid;
+        }
+    }
+
+    // Starts or admits what the head of the schedule allows: drained groups with something after
+    // them are dropped, every group with no batch before it is admitted, and a batch at the head starts.
+    private void Pump()
+    {
+        for (var node = entries.First; node is not null;)
+        {
+            var next = node.Next;
+            if (node.Value is ActGroup group)
+            {
+                group.Open();
+                if (group.Members.Count == 0 && next is not null)
+                {
+                    entries.Remove(node);
+                }
+
+                node = next;
+                continue;
+            }
+
+            var batch = (SubBatch)node.Value;
+            if (node == entries.First && running is null)
+            {
+                Start(batch);
+            }
+
+            return;
+        }
     }
 
     private async ValueTask WaitThenEnter(Task ready, TxnContext ctx)
@@ -212,13 +355,11 @@ internal sealed class LocalSchedule(ActorId actor)
         var done = running;
         running = null;
         pacts = [];
-        CompletedBid = done.Bid;
+        entries.RemoveFirst(); // the running batch is always the head
+        LastBatchBid = done.Bid;
         HighestCompletedBid = Math.Max(HighestCompletedBid, done.Bid);
         Completed?.Invoke(done);
-        if (waitingForPredecessor.Remove(done.Bid, out var next))
-        {
-            Start(next);
-        }
+        Pump();
     }
 
     private ScheduledPact Find(long tid)

@@ -1,6 +1,6 @@
 using Snapper.Act;
-using Snapper.Coordination;
 using Snapper.Logging;
+using Snapper.State;
 
 namespace Snapper.Pact;
 
@@ -11,31 +11,31 @@ namespace Snapper.Pact;
 /// BatchCommit and abort cascades.
 /// </summary>
 /// <remarks>
-/// State versions: <c>committed</c> (held by the ACT engine, shared by both modes) ← the states
-/// left by completed but uncommitted batches, oldest first ← the running batch's working copy,
-/// made at its first write. A batch therefore never mutates a version a commit still needs.
+/// State versions (<see cref="StateVersions{TState}"/>, shared with the ACT engine): committed ←
+/// the states left by completed but uncommitted batches, oldest first ← the running batch's
+/// working copy, made at its first write. A batch therefore never mutates a version a commit
+/// still needs.
 /// </remarks>
 internal sealed class PactParticipant<TState>
     where TState : class
 {
     private readonly SnapperRuntime runtime;
-    private readonly ActParticipant<TState> act;
+    private readonly StateVersions<TState> versions;
     private readonly object owner;
     private readonly Logger? logger;
     private readonly LocalSchedule schedule;
-    private readonly List<(long Bid, TState? State)> uncommitted = new();
     private readonly Dictionary<long, (long Bid, TaskCompletionSource Outcome)> outcomes = new();
     private readonly HashSet<long> failedBatches = new();
     private TState? working;
 
-    public PactParticipant(ActorId id, SnapperRuntime runtime, ActParticipant<TState> act, object owner)
+    public PactParticipant(ActorId id, SnapperRuntime runtime, StateVersions<TState> versions, LocalSchedule schedule, object owner)
     {
         Id = id;
         this.runtime = runtime;
-        this.act = act;
+        this.versions = versions;
         this.owner = owner;
+        this.schedule = schedule;
         logger = runtime.Loggers.For(id);
-        schedule = new LocalSchedule(id);
         schedule.Started += _ => working = null;
         schedule.Completed += OnCompleted;
     }
@@ -45,7 +45,7 @@ internal sealed class PactParticipant<TState>
     internal LocalSchedule Schedule => schedule;
 
     /// <summary>True while any batch is scheduled here or not yet committed.</summary>
-    public bool HasUncommittedBatches => schedule.IsBusy || uncommitted.Count > 0;
+    public bool HasUncommittedBatches => schedule.HasBatches || versions.HasUncommitted;
 
     public TState GetState(TxnContext ctx, AccessMode mode)
     {
@@ -54,7 +54,7 @@ internal sealed class PactParticipant<TState>
             throw new SnapperException($"GetState on {Id} with the context of {ctx} outside that PACT's turn on {Id}; a PACT reaches an actor only through CallActor.");
         }
 
-        return mode == AccessMode.ReadWrite ? working ??= runtime.Serializer.Copy(Latest) : working ?? Latest;
+        return mode == AccessMode.ReadWrite ? working ??= runtime.Serializer.Copy(versions.Latest) : working ?? versions.Latest;
     }
 
     public Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId target, Func<TActor, Task<TResult>> call)
@@ -111,13 +111,6 @@ internal sealed class PactParticipant<TState>
             throw undeclared;
         }
 
-        if (act.ActiveRecords > 0)
-        {
-            var hybrid = new SnapperException($"PACT {ctx.Tid} reached actor {Id} while ACTs run on it; running both modes on one actor at once (hybrid execution) is not supported yet.");
-            Fail(ctx, hybrid);
-            throw hybrid;
-        }
-
         try
         {
             await schedule.Enter(ctx);
@@ -151,16 +144,7 @@ internal sealed class PactParticipant<TState>
     public void OnBatchCommit(long bid)
     {
         // Batches commit in bid order, so everything up to bid is committed now.
-        var i = 0;
-        for (; i < uncommitted.Count && uncommitted[i].Bid <= bid; i++)
-        {
-            if (uncommitted[i].State is { } state)
-            {
-                act.Committed = state;
-            }
-        }
-
-        uncommitted.RemoveRange(0, i);
+        versions.CommitBatchesThrough(bid);
         foreach (var (tid, (batchId, outcome)) in outcomes.ToList())
         {
             if (batchId <= bid)
@@ -176,8 +160,8 @@ internal sealed class PactParticipant<TState>
     public void OnAbort(long abortedThrough, long committedThrough, IReadOnlyDictionary<long, Exception> failures)
     {
         OnBatchCommit(committedThrough);
-        schedule.AbortThrough(abortedThrough);
-        uncommitted.Clear();
+        schedule.AbortThrough(abortedThrough, versions.LastCommittedBid);
+        versions.DropUncommittedBatches();
         working = null;
         failedBatches.Clear();
         foreach (var (tid, (batchId, outcome)) in outcomes.ToList())
@@ -196,22 +180,6 @@ internal sealed class PactParticipant<TState>
 
     public (long Tid, string Description) DescribeWait(long bid) => (schedule.CurrentPact(bid), schedule.DescribeWait(bid));
 
-    private TState Latest
-    {
-        get
-        {
-            for (var i = uncommitted.Count - 1; i >= 0; i--)
-            {
-                if (uncommitted[i].State is { } state)
-                {
-                    return state;
-                }
-            }
-
-            return act.Committed;
-        }
-    }
-
     private void OnCompleted(SubBatch batch)
     {
         if (failedBatches.Contains(batch.Bid))
@@ -221,7 +189,7 @@ internal sealed class PactParticipant<TState>
 
         var written = working;
         working = null;
-        uncommitted.Add((batch.Bid, written));
+        versions.BatchCompleted(batch.Bid, written);
         var state = written is null ? ReadOnlyMemory<byte>.Empty : runtime.Serializer.Serialize(written);
         _ = ReportCompleted(batch, state);
     }

@@ -80,7 +80,7 @@ public sealed class LocalScheduleTests
         var waiting = schedule.Enter(Ctx(6, 5)).AsTask();
         var early = schedule.Enter(Ctx(9, 9)).AsTask();
 
-        schedule.AbortThrough(9);
+        schedule.AbortThrough(9, lastCommittedBid: 0);
 
         Assert.Equal(AbortReason.Cascading, (await Assert.ThrowsAsync<TransactionAbortedException>(() => waiting)).Reason);
         Assert.Equal(AbortReason.Cascading, (await Assert.ThrowsAsync<TransactionAbortedException>(() => early)).Reason);
@@ -90,6 +90,6 @@ public sealed class LocalScheduleTests
         schedule.Add(Batch(12, prev: 0, (12, 1)));
         Assert.Equal(12, schedule.Running!.Bid);
         await Call(schedule, Ctx(12, 12));
-        Assert.False(schedule.IsBusy);
+        Assert.False(schedule.HasBatches);
     }
 }

@@ -28,7 +28,7 @@ public sealed class PactParticipantTests
         }));
         await activation.Run(() => participant.OnAbort(Bid, committedThrough, new Dictionary<long, Exception>()));
 
-        Assert.Equal(expected, silo.Engine<Counter>(x).Committed.Value);
+        Assert.Equal(expected, silo.Engine<Counter>(x).Versions.Committed.Value);
         Assert.False(((TransactionalActor<Counter>)actor).PactEngine.HasUncommittedBatches);
     }
 }

@@ -1,0 +1,135 @@
+using Snapper.Act;
+
+namespace Snapper.Hybrid;
+
+/// <summary>
+/// An ACT's root-side record while it runs: its phase, and which PACT batches it holds up. Actors
+/// report every batch placed behind the ACT in their local schedule (that batch is in the ACT's
+/// AfterSet); the ACT, whenever it waits for a batch (to be admitted behind it, or for it to
+/// commit), fails at once with <see cref="AbortReason.SerializabilityViolation"/> if a batch with
+/// a bid up to the awaited one is already behind it: it would be before and after the same span of
+/// batches (max(BeforeSet) ≥ min(AfterSet)), and it is typically the deadlock of §4.4.2, Fig. 9a,
+/// broken immediately instead of after the deadlock timeout.
+/// </summary>
+/// <remarks>
+/// Shared by the root and the participants in this silo (a distributed host would carry
+/// <see cref="NoteBatchBehind"/> as a one-way message to the root), so it locks.
+/// </remarks>
+internal sealed class RunningAct(long tid)
+{
+    private readonly object gate = new();
+    private long minBatchBehind = long.MaxValue;
+    private List<Wait>? waits;
+
+    public long Tid { get; } = tid;
+
+    public ActPhase Phase { get; set; } = ActPhase.Running;
+
+    /// <summary>The lowest bid of a batch placed behind the ACT on any actor (long.MaxValue: none).</summary>
+    public long MinBatchBehind
+    {
+        get
+        {
+            lock (gate)
+            {
+                return minBatchBehind;
+            }
+        }
+    }
+
+    /// <summary>Actor → root: batch <paramref name="bid"/> was placed behind this ACT.</summary>
+    public void NoteBatchBehind(long bid)
+    {
+        List<Wait>? doomed = null;
+        lock (gate)
+        {
+            if (bid >= minBatchBehind)
+            {
+                return;
+            }
+
+            minBatchBehind = bid;
+            if (waits is not null)
+            {
+                foreach (var wait in waits)
+                {
+                    if (wait.Bid >= bid)
+                    {
+                        (doomed ??= []).Add(wait);
+                    }
+                }
+            }
+        }
+
+        if (doomed is not null)
+        {
+            foreach (var wait in doomed)
+            {
+                wait.Doomed.TrySetResult();
+            }
+        }
+    }
+
+    /// <summary>
+    /// Waits for <paramref name="ready"/>, which completes once batch <paramref name="bid"/> has
+    /// completed or committed. Throws <see cref="TransactionAbortedException"/>: with
+    /// <see cref="AbortReason.SerializabilityViolation"/> if a batch up to <paramref name="bid"/> is
+    /// or gets behind this ACT, with <paramref name="onTimeout"/> after <paramref name="timeout"/>.
+    /// </summary>
+    public async Task WaitForBatch(long bid, Task ready, string waitingFor, TimeSpan timeout, AbortReason onTimeout, TimeProvider clock)
+    {
+        if (ready.IsCompleted)
+        {
+            await ready;
+            return;
+        }
+
+        var wait = new Wait(bid);
+        lock (gate)
+        {
+            if (minBatchBehind <= bid)
+            {
+                throw Violation(bid, waitingFor);
+            }
+
+            (waits ??= []).Add(wait);
+        }
+
+        using var stopTimer = new CancellationTokenSource();
+        try
+        {
+            var timer = Task.Delay(timeout, clock, stopTimer.Token);
+            var first = await Task.WhenAny(ready, wait.Doomed.Task, timer);
+            if (first == ready)
+            {
+                await ready;
+                return;
+            }
+
+            if (first == wait.Doomed.Task)
+            {
+                throw Violation(bid, waitingFor);
+            }
+
+            throw new TransactionAbortedException(onTimeout, $"waited {timeout.TotalMilliseconds:0} ms for {waitingFor} (hybrid deadlock timeout)") { Tid = Tid };
+        }
+        finally
+        {
+            stopTimer.Cancel();
+            lock (gate)
+            {
+                waits.Remove(wait);
+            }
+        }
+    }
+
+    private TransactionAbortedException Violation(long bid, string waitingFor) =>
+        new(AbortReason.SerializabilityViolation, $"it needs {waitingFor}, but batch {MinBatchBehind} ≤ {bid} is already scheduled after it on another actor: max(BeforeSet) ≥ min(AfterSet)") { Tid = Tid };
+
+    private sealed class Wait(long bid)
+    {
+        public long Bid { get; } = bid;
+
+        public TaskCompletionSource Doomed { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    }
+}

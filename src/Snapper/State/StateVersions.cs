@@ -1,0 +1,110 @@
+using System.Diagnostics;
+
+namespace Snapper.State;
+
+/// <summary>
+/// The versions of one actor's state that both engines see (Snapper §4.2.3, §4.4.1): the last
+/// committed state, then the state each completed but uncommitted PACT batch left, oldest first.
+/// An ACT admitted after such a batch works on the newest of them (it may start before the batch
+/// commits), and a batch starts on whatever the ACTs before it committed.
+/// </summary>
+/// <remarks>Owned by one actor; touched only inside its turns.</remarks>
+internal sealed class StateVersions<TState>(TState committed)
+    where TState : class
+{
+    // (bid, state left by it or null if the batch did not write here), in bid order.
+    private readonly List<(long Bid, TState? State)> uncommitted = new();
+
+    /// <summary>
+    /// The versions of a newly activated actor: its last committed state from the log if recovery
+    /// found one, else <paramref name="initial"/>. Either must round-trip through the serializer,
+    /// which is checked here so a bad state type fails at activation with a message naming it.
+    /// </summary>
+    public static StateVersions<TState> Load(ActorId id, SnapperRuntime runtime, TState initial)
+    {
+        ArgumentNullException.ThrowIfNull(initial);
+        TState committed;
+        try
+        {
+            committed = runtime.Serializer.Copy(initial);
+        }
+        catch (Exception e)
+        {
+            throw new SnapperException(
+                $"The state type {typeof(TState).FullName} of actor {id} cannot be serialized by {runtime.Serializer.GetType().Name}: {e.Message}", e);
+        }
+
+        if (runtime.Recovered.TryGet(id, out var logged))
+        {
+            try
+            {
+                committed = runtime.Serializer.Deserialize<TState>(logged.Span);
+            }
+            catch (Exception e)
+            {
+                throw new SnapperException(
+                    $"Actor {id}'s last committed state in the log cannot be read as a {typeof(TState).FullName}: {e.Message}", e);
+            }
+        }
+
+        return new StateVersions<TState>(committed);
+    }
+
+    /// <summary>The last committed state.</summary>
+    public TState Committed { get; private set; } = committed;
+
+    /// <summary>The highest bid whose state became committed here (0: none yet).</summary>
+    public long LastCommittedBid { get; private set; }
+
+    /// <summary>True while a completed batch's state waits for its commit.</summary>
+    public bool HasUncommitted => uncommitted.Count > 0;
+
+    /// <summary>The newest state: that of the last completed batch, or the committed one.</summary>
+    public TState Latest
+    {
+        get
+        {
+            for (var i = uncommitted.Count - 1; i >= 0; i--)
+            {
+                if (uncommitted[i].State is { } state)
+                {
+                    return state;
+                }
+            }
+
+            return Committed;
+        }
+    }
+
+    /// <summary>A batch completed here, leaving <paramref name="written"/> (null: it only read).</summary>
+    public void BatchCompleted(long bid, TState? written) => uncommitted.Add((bid, written));
+
+    /// <summary>
+    /// Batches commit in bid order, so every batch up to <paramref name="bid"/> is committed now.
+    /// Idempotent: an ACT's commit applies the batch commits it waited for before BatchCommit arrives.
+    /// </summary>
+    public void CommitBatchesThrough(long bid)
+    {
+        var i = 0;
+        for (; i < uncommitted.Count && uncommitted[i].Bid <= bid; i++)
+        {
+            LastCommittedBid = uncommitted[i].Bid;
+            if (uncommitted[i].State is { } state)
+            {
+                Committed = state;
+            }
+        }
+
+        uncommitted.RemoveRange(0, i);
+    }
+
+    /// <summary>Abort cascade: every uncommitted batch state is gone.</summary>
+    public void DropUncommittedBatches() => uncommitted.Clear();
+
+    /// <summary>An ACT committed <paramref name="state"/> here (it ran after every batch still listed had committed).</summary>
+    public void CommitAct(TState state)
+    {
+        Debug.Assert(uncommitted.Count == 0, "an ACT commits only after the batches before it have committed, and none after it has started");
+        Committed = state;
+    }
+}
