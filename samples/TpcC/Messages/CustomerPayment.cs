@@ -1,0 +1,9 @@
+using TpcC.Transactions;
+
+namespace TpcC.Messages;
+
+/// <summary>
+/// Payment's root → customer actor: who pays, how much, at which district (w, d), and the
+/// H_DATA of the history row (W_NAME, four spaces, D_NAME).
+/// </summary>
+public sealed record CustomerPayment(CustomerSelector Customer, int WarehouseId, int DistrictId, decimal Amount, DateTime Date, string HistoryData);

@@ -1,0 +1,4 @@
+namespace TpcC.Messages;
+
+/// <summary>Item actor → NewOrder's root: an item's name, price and whether I_DATA contains "ORIGINAL".</summary>
+public sealed record ItemInfo(int ItemId, string Name, decimal Price, bool Original);

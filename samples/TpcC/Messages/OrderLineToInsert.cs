@@ -1,0 +1,4 @@
+namespace TpcC.Messages;
+
+/// <summary>One line of <see cref="OrderToInsert"/>.</summary>
+public sealed record OrderLineToInsert(int ItemId, int SupplyWarehouseId, int Quantity, decimal Amount, string DistInfo);

@@ -1,0 +1,4 @@
+namespace TpcC.Messages;
+
+/// <summary>NewOrder's root → stock actor: take <see cref="Quantity"/> of an item; <see cref="Remote"/> when the order is another warehouse's.</summary>
+public sealed record StockRequest(int ItemId, int Quantity, bool Remote);

@@ -1,0 +1,4 @@
+namespace TpcC.Messages;
+
+/// <summary>Stock actor → NewOrder's root: the quantity left, the district's S_DIST_xx, and whether S_DATA contains "ORIGINAL".</summary>
+public sealed record StockTaken(int ItemId, int QuantityLeft, string DistInfo, bool Original);

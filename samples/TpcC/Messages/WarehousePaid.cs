@@ -1,0 +1,6 @@
+using TpcC.Transactions;
+
+namespace TpcC.Messages;
+
+/// <summary>Warehouse actor → Payment's root: the warehouse's name and address, after W_YTD was increased.</summary>
+public sealed record WarehousePaid(string Name, Address Address);

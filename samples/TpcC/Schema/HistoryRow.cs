@@ -1,0 +1,29 @@
+namespace TpcC.Schema;
+
+/// <summary>A HISTORY row (TPC-C §1.3.5), kept with the customer it belongs to.</summary>
+public sealed class HistoryRow
+{
+    /// <summary>H_C_ID.</summary>
+    public int CustomerId { get; set; }
+
+    /// <summary>H_C_D_ID.</summary>
+    public int CustomerDistrictId { get; set; }
+
+    /// <summary>H_C_W_ID.</summary>
+    public int CustomerWarehouseId { get; set; }
+
+    /// <summary>H_D_ID: the district the payment was made at.</summary>
+    public int DistrictId { get; set; }
+
+    /// <summary>H_W_ID: the warehouse the payment was made at.</summary>
+    public int WarehouseId { get; set; }
+
+    /// <summary>H_DATE.</summary>
+    public DateTime Date { get; set; }
+
+    /// <summary>H_AMOUNT.</summary>
+    public decimal Amount { get; set; }
+
+    /// <summary>H_DATA: W_NAME, four spaces, D_NAME (for rows written by Payment).</summary>
+    public string Data { get; set; } = "";
+}

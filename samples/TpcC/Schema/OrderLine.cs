@@ -1,0 +1,26 @@
+namespace TpcC.Schema;
+
+/// <summary>An ORDER-LINE row (TPC-C §1.3.9); OL_O_ID, OL_D_ID and OL_W_ID are those of its order.</summary>
+public sealed class OrderLine
+{
+    /// <summary>OL_NUMBER, 1-based.</summary>
+    public int Number { get; set; }
+
+    /// <summary>OL_I_ID.</summary>
+    public int ItemId { get; set; }
+
+    /// <summary>OL_SUPPLY_W_ID.</summary>
+    public int SupplyWarehouseId { get; set; }
+
+    /// <summary>OL_DELIVERY_D: null until delivered.</summary>
+    public DateTime? DeliveryDate { get; set; }
+
+    /// <summary>OL_QUANTITY.</summary>
+    public int Quantity { get; set; }
+
+    /// <summary>OL_AMOUNT.</summary>
+    public decimal Amount { get; set; }
+
+    /// <summary>OL_DIST_INFO: the S_DIST_xx of the supplying stock row for this district.</summary>
+    public string DistInfo { get; set; } = "";
+}

@@ -1,0 +1,26 @@
+namespace TpcC.Schema;
+
+/// <summary>
+/// The state of an order actor: the ORDER, NEW-ORDER and ORDER-LINE rows of one district's
+/// customers whose last names hash to this partition.
+/// </summary>
+public sealed class OrderPartition
+{
+    /// <summary>The warehouse; 0 until the loader has filled the actor.</summary>
+    public int WarehouseId { get; set; }
+
+    /// <summary>The district.</summary>
+    public int DistrictId { get; set; }
+
+    /// <summary>Which of the district's order partitions this is (0-based).</summary>
+    public int Partition { get; set; }
+
+    /// <summary>The orders with their lines, by O_ID.</summary>
+    public Dictionary<int, Order> Orders { get; set; } = [];
+
+    /// <summary>The NEW-ORDER rows: O_IDs of undelivered orders, ascending.</summary>
+    public List<int> NewOrders { get; set; } = [];
+
+    /// <summary>C_ID → the customer's most recent O_ID here, so OrderStatus does not scan every order.</summary>
+    public Dictionary<int, int> LastOrderOfCustomer { get; set; } = [];
+}

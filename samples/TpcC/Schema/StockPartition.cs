@@ -1,0 +1,14 @@
+namespace TpcC.Schema;
+
+/// <summary>The state of a stock actor: one partition of a warehouse's STOCK rows.</summary>
+public sealed class StockPartition
+{
+    /// <summary>The warehouse (S_W_ID); 0 until the loader has filled the actor.</summary>
+    public int WarehouseId { get; set; }
+
+    /// <summary>Which partition this is (0-based).</summary>
+    public int Partition { get; set; }
+
+    /// <summary>The rows, by S_I_ID.</summary>
+    public Dictionary<int, Stock> Rows { get; set; } = [];
+}

@@ -1,0 +1,4 @@
+namespace TpcC.Transactions;
+
+/// <summary>One order Delivery delivered: its district, id, customer and the sum of its line amounts.</summary>
+public sealed record DeliveredOrder(int DistrictId, int OrderId, int CustomerId, decimal Amount);

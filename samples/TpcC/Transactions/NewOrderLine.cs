@@ -1,0 +1,4 @@
+namespace TpcC.Transactions;
+
+/// <summary>One requested line of a NewOrder: which item, from which warehouse, how many.</summary>
+public sealed record NewOrderLine(int ItemId, int SupplyWarehouseId, int Quantity);

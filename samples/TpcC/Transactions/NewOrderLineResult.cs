@@ -1,0 +1,4 @@
+namespace TpcC.Transactions;
+
+/// <summary>One line of NewOrder's output (§2.4.3.3).</summary>
+public sealed record NewOrderLineResult(int SupplyWarehouseId, int ItemId, string ItemName, int Quantity, int StockQuantity, char BrandGeneric, decimal Price, decimal Amount);
