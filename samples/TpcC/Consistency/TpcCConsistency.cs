@@ -33,18 +33,14 @@ public static class TpcCConsistency
             var districts = await Task.WhenAll(Enumerable.Range(1, config.DistrictsPerWarehouse).Select(d =>
                 Read(() => client.On<IDistrictActor, Schema.District>(db.District(w, d), mode, (a, ctx) => a.Read(ctx), cancellationToken))));
 
-            var districtYtd = districts.Sum(d => d.Ytd);
-            if (warehouse.Ytd != districtYtd)
-            {
-                violations.Add(new ConsistencyViolation(1, W(w), Invariant($"W_YTD {warehouse.Ytd} but the districts' D_YTD sum to {districtYtd}")));
-            }
+            violations.AddRange(CheckWarehouse(w, warehouse.Ytd, [.. districts.Select(d => d.Ytd)]));
 
             for (var d = 1; d <= config.DistrictsPerWarehouse; d++)
             {
                 var (wh, dist) = (w, d);
                 var summaries = await Task.WhenAll(Enumerable.Range(0, config.OrderPartitionsPerDistrict).Select(p =>
                     Read(() => client.On<IOrderActor, OrderPartitionSummary>(db.Orders(wh, dist, p), mode, (a, ctx) => a.Summarize(ctx), cancellationToken))));
-                Check(violations, w, d, districts[d - 1].NextOrderId, summaries);
+                violations.AddRange(CheckDistrict(w, d, districts[d - 1].NextOrderId, summaries));
             }
         }
 
@@ -59,8 +55,21 @@ public static class TpcCConsistency
         return new TpcCConsistencyResult(violations, config.Warehouses, config.Warehouses * config.DistrictsPerWarehouse);
     }
 
-    private static void Check(List<ConsistencyViolation> violations, int w, int d, int nextOrderId, OrderPartitionSummary[] partitions)
+    /// <summary>Condition 1 for warehouse <paramref name="w"/>: W_YTD equals the sum of its districts' D_YTD.</summary>
+    public static IReadOnlyList<ConsistencyViolation> CheckWarehouse(int w, decimal warehouseYtd, IReadOnlyList<decimal> districtYtds)
     {
+        ArgumentNullException.ThrowIfNull(districtYtds);
+        var sum = districtYtds.Sum();
+        return warehouseYtd == sum
+            ? []
+            : [new ConsistencyViolation(1, W(w), Invariant($"W_YTD {warehouseYtd} but the districts' D_YTD sum to {sum}"))];
+    }
+
+    /// <summary>Conditions 2–4 for district (w, d), from its D_NEXT_O_ID and the summaries of all its order partitions.</summary>
+    public static IReadOnlyList<ConsistencyViolation> CheckDistrict(int w, int d, int nextOrderId, IReadOnlyList<OrderPartitionSummary> partitions)
+    {
+        ArgumentNullException.ThrowIfNull(partitions);
+        var violations = new List<ConsistencyViolation>();
         var where = W(w) + "/" + d.ToString(CultureInfo.InvariantCulture);
         var maxOrderId = partitions.Max(p => p.MaxOrderId);
         var newOrders = partitions.Sum(p => p.NewOrders);
@@ -87,6 +96,8 @@ public static class TpcCConsistency
         {
             violations.Add(new ConsistencyViolation(4, where, Invariant($"sum(O_OL_CNT) = {lineCounts} but there are {lines} ORDER-LINE rows")));
         }
+
+        return violations;
     }
 
     // The load has stopped, so nothing should contend with these reads; a rare abort (an ACT
