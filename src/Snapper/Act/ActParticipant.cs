@@ -319,9 +319,37 @@ internal sealed class ActParticipant<TState>
         record.BeforeBid = schedule.LastBatchBid;
     }
 
+    // Waits for the lock. Meanwhile the ACTs ahead of this one precede it, so the batches it holds
+    // up are held up by them too (see RunningAct): a PACT/ACT deadlock through a lock wait is then
+    // found when they wait for a batch, not after the deadlock timeout.
     private async ValueTask<TState> AwaitLock(ValueTask acquire, ActRecord<TState> record, AccessMode mode)
     {
-        await acquire;
+        var me = runtime.Active.Find(record.Context.Tid);
+        var ahead = new List<RunningAct>();
+        if (me is not null)
+        {
+            foreach (var tid in @lock.Ahead(record.Context.Tid))
+            {
+                if (runtime.Active.Find(tid) is { } holder)
+                {
+                    ahead.Add(holder);
+                    me.BlockedBy(holder);
+                }
+            }
+        }
+
+        try
+        {
+            await acquire;
+        }
+        finally
+        {
+            foreach (var holder in ahead)
+            {
+                me!.Unblocked(holder);
+            }
+        }
+
         return StateFor(record, mode);
     }
 

@@ -40,6 +40,9 @@ internal sealed class ActiveTransactions
         }
     }
 
+    /// <summary>The running ACT <paramref name="tid"/> on this silo, if any.</summary>
+    public RunningAct? Find(long tid) => running.TryGetValue(tid, out var act) ? act : null;
+
     /// <summary>Throws <see cref="SnapperException"/> unless <paramref name="ctx"/>'s transaction still runs.</summary>
     public RunningAct EnsureRunning(TxnContext ctx, string operation)
     {

@@ -35,6 +35,34 @@ internal sealed class WaitDieLock
     public LockMode HeldBy(long tid) =>
         writer == tid ? LockMode.Write : readers.Contains(tid) ? LockMode.Read : LockMode.None;
 
+    /// <summary>The transactions <paramref name="waiter"/> waits behind: the holders, and the younger waiters granted before it.</summary>
+    public List<long> Ahead(long waiter)
+    {
+        var ahead = new List<long>(readers.Count + 1);
+        if (writer != 0 && writer != waiter)
+        {
+            ahead.Add(writer);
+        }
+
+        foreach (var reader in readers)
+        {
+            if (reader != waiter)
+            {
+                ahead.Add(reader);
+            }
+        }
+
+        foreach (var w in waiters)
+        {
+            if (w.Tid > waiter)
+            {
+                ahead.Add(w.Tid);
+            }
+        }
+
+        return ahead;
+    }
+
     /// <summary>
     /// Grants <paramref name="mode"/> to <paramref name="tid"/>, waits for it, or throws
     /// <see cref="TransactionAbortedException"/> (wait-die, upgrade conflict, deadline passed).

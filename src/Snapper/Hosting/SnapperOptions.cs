@@ -16,7 +16,7 @@ public sealed class SnapperOptions
     public static readonly TimeSpan DefaultDeclarationTimeout = TimeSpan.FromSeconds(10);
 
     /// <summary>Default for <see cref="DeadlockTimeout"/>.</summary>
-    public static readonly TimeSpan DefaultDeadlockTimeout = TimeSpan.FromMilliseconds(200);
+    public static readonly TimeSpan DefaultDeadlockTimeout = TimeSpan.FromMilliseconds(20);
 
     /// <summary>Where records go. Default <see cref="LoggingMode.Memory"/>.</summary>
     public LoggingMode Logging { get; set; } = LoggingMode.Memory;

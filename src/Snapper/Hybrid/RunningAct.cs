@@ -12,6 +12,10 @@ namespace Snapper.Hybrid;
 /// broken immediately instead of after the deadlock timeout.
 /// </summary>
 /// <remarks>
+/// <para>Held-up batches are passed on along lock waits: while this ACT waits for a lock that ACT
+/// H holds, H precedes it, so every batch this ACT holds up is also after H (H → this → batch),
+/// and H is told (<see cref="BlockedBy"/>). Wait-die only lets older ACTs wait for younger ones,
+/// so these edges form no cycle and the forwarding ends.</para>
 /// Shared by the root and the participants in this silo (a distributed host would carry
 /// <see cref="NoteBatchBehind"/> as a one-way message to the root), so it locks.
 /// </remarks>
@@ -20,6 +24,7 @@ internal sealed class RunningAct(long tid)
     private readonly object gate = new();
     private long minBatchBehind = long.MaxValue;
     private List<Wait>? waits;
+    private List<RunningAct>? blockers;
 
     public long Tid { get; } = tid;
 
@@ -37,10 +42,11 @@ internal sealed class RunningAct(long tid)
         }
     }
 
-    /// <summary>Actor → root: batch <paramref name="bid"/> was placed behind this ACT.</summary>
+    /// <summary>Actor → root: batch <paramref name="bid"/> was placed behind this ACT (or behind an ACT waiting for its lock).</summary>
     public void NoteBatchBehind(long bid)
     {
         List<Wait>? doomed = null;
+        RunningAct[]? forward = null;
         lock (gate)
         {
             if (bid >= minBatchBehind)
@@ -49,6 +55,11 @@ internal sealed class RunningAct(long tid)
             }
 
             minBatchBehind = bid;
+            if (blockers is { Count: > 0 })
+            {
+                forward = [.. blockers];
+            }
+
             if (waits is not null)
             {
                 foreach (var wait in waits)
@@ -67,6 +78,39 @@ internal sealed class RunningAct(long tid)
             {
                 wait.Doomed.TrySetResult();
             }
+        }
+
+        if (forward is not null)
+        {
+            foreach (var blocker in forward)
+            {
+                blocker.NoteBatchBehind(bid);
+            }
+        }
+    }
+
+    /// <summary>This ACT starts waiting for a lock <paramref name="holder"/> holds (or will be granted first).</summary>
+    public void BlockedBy(RunningAct holder)
+    {
+        long behind;
+        lock (gate)
+        {
+            (blockers ??= []).Add(holder);
+            behind = minBatchBehind;
+        }
+
+        if (behind != long.MaxValue)
+        {
+            holder.NoteBatchBehind(behind);
+        }
+    }
+
+    /// <summary>The lock wait ended (granted or failed).</summary>
+    public void Unblocked(RunningAct holder)
+    {
+        lock (gate)
+        {
+            blockers?.Remove(holder);
         }
     }
 
