@@ -118,7 +118,7 @@ public static class Runner
             }
             else
             {
-                var workload = new SmallBankWorkload(silo.Client, options.Actors);
+                var workload = new SmallBankWorkload(silo.Client, options.Actors, options.PactPercent);
                 (runs, failed, interrupted) = await RunModesAsync(options, workload.For, workload, null, stderr, cancellationToken);
             }
 
@@ -189,8 +189,7 @@ public static class Runner
             }
         }
 
-        var bothModes = options.Modes.Contains(ModeNames.Act) && options.Modes.Contains(ModeNames.Pact);
-        var workload = new ListAppendWorkload(silo.Client, options.Actors, separatePactKeys: bothModes, Record);
+        var workload = new ListAppendWorkload(silo.Client, options.Actors, options.PactPercent, Record);
         var (runs, failed, interrupted) = await RunModesAsync(options, workload.For, null, workload, stderr, cancellationToken);
 
         if (writer is not null)
@@ -271,7 +270,7 @@ public static class Runner
     }
 
     private static async Task<(List<RunResult> Runs, bool Failed, bool Interrupted)> RunModesAsync(
-        LoadGenOptions options, Func<string, IssueTransaction> issueFor, SmallBankWorkload? smallBank, ListAppendWorkload? listAppend,
+        LoadGenOptions options, Func<string, TransactionMix> issueFor, SmallBankWorkload? smallBank, ListAppendWorkload? listAppend,
         TextWriter stderr, CancellationToken cancellationToken)
     {
         var picker = ActorPicker.Create(options);

@@ -39,11 +39,19 @@ public sealed class LoadDriver
     /// Runs <paramref name="issue"/> under load. Cancelling <paramref name="cancellationToken"/>
     /// ends the window at once; the in-flight transactions are still awaited.
     /// </summary>
-    public async Task<RunResult> RunAsync(string mode, IssueTransaction issue, CancellationToken cancellationToken)
+    public Task<RunResult> RunAsync(string mode, IssueTransaction issue, CancellationToken cancellationToken) =>
+        RunAsync(mode, TransactionMix.Single(mode, issue), cancellationToken);
+
+    /// <summary>
+    /// Runs <paramref name="mix"/> under load; with more than one kind, each kind is also reported
+    /// on its own (<see cref="RunResult.Kinds"/>).
+    /// </summary>
+    public async Task<RunResult> RunAsync(string mode, TransactionMix mix, CancellationToken cancellationToken)
     {
-        ArgumentNullException.ThrowIfNull(issue);
+        ArgumentNullException.ThrowIfNull(mix);
         var window = new MeasurementWindow(TimeSpan.FromSeconds(options.WarmupSeconds), TimeSpan.FromSeconds(options.DurationSeconds));
         var recorder = new RunRecorder(mode, window, options.DurationSeconds);
+        var kindRecorders = mix.Kinds.Select(k => new RunRecorder(k.Name, window, options.DurationSeconds)).ToArray();
         var loops = new List<Task>(options.Clients * options.Pipeline);
         for (var client = 0; client < options.Clients; client++)
         {
@@ -51,8 +59,14 @@ public sealed class LoadDriver
             {
                 // Same seed, client and slot → same Random → same actor sequence in every mode.
                 var random = new Random(LoopSeed(options.Seed, client, slot));
-                var loop = recorder.AddLoop();
-                loops.Add(Task.Run(() => LoopAsync(issue, random, loop, window), CancellationToken.None));
+                var perKind = new LoopRecorder[kindRecorders.Length];
+                for (var kind = 0; kind < perKind.Length; kind++)
+                {
+                    perKind[kind] = kindRecorders[kind].AddLoop();
+                    recorder.Adopt(perKind[kind]);
+                }
+
+                loops.Add(Task.Run(() => LoopAsync(mix, random, perKind, window), CancellationToken.None));
             }
         }
 
@@ -74,7 +88,11 @@ public sealed class LoadDriver
             stillInFlight = loops.Count(l => !l.IsCompleted);
         }
 
-        return recorder.Merge(stillInFlight, Stopwatch.GetElapsedTime(drainStarted).TotalSeconds);
+        var drainSeconds = Stopwatch.GetElapsedTime(drainStarted).TotalSeconds;
+        var result = recorder.Merge(stillInFlight, drainSeconds);
+        return kindRecorders.Length == 1
+            ? result
+            : result with { Kinds = kindRecorders.ToDictionary(k => k.Mode, k => k.Merge(stillInFlight, drainSeconds), StringComparer.Ordinal) };
     }
 
     /// <summary>The seed of one loop, mixed (SplitMix64) so neighbouring loops get unrelated sequences.</summary>
@@ -114,11 +132,14 @@ public sealed class LoadDriver
         }
     }
 
-    private async Task LoopAsync(IssueTransaction issue, Random random, LoopRecorder recorder, MeasurementWindow window)
+    private async Task LoopAsync(TransactionMix mix, Random random, LoopRecorder[] recorders, MeasurementWindow window)
     {
         var touched = Touched;
         while (!window.StopIssuing)
         {
+            // Drawn before the keys, so a single-kind mode uses the Random exactly as it always did.
+            var kind = mix.Pick(random);
+            var issue = mix.Kinds[kind].Issue;
             var keys = new int[picker.TransactionSize];
             picker.Pick(random, keys);
             if (touched is not null)
@@ -147,7 +168,7 @@ public sealed class LoadDriver
                 abortSlot = AbortSlots.Error;
             }
 
-            recorder.Record(started, abortSlot);
+            recorders[kind].Record(started, abortSlot);
         }
     }
 }

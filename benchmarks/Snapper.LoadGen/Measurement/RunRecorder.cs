@@ -40,6 +40,13 @@ public sealed class RunRecorder
         return loop;
     }
 
+    /// <summary>Merges <paramref name="loop"/>, recorded under another recorder too (a mode's total over its kinds).</summary>
+    public void Adopt(LoopRecorder loop)
+    {
+        ArgumentNullException.ThrowIfNull(loop);
+        loops.Add(loop);
+    }
+
     /// <summary>Committed so far, warm-up included (racy; for progress).</summary>
     public long TotalCommitted => loops.Sum(l => l.TotalCommitted);
 

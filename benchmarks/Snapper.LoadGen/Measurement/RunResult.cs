@@ -47,6 +47,9 @@ public sealed record RunResult
     /// <summary>The money check, when <c>--verify</c> ran it.</summary>
     public VerificationResult? Verification { get; init; }
 
+    /// <summary>Modes that mix kinds (hybrid): the same measurements for each kind alone, by kind name; null otherwise.</summary>
+    public IReadOnlyDictionary<string, RunResult>? Kinds { get; init; }
+
     /// <summary>PACT runs: the mean number of PACTs per batch over the run, warm-up included.</summary>
     public double? AverageBatchSize { get; init; }
 }

@@ -19,13 +19,14 @@ public static class ArgParser
         Workloads:
           smallbank                SmallBank MultiTransfer (tpcc is not implemented yet)
           listappend               each transaction appends its tid to the lists of --txn-size actors
-                                   (modes act and pact only; checked Elle-style with --verify or check)
+                                   (modes act, pact, hybrid; checked Elle-style with --verify or check)
           check                    check a listappend history against a list dump; exit 0 ok, 1 violations
           idle [--duration S]      start the silo, then measure its CPU use while idle (default 10 s)
 
         Options:
           --modes LIST             comma list of modes to run in order (default nt,pact,act; listappend: pact,act)
-                                   supported: nt, pact, act; planned: act-elr, hybrid, orleans-txn
+                                   supported: nt, pact, act, hybrid; planned: act-elr, orleans-txn
+          --pact-percent P         hybrid: percentage of transactions issued as PACTs, 0-100 (default 90)
           --dist NAME              uniform | hotspot | zipf (default uniform)
           --zipf S                 Zipf exponent, > 0 (default 1.0)
           --txn-size N             actors per transaction, all distinct (default 4); smallbank: 1 debited + N-1 recipients
@@ -115,6 +116,7 @@ public static class ArgParser
             options = flag switch
             {
                 "--modes" => options with { Modes = ParseModes(flag, Value()) },
+                "--pact-percent" => options with { PactPercent = ParseInt(flag, Value(), min: 0) },
                 "--dist" => options with { Dist = ParseDistribution(flag, Value()) },
                 "--zipf" => options with { Zipf = ParseDouble(flag, Value(), min: 0, minInclusive: false) },
                 "--txn-size" => options with { TxnSize = ParseInt(flag, Value(), min: 1) },
@@ -302,7 +304,7 @@ public static class ArgParser
         {
             if (options.Modes.Contains(ModeNames.Nt))
             {
-                throw new UsageException($"--modes: mode '{ModeNames.Nt}' is not meaningful for listappend (plain calls have no tid and no atomicity to check); use {ModeNames.Pact} and/or {ModeNames.Act}.");
+                throw new UsageException($"--modes: mode '{ModeNames.Nt}' is not meaningful for listappend (plain calls have no tid and no atomicity to check); use {ModeNames.Pact}, {ModeNames.Act} and/or {ModeNames.Hybrid}.");
             }
         }
         else
@@ -343,6 +345,11 @@ public static class ArgParser
         }
 
         ParseLogDelay("--log-delay-ms", options.LogDelayMs.ToString(CultureInfo.InvariantCulture));
+
+        if (options.PactPercent is < 0 or > 100)
+        {
+            throw new UsageException($"--pact-percent: must be between 0 and 100, got {options.PactPercent}.");
+        }
 
         if (options.TxnSize > options.Actors)
         {

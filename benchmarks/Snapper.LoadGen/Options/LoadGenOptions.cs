@@ -10,7 +10,10 @@ public sealed record LoadGenOptions
     public string Workload { get; init; } = "smallbank";
 
     /// <summary>Modes to run, in order, on the same embedded silo (<c>--modes</c>).</summary>
-    public IReadOnlyList<string> Modes { get; init; } = ModeNames.Supported;
+    public IReadOnlyList<string> Modes { get; init; } = ModeNames.Default;
+
+    /// <summary>Hybrid mode: the percentage of transactions issued as PACTs, the rest as ACTs (<c>--pact-percent</c>).</summary>
+    public int PactPercent { get; init; } = 90;
 
     /// <summary>How actors are chosen (<c>--dist</c>).</summary>
     public Distribution Dist { get; init; } = Distribution.Uniform;

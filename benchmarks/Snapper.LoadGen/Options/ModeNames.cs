@@ -15,9 +15,28 @@ public static class ModeNames
     /// <summary>Snapper PACTs: deterministic batches from the coordinator ring; the declaration comes from the input.</summary>
     public const string Pact = "pact";
 
+    /// <summary>PACTs and ACTs at the same time on the same actors (<c>--pact-percent</c> of them PACTs).</summary>
+    public const string Hybrid = "hybrid";
+
     /// <summary>Modes this build can run, in the order they are best run (baseline first).</summary>
-    public static IReadOnlyList<string> Supported { get; } = [Nt, Pact, Act];
+    public static IReadOnlyList<string> Supported { get; } = [Nt, Pact, Act, Hybrid];
+
+    /// <summary>The modes run when <c>--modes</c> is not given.</summary>
+    public static IReadOnlyList<string> Default { get; } = [Nt, Pact, Act];
 
     /// <summary>Modes DESIGN §8 plans but the runtime does not have yet.</summary>
-    public static IReadOnlyList<string> Planned { get; } = ["act-elr", "hybrid", "orleans-txn"];
+    public static IReadOnlyList<string> Planned { get; } = ["act-elr", "orleans-txn"];
+
+    /// <summary>
+    /// Each transactional mode works on its own block of actor keys (block × --actors + key), so one
+    /// mode's state never leaks into another's verification, and keys stay the same for a given
+    /// --actors whatever else --modes lists.
+    /// </summary>
+    public static int KeyBlock(string mode) => mode switch
+    {
+        Act => 0,
+        Pact => 1,
+        Hybrid => 2,
+        _ => throw new ArgumentOutOfRangeException(nameof(mode), mode, "Only transactional modes have a key block."),
+    };
 }

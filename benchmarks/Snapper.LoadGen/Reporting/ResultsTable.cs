@@ -17,7 +17,9 @@ public static class ResultsTable
         var config = report.Config;
         writer.WriteLine(Describe(config));
 
-        var rows = report.Runs.Select(Row).ToList();
+        // A mode that mixes kinds (hybrid) is followed by one row per kind, named mode:kind.
+        var withKinds = report.Runs.SelectMany(WithKinds).ToList();
+        var rows = withKinds.Select(Row).ToList();
         var widths = Headers.Select((h, i) => Math.Max(h.Length, rows.Count == 0 ? 0 : rows.Max(r => r[i].Length))).ToArray();
         writer.WriteLine(Format(Headers, widths));
         writer.WriteLine(Format(widths.Select(w => new string('-', w)).ToArray(), widths));
@@ -65,7 +67,7 @@ public static class ResultsTable
             writer.WriteLine(Invariant($"{run.Mode} average batch size: {run.AverageBatchSize:F1} PACTs"));
         }
 
-        foreach (var run in report.Runs.Where(r => r.AbortReasons.Count > 0))
+        foreach (var run in withKinds.Where(r => r.AbortReasons.Count > 0))
         {
             writer.WriteLine($"{run.Mode} aborts: {string.Join(", ", run.AbortReasons.Select(kv => Invariant($"{kv.Key} {kv.Value:N0}")))}");
         }
@@ -91,6 +93,15 @@ public static class ResultsTable
         };
         return Invariant($"{config.Workload}: {config.Actors:N0} actors, txn size {config.TxnSize}, dist {dist}, {config.Clients} clients × {config.Pipeline} in flight, ")
             + Invariant($"warm-up {config.WarmupSeconds:0.##}s, measured {config.DurationSeconds:0.##}s, logger {config.Logger.ToString().ToLowerInvariant()}, seed {config.Seed}");
+    }
+
+    private static IEnumerable<RunResult> WithKinds(RunResult run)
+    {
+        yield return run;
+        foreach (var (kind, result) in run.Kinds ?? new Dictionary<string, RunResult>())
+        {
+            yield return result with { Mode = $"{run.Mode}:{kind}" };
+        }
     }
 
     private static string[] Row(RunResult run) =>

@@ -6,16 +6,17 @@ using Snapper.LoadGen.Options;
 namespace Snapper.LoadGen.Workloads;
 
 /// <summary>
-/// The list-append workload (after Jepsen's Elle) in act and pact: each transaction starts on its
-/// first picked actor and appends its tid to every picked actor's list, and records what it saw in
-/// the history. Keys are deterministic: <see cref="IListActor"/> 0..n-1; when both act and pact run
-/// in one invocation pact gets n..2n-1, so ACTs and PACTs never share an actor.
+/// The list-append workload (after Jepsen's Elle) in act, pact and hybrid: each transaction starts
+/// on its first picked actor and appends its tid to every picked actor's list, and records what it
+/// saw in the history (its mode there is the kind it ran as: pact or act). Keys are deterministic:
+/// each mode uses the <see cref="IListActor"/> keys of its <see cref="ModeNames.KeyBlock"/>, so a
+/// later run with the same --actors finds the same lists; hybrid's PACTs and ACTs share theirs.
 /// </summary>
 public sealed class ListAppendWorkload
 {
     private readonly ISnapperClient client;
-    private readonly ActorId[] actIds;
-    private readonly ActorId[] pactIds;
+    private readonly int actors;
+    private readonly int pactPercent;
     private readonly Action<HistoryEntry> record;
 
     // Transactions whose tid is known and whose outcome is not recorded yet: at cut-off they are
@@ -25,32 +26,34 @@ public sealed class ListAppendWorkload
     /// <summary>The workload over <paramref name="actors"/> list actors per mode.</summary>
     /// <param name="client">Issues the transactions.</param>
     /// <param name="actors">Actors per mode (<c>--actors</c>).</param>
-    /// <param name="separatePactKeys">True when act and pact both run: pact then uses keys n..2n-1.</param>
+    /// <param name="pactPercent">Hybrid: the percentage of transactions issued as PACTs.</param>
     /// <param name="record">Receives every finished transaction; must be thread-safe.</param>
-    public ListAppendWorkload(ISnapperClient client, int actors, bool separatePactKeys, Action<HistoryEntry> record)
+    public ListAppendWorkload(ISnapperClient client, int actors, int pactPercent, Action<HistoryEntry> record)
     {
         ArgumentNullException.ThrowIfNull(client);
         ArgumentNullException.ThrowIfNull(record);
         ArgumentOutOfRangeException.ThrowIfLessThan(actors, 1);
         this.client = client;
         this.record = record;
-        actIds = new ActorId[actors];
-        pactIds = new ActorId[actors];
-        var pactOffset = separatePactKeys ? actors : 0;
-        for (var key = 0; key < actors; key++)
-        {
-            actIds[key] = ActorId.Create<IListActor>(key);
-            pactIds[key] = ActorId.Create<IListActor>(pactOffset + key);
-        }
+        this.actors = actors;
+        this.pactPercent = pactPercent;
     }
 
-    /// <summary>The "issue one list-append transaction" delegate of <paramref name="mode"/>.</summary>
-    public IssueTransaction For(string mode) => mode switch
+    /// <summary>What <paramref name="mode"/> issues: list-append transactions of its kind(s).</summary>
+    public TransactionMix For(string mode)
     {
-        ModeNames.Act => keys => IssueAsync(ModeNames.Act, actIds, keys),
-        ModeNames.Pact => keys => IssueAsync(ModeNames.Pact, pactIds, keys),
-        _ => throw new ArgumentOutOfRangeException(nameof(mode), mode, "listappend has no such mode."),
-    };
+        var ids = Lists(mode);
+        return mode switch
+        {
+            ModeNames.Act => TransactionMix.Single(mode, keys => IssueAsync(mode, ModeNames.Act, ids, keys)),
+            ModeNames.Pact => TransactionMix.Single(mode, keys => IssueAsync(mode, ModeNames.Pact, ids, keys)),
+            ModeNames.Hybrid => TransactionMix.Hybrid(
+                keys => IssueAsync(mode, ModeNames.Pact, ids, keys),
+                keys => IssueAsync(mode, ModeNames.Act, ids, keys),
+                pactPercent),
+            _ => throw new ArgumentOutOfRangeException(nameof(mode), mode, "listappend has no such mode."),
+        };
+    }
 
     /// <summary>
     /// Records every transaction of <paramref name="mode"/> whose outcome is still unknown (in flight
@@ -61,9 +64,9 @@ public sealed class ListAppendWorkload
         var count = 0;
         foreach (var (_, txn) in pending)
         {
-            if (txn.Mode == mode && txn.TryFinish())
+            if (txn.Run == mode && txn.TryFinish())
             {
-                record(new HistoryEntry(txn.Tid, mode, TransactionStatus.Unknown, null, txn.Actors, []));
+                record(new HistoryEntry(txn.Tid, txn.Kind, TransactionStatus.Unknown, null, txn.Actors, []));
                 count++;
             }
         }
@@ -77,13 +80,7 @@ public sealed class ListAppendWorkload
     /// </summary>
     public async Task<Dictionary<string, IReadOnlyList<long>>> ReadListsAsync(string mode, int parallelism, CancellationToken cancellationToken)
     {
-        var ids = mode switch
-        {
-            ModeNames.Act => actIds,
-            ModeNames.Pact => pactIds,
-            _ => throw new ArgumentOutOfRangeException(nameof(mode), mode, "listappend has no such mode."),
-        };
-
+        var ids = Lists(mode);
         var lists = new List<long>[ids.Length];
         await Parallel.ForAsync(0, ids.Length, new ParallelOptions { MaxDegreeOfParallelism = Math.Max(1, parallelism), CancellationToken = cancellationToken }, async (i, _) =>
             lists[i] = await ReadAsync(mode, ids[i]));
@@ -116,7 +113,20 @@ public sealed class ListAppendWorkload
         }
     }
 
-    private async Task IssueAsync(string mode, ActorId[] ids, int[] keys)
+    // The actors of a mode's key block, built once per mode (ActorId.Create formats the key).
+    private ActorId[] Lists(string mode)
+    {
+        var block = ModeNames.KeyBlock(mode);
+        var ids = new ActorId[actors];
+        for (var key = 0; key < actors; key++)
+        {
+            ids[key] = ActorId.Create<IListActor>((block * actors) + key);
+        }
+
+        return ids;
+    }
+
+    private async Task IssueAsync(string run, string mode, ActorId[] ids, int[] keys)
     {
         var first = ids[keys[0]];
         var others = new ActorId[keys.Length - 1];
@@ -132,7 +142,7 @@ public sealed class ListAppendWorkload
         async Task<(long Tid, AppendResult[] Results)> Body(IListActor actor, TxnContext ctx)
         {
             // The tid is known from here on: register it so a cut-off can still record it.
-            var started = new Pending(ctx.Tid, mode, actors);
+            var started = new Pending(ctx.Tid, run, mode, actors);
             if (Interlocked.CompareExchange(ref txn, started, null) is null)
             {
                 pending.TryAdd(ctx.Tid, started);
@@ -201,13 +211,17 @@ public sealed class ListAppendWorkload
         return declared;
     }
 
-    private sealed class Pending(long tid, string mode, string[] actors)
+    private sealed class Pending(long tid, string run, string kind, string[] actors)
     {
         private int done;
 
         public long Tid { get; } = tid;
 
-        public string Mode { get; } = mode;
+        /// <summary>The mode of the run that issued it (what <see cref="CutOff"/> is asked for).</summary>
+        public string Run { get; } = run;
+
+        /// <summary>How it ran: pact or act (its mode in the history).</summary>
+        public string Kind { get; } = kind;
 
         public string[] Actors { get; } = actors;
 

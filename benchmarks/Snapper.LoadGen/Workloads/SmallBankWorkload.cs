@@ -6,9 +6,9 @@ namespace Snapper.LoadGen.Workloads;
 /// <summary>
 /// SmallBank MultiTransfer in each mode: move 1 from the first actor to each of the others.
 /// Every mode draws its keys from the same distribution but works on its own accounts
-/// (<see cref="IPlainAccountActor"/> for nt; <see cref="IAccountActor"/> keys 0..n-1 for act and
-/// n..2n-1 for pact), so one mode's balances never leak into another's verification, and ACTs and
-/// PACTs never share an actor (hybrid execution is a later mode of its own).
+/// (<see cref="IPlainAccountActor"/> for nt; <see cref="IAccountActor"/> in the mode's
+/// <see cref="ModeNames.KeyBlock"/> otherwise), so one mode's balances never leak into another's
+/// verification. Hybrid issues PACTs and ACTs on the same accounts.
 /// </summary>
 public sealed class SmallBankWorkload
 {
@@ -21,35 +21,48 @@ public sealed class SmallBankWorkload
     private readonly ISnapperClient client;
 
     // Ids are built once: ActorId.Create formats the key, which would otherwise run per call.
-    private readonly ActorId[] accountIds;
     private readonly ActorId[] plainIds;
-    private readonly ActorId[] pactIds;
+    private readonly int actors;
+    private readonly int pactPercent;
 
-    /// <summary>The workload over accounts 0..<paramref name="actors"/>-1.</summary>
-    public SmallBankWorkload(ISnapperClient client, int actors)
+    // By key block (ModeNames.KeyBlock), built on first use.
+    private readonly Dictionary<int, ActorId[]> accountIds = new();
+
+    /// <summary>The workload over <paramref name="actors"/> accounts per mode.</summary>
+    /// <param name="client">Issues the transactions.</param>
+    /// <param name="actors">Accounts per mode (<c>--actors</c>).</param>
+    /// <param name="pactPercent">Hybrid: the percentage of MultiTransfers issued as PACTs.</param>
+    public SmallBankWorkload(ISnapperClient client, int actors, int pactPercent = 90)
     {
         ArgumentNullException.ThrowIfNull(client);
         ArgumentOutOfRangeException.ThrowIfLessThan(actors, 1);
         this.client = client;
-        accountIds = new ActorId[actors];
+        this.actors = actors;
+        this.pactPercent = pactPercent;
         plainIds = new ActorId[actors];
-        pactIds = new ActorId[actors];
         for (var key = 0; key < actors; key++)
         {
-            accountIds[key] = ActorId.Create<IAccountActor>(key);
             plainIds[key] = ActorId.Create<IPlainAccountActor>(key);
-            pactIds[key] = ActorId.Create<IAccountActor>(actors + key);
         }
     }
 
-    /// <summary>The "issue one MultiTransfer" delegate of <paramref name="mode"/>.</summary>
-    public IssueTransaction For(string mode) => mode switch
+    /// <summary>What <paramref name="mode"/> issues: MultiTransfers of its kind(s).</summary>
+    public TransactionMix For(string mode)
     {
-        ModeNames.Nt => IssuePlain,
-        ModeNames.Act => IssueAct,
-        ModeNames.Pact => IssuePact,
-        _ => throw new ArgumentOutOfRangeException(nameof(mode), mode, "SmallBank has no such mode."),
-    };
+        if (mode == ModeNames.Nt)
+        {
+            return TransactionMix.Single(mode, IssuePlain);
+        }
+
+        var ids = Accounts(mode);
+        return mode switch
+        {
+            ModeNames.Act => TransactionMix.Single(mode, keys => IssueAct(ids, keys)),
+            ModeNames.Pact => TransactionMix.Single(mode, keys => IssuePact(ids, keys)),
+            ModeNames.Hybrid => TransactionMix.Hybrid(keys => IssuePact(ids, keys), keys => IssueAct(ids, keys), pactPercent),
+            _ => throw new ArgumentOutOfRangeException(nameof(mode), mode, "SmallBank has no such mode."),
+        };
+    }
 
     /// <summary>
     /// Sums the balances of <paramref name="keys"/> in <paramref name="mode"/> once the load has
@@ -61,9 +74,8 @@ public sealed class SmallBankWorkload
         Func<int, Task<decimal>> read = mode switch
         {
             ModeNames.Nt => key => client.Call<IPlainAccountActor, decimal>(plainIds[key], a => a.Balance()),
-            ModeNames.Act => ReadCommittedBalance,
-            ModeNames.Pact => key => client.RunPact<IAccountActor, decimal>(pactIds[key], (a, ctx) => a.Balance(ctx), AccessSet.Of(pactIds[key]), CancellationToken.None),
-            _ => throw new ArgumentOutOfRangeException(nameof(mode), mode, "SmallBank has no such mode."),
+            ModeNames.Pact => key => client.RunPact<IAccountActor, decimal>(Accounts(mode)[key], (a, ctx) => a.Balance(ctx), AccessSet.Of(Accounts(mode)[key]), CancellationToken.None),
+            _ => key => ReadCommittedBalance(Accounts(mode)[key]),
         };
 
         var balances = new decimal[keys.Count];
@@ -84,44 +96,65 @@ public sealed class SmallBankWorkload
         return client.Call<IPlainAccountActor, decimal>(plainIds[keys[0]], a => a.MultiTransfer(input));
     }
 
-    private Task IssueAct(int[] keys)
+    // Ids are built once per mode: ActorId.Create formats the key, which would otherwise run per call.
+    private ActorId[] Accounts(string mode)
+    {
+        var block = ModeNames.KeyBlock(mode);
+        lock (accountIds)
+        {
+            if (!accountIds.TryGetValue(block, out var ids))
+            {
+                ids = new ActorId[actors];
+                for (var key = 0; key < actors; key++)
+                {
+                    ids[key] = ActorId.Create<IAccountActor>((block * actors) + key);
+                }
+
+                accountIds[block] = ids;
+            }
+
+            return ids;
+        }
+    }
+
+    private Task IssueAct(ActorId[] ids, int[] keys)
     {
         var to = new ActorId[keys.Length - 1];
         for (var i = 1; i < keys.Length; i++)
         {
-            to[i - 1] = accountIds[keys[i]];
+            to[i - 1] = ids[keys[i]];
         }
 
         var input = new MultiTransferInput(Amount, to);
-        return client.RunAct<IAccountActor, decimal>(accountIds[keys[0]], (a, ctx) => a.MultiTransfer(ctx, input), CancellationToken.None);
+        return client.RunAct<IAccountActor, decimal>(ids[keys[0]], (a, ctx) => a.MultiTransfer(ctx, input), CancellationToken.None);
     }
 
     // The declaration comes from the MultiTransfer input: one call on the payer, one per recipient.
-    private Task IssuePact(int[] keys)
+    private Task IssuePact(ActorId[] ids, int[] keys)
     {
         var to = new ActorId[keys.Length - 1];
-        var declared = AccessSet.Of(pactIds[keys[0]]);
+        var declared = AccessSet.Of(ids[keys[0]]);
         for (var i = 1; i < keys.Length; i++)
         {
-            to[i - 1] = pactIds[keys[i]];
+            to[i - 1] = ids[keys[i]];
             declared = declared.And(to[i - 1]);
         }
 
         var input = new MultiTransferInput(Amount, to);
-        return client.RunPact<IAccountActor, decimal>(pactIds[keys[0]], (a, ctx) => a.MultiTransfer(ctx, input), declared, CancellationToken.None);
+        return client.RunPact<IAccountActor, decimal>(ids[keys[0]], (a, ctx) => a.MultiTransfer(ctx, input), declared, CancellationToken.None);
     }
 
     // A read-only ACT. Nothing else runs once the load drained, so it should not abort; if the
     // runtime still aborts it (a lock not released, say), retry a few times rather than report a
     // money difference that is really a stuck lock, then let the abort surface.
-    private async Task<decimal> ReadCommittedBalance(int key)
+    private async Task<decimal> ReadCommittedBalance(ActorId account)
     {
         const int attempts = 5;
         for (var attempt = 1; ; attempt++)
         {
             try
             {
-                return await client.RunAct<IAccountActor, decimal>(accountIds[key], (a, ctx) => a.Balance(ctx), CancellationToken.None);
+                return await client.RunAct<IAccountActor, decimal>(account, (a, ctx) => a.Balance(ctx), CancellationToken.None);
             }
             catch (TransactionAbortedException) when (attempt < attempts)
             {

@@ -82,8 +82,46 @@ public sealed class LoadGenTests
         }
     }
 
+    [Fact]
+    public async Task A_hybrid_run_reports_each_kind_and_its_history_checks_out()
+    {
+        var folder = Directory.CreateTempSubdirectory("snapper-hybrid-").FullName;
+        var (history, dump, json) = (Path.Combine(folder, "h.jsonl"), Path.Combine(folder, "d.json"), Path.Combine(folder, "r.json"));
+        try
+        {
+            var stdout = new StringWriter();
+            var exit = await Runner.MainAsync(
+                ["listappend", "--modes", "hybrid", "--pact-percent", "50", "--actors", "16", "--txn-size", "3", "--duration", "1", "--warmup", "0", "--pipeline", "8",
+                 "--history", history, "--dump", dump, "--json", json, "--verify"],
+                stdout, new StringWriter(), CancellationToken.None);
+            Assert.True(exit == 0, $"exit {exit}\n{stdout}");
+            Assert.Contains("hybrid:pact", stdout.ToString());
+            Assert.Contains("hybrid:act", stdout.ToString());
+
+            using var report = JsonDocument.Parse(await File.ReadAllTextAsync(json));
+            var run = Assert.Single(report.RootElement.GetProperty("runs").EnumerateArray());
+            var kinds = run.GetProperty("kinds");
+            var (pact, act) = (kinds.GetProperty("pact"), kinds.GetProperty("act"));
+            Assert.True(pact.GetProperty("committed").GetInt64() > 0);
+            Assert.Equal(0, pact.GetProperty("aborted").GetInt64());
+            Assert.Equal(
+                run.GetProperty("committed").GetInt64() + run.GetProperty("aborted").GetInt64(),
+                pact.GetProperty("committed").GetInt64() + act.GetProperty("committed").GetInt64() + act.GetProperty("aborted").GetInt64());
+
+            // Both kinds appended to the same lists (hybrid's key block), and check agrees.
+            var modes = File.ReadLines(history).Select(l => JsonDocument.Parse(l).RootElement.GetProperty("mode").GetString()).ToHashSet();
+            Assert.Equal(["act", "pact"], modes.Order());
+            Assert.Equal(0, await Runner.MainAsync(["check", "--history", history, "--dump", dump], new StringWriter(), new StringWriter(), CancellationToken.None));
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+
     [Theory]
     [InlineData("--modes", "act-elr", "act-elr")]
+    [InlineData("--pact-percent", "101", "--pact-percent")]
     [InlineData("--dist", "gaussian", "--dist")]
     [InlineData("--bogus", "1", "--bogus")]
     [InlineData("--cluster", "localhost:30000", "--cluster")]
