@@ -20,6 +20,10 @@ namespace Snapper.Hybrid;
 /// bounded by the deadlock timeout (<see cref="AbortReason.SerializabilityUncertain"/> when the
 /// AfterSet was incomplete, <see cref="AbortReason.Deadlock"/> otherwise), and a batch from the
 /// BeforeSet that aborts aborts the ACT (<see cref="AbortReason.Cascading"/>).</para>
+/// <para>The sure-violation test and <see cref="RunningAct.WaitForBatch"/> overlap on purpose:
+/// every batch of the AfterSet was reported to the ACT's <see cref="RunningAct"/> when it was
+/// placed, and a max(BeforeSet) at or above an uncommitted AfterSet batch is itself uncommitted,
+/// so waiting for it would be refused too. The test decides without registering a wait.</para>
 /// </remarks>
 internal static class SerializabilityCheck
 {

@@ -31,6 +31,10 @@ public interface ITestActor : ITransactionalActor
     Task CallWithContext(TxnContext ctx, TxnContext other, ActorId target);
 
     Task AddTwiceOn(TxnContext ctx, ActorId next);
+
+    Task AddWaitThenCall(TxnContext ctx, string locked, string release, ActorId next);
+
+    Task CallThenWait(TxnContext ctx, ActorId next, string called, string release, bool thenThrow);
 }
 
 public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestActor
@@ -98,6 +102,25 @@ public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestA
 
     public Task CallWithContext(TxnContext ctx, TxnContext other, ActorId target) =>
         CallActor<ITestActor>(other, target, a => a.Add(other, 1));
+
+    public async Task AddWaitThenCall(TxnContext ctx, string locked, string release, ActorId next)
+    {
+        await Add(ctx, 1);
+        gates.Signal(locked);
+        await gates.Until(release);
+        await CallActor<ITestActor>(ctx, next, a => a.Add(ctx, 1));
+    }
+
+    public async Task CallThenWait(TxnContext ctx, ActorId next, string called, string release, bool thenThrow)
+    {
+        await CallActor<ITestActor>(ctx, next, a => a.Add(ctx, 1));
+        gates.Signal(called);
+        await gates.Until(release);
+        if (thenThrow)
+        {
+            throw new InvalidOperationException("the PACT gives up after its call");
+        }
+    }
 
     public async Task AddTwiceOn(TxnContext ctx, ActorId next)
     {
