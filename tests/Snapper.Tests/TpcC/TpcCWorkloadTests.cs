@@ -77,6 +77,23 @@ public sealed class TpcCWorkloadTests
     }
 
     [Fact]
+    public async Task Kinds_give_the_driver_one_kind_per_type_at_the_standard_percentages()
+    {
+        await using var silo = await TestSilo.StartAsync(s => s.AddTpcC());
+        var workload = new TpcCWorkload(silo.Client, TpcCSilo.Unpartitioned);
+        await workload.LoadAsync("act");
+
+        var mix = workload.Kinds("act", newOrderOnly: false);
+        Assert.Equal(["neworder", "payment", "orderstatus", "delivery", "stocklevel"], mix.Kinds.Select(k => k.Name));
+        Assert.Equal([45, 43, 4, 4, 4], mix.Kinds.Select(k => k.Percent));
+        await Issue(mix.Kinds[2].Issue, 3, parallelism: 1);
+        Assert.Equal(3, workload.Mix.SummarizeAll("act").Types.Single(t => t.Type == TpcCTransactionType.OrderStatus).Committed);
+
+        var single = workload.Kinds("act", newOrderOnly: true);
+        Assert.Equal("act", Assert.Single(single.Kinds).Name);
+    }
+
+    [Fact]
     public void The_mix_recorder_counts_only_the_window_asked_for()
     {
         var recorder = new TpcCMixRecorder();

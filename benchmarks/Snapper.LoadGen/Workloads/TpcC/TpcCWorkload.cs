@@ -94,6 +94,21 @@ public sealed class TpcCWorkload
         return keys => IssueAsync(mode, tpcc, txnMode, draw(RandomFor(keys)));
     }
 
+    /// <summary>
+    /// What <paramref name="mode"/> issues as a <see cref="TransactionMix"/> of one kind per TPC-C
+    /// type (named <c>neworder</c>, <c>payment</c>, <c>orderstatus</c>, <c>delivery</c>,
+    /// <c>stocklevel</c>) at the standard percentages, so the load driver draws the type and reports
+    /// each on its own row (NewOrder throughput is the <c>neworder</c> row); NewOrder only is a
+    /// single kind, reported as the mode itself.
+    /// </summary>
+    public TransactionMix Kinds(string mode, bool newOrderOnly) =>
+        newOrderOnly
+            ? TransactionMix.Single(mode, For(mode, TpcCTransactionType.NewOrder))
+            : new TransactionMix([.. MixPercentages(newOrderOnly: false).Select(m => new TransactionKind(KindName(m.Type), For(mode, m.Type), m.Percent))]);
+
+    /// <summary>The kind name of <paramref name="type"/> in reports: its name in lower case.</summary>
+    public static string KindName(TpcCTransactionType type) => type.ToString().ToLowerInvariant();
+
     /// <summary>Checks TPC-C consistency conditions 1–4 on <paramref name="mode"/>'s database; run it after the load drained.</summary>
     public Task<TpcCConsistencyResult> VerifyAsync(string mode, CancellationToken cancellationToken = default) =>
         TpcCConsistency.CheckAsync(ClientOf(mode), TxnModeOf(mode), cancellationToken: cancellationToken);
