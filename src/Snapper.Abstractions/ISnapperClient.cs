@@ -17,6 +17,10 @@ public interface ISnapperClient
     Task RunAct<TActor>(ActorId first, Func<TActor, TxnContext, Task> body, CancellationToken cancellationToken = default)
         where TActor : ITransactionalActor;
 
+    /// <summary>Runs an ACT with per-transaction <paramref name="options"/>. See <see cref="RunAct{TActor, TResult}(ActorId, Func{TActor, TxnContext, Task{TResult}}, CancellationToken)"/>.</summary>
+    Task<TResult> RunAct<TActor, TResult>(ActorId first, Func<TActor, TxnContext, Task<TResult>> body, ActOptions options, CancellationToken cancellationToken = default)
+        where TActor : ITransactionalActor;
+
     /// <summary>
     /// Runs a PACT that starts on actor <paramref name="first"/>: <paramref name="declared"/> names
     /// every actor it calls and how many times (the first actor's own call counts). PACTs are

@@ -71,13 +71,13 @@ public abstract class TransactionalActor<TState> : ITransactionalActor, IActorBi
         pact = new PactParticipant<TState>(id, runtime, versions, schedule, this);
     }
 
-    Task<TResult> IActParticipant.RunAsRoot<TActor, TResult>(Func<TActor, TxnContext, Task<TResult>> body, CancellationToken cancellationToken) =>
-        Engine.RunAsRoot(body, cancellationToken);
+    Task<TResult> IActParticipant.RunAsRoot<TActor, TResult>(Func<TActor, TxnContext, Task<TResult>> body, bool earlyLockRelease, CancellationToken cancellationToken) =>
+        Engine.RunAsRoot(body, earlyLockRelease, cancellationToken);
 
     Task<(TResult Result, ExecutionInfo Info)> IActParticipant.Invoke<TActor, TResult>(TxnContext ctx, Func<TActor, Task<TResult>> call) =>
         Engine.Invoke(ctx, call);
 
-    Task<Vote> IActParticipant.Prepare(long tid, HybridDecision decision) => Engine.Prepare(tid, decision);
+    Task<Vote> IActParticipant.Prepare(long tid, HybridDecision decision, bool earlyLockRelease) => Engine.Prepare(tid, decision, earlyLockRelease);
 
     Task IActParticipant.Commit(long tid, HybridDecision decision) => Engine.Commit(tid, decision);
 

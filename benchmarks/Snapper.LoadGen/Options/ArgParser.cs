@@ -19,13 +19,13 @@ public static class ArgParser
         Workloads:
           smallbank                SmallBank MultiTransfer (tpcc is not implemented yet)
           listappend               each transaction appends its tid to the lists of --txn-size actors
-                                   (modes act, pact, hybrid; checked Elle-style with --verify or check)
+                                   (modes act, act-elr, pact, hybrid; checked Elle-style with --verify or check)
           check                    check a listappend history against a list dump; exit 0 ok, 1 violations
           idle [--duration S]      start the silo, then measure its CPU use while idle (default 10 s)
 
         Options:
           --modes LIST             comma list of modes to run in order (default nt,pact,act; listappend: pact,act)
-                                   supported: nt, pact, act, hybrid; planned: act-elr, orleans-txn
+                                   supported: nt, pact, act, act-elr, hybrid; planned: orleans-txn
           --pact-percent P         hybrid: percentage of transactions issued as PACTs, 0-100 (default 90)
           --dist NAME              uniform | hotspot | zipf (default uniform)
           --zipf S                 Zipf exponent, > 0 (default 1.0)
@@ -37,7 +37,7 @@ public static class ArgParser
           --duration SECONDS       measured time per mode (default 10)
           --logger KIND            none | memory (default memory); file, azure-table: not implemented yet
           --log-dir DIR            log directory of the file logger (default: a temporary folder, deleted afterwards)
-          --log-delay-ms N         injected log write delay; only 0 for now
+          --log-delay-ms N         add N ms to every log write, standing in for cloud storage latency (default 0)
           --cluster HOST:PORT      drive an external silo (needs the Orleans client: not available here)
           --json FILE              also write the results as JSON
           --history FILE           listappend: write one JSON line per finished transaction
@@ -225,9 +225,9 @@ public static class ArgParser
     private static int ParseLogDelay(string flag, string value)
     {
         var delay = ParseInt(flag, value, min: 0);
-        if (delay != 0)
+        if (delay > 10_000)
         {
-            throw new UsageException($"{flag}: only 0 is supported for now (log delay injection is not implemented yet), got {delay}.");
+            throw new UsageException($"{flag}: at most 10000 ms, got {delay}.");
         }
 
         return delay;

@@ -45,7 +45,7 @@ public sealed record LoadGenOptions
     /// <summary>Log directory of the file logger (<c>--log-dir</c>); null: a temporary folder deleted after the run.</summary>
     public string? LogDir { get; init; }
 
-    /// <summary>Injected log write delay (<c>--log-delay-ms</c>); only 0 is supported now.</summary>
+    /// <summary>Milliseconds added to every log write (<c>--log-delay-ms</c>), standing in for cloud storage latency.</summary>
     public int LogDelayMs { get; init; }
 
     /// <summary>Where to write the JSON report (<c>--json</c>), or null for none.</summary>

@@ -73,6 +73,7 @@ public sealed class EmbeddedSilo : IAsyncDisposable
                     _ => LoggingMode.Memory,
                 };
                 o.LogDirectory = logDirectory;
+                o.LogWriteDelay = TimeSpan.FromMilliseconds(options.LogDelayMs);
             }));
 
         var host = builder.Build();

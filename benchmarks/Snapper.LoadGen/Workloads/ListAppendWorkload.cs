@@ -45,7 +45,7 @@ public sealed class ListAppendWorkload
         var ids = Lists(mode);
         return mode switch
         {
-            ModeNames.Act => TransactionMix.Single(mode, keys => IssueAsync(mode, ModeNames.Act, ids, keys)),
+            ModeNames.Act or ModeNames.ActElr => TransactionMix.Single(mode, keys => IssueAsync(mode, mode, ids, keys)),
             ModeNames.Pact => TransactionMix.Single(mode, keys => IssueAsync(mode, ModeNames.Pact, ids, keys)),
             ModeNames.Hybrid => TransactionMix.Hybrid(
                 keys => IssueAsync(mode, ModeNames.Pact, ids, keys),
@@ -153,8 +153,8 @@ public sealed class ListAppendWorkload
 
         try
         {
-            var (tid, results) = mode == ModeNames.Act
-                ? await client.RunAct<IListActor, (long, AppendResult[])>(first, Body, CancellationToken.None)
+            var (tid, results) = mode != ModeNames.Pact
+                ? await client.RunAct<IListActor, (long, AppendResult[])>(first, Body, mode == ModeNames.ActElr ? ActOptions.EarlyRelease : ActOptions.Default, CancellationToken.None)
                 : await client.RunPact<IListActor, (long, AppendResult[])>(first, Body, Declare(first, others), CancellationToken.None);
             if (Finish(tid, knownWithoutBody: Volatile.Read(ref txn) is null))
             {

@@ -57,9 +57,10 @@ public sealed class SmallBankWorkload
         var ids = Accounts(mode);
         return mode switch
         {
-            ModeNames.Act => TransactionMix.Single(mode, keys => IssueAct(ids, keys)),
+            ModeNames.Act => TransactionMix.Single(mode, keys => IssueAct(ids, keys, ActOptions.Default)),
+            ModeNames.ActElr => TransactionMix.Single(mode, keys => IssueAct(ids, keys, ActOptions.EarlyRelease)),
             ModeNames.Pact => TransactionMix.Single(mode, keys => IssuePact(ids, keys)),
-            ModeNames.Hybrid => TransactionMix.Hybrid(keys => IssuePact(ids, keys), keys => IssueAct(ids, keys), pactPercent),
+            ModeNames.Hybrid => TransactionMix.Hybrid(keys => IssuePact(ids, keys), keys => IssueAct(ids, keys, ActOptions.Default), pactPercent),
             _ => throw new ArgumentOutOfRangeException(nameof(mode), mode, "SmallBank has no such mode."),
         };
     }
@@ -117,7 +118,7 @@ public sealed class SmallBankWorkload
         }
     }
 
-    private Task IssueAct(ActorId[] ids, int[] keys)
+    private Task IssueAct(ActorId[] ids, int[] keys, ActOptions options)
     {
         var to = new ActorId[keys.Length - 1];
         for (var i = 1; i < keys.Length; i++)
@@ -126,7 +127,7 @@ public sealed class SmallBankWorkload
         }
 
         var input = new MultiTransferInput(Amount, to);
-        return client.RunAct<IAccountActor, decimal>(ids[keys[0]], (a, ctx) => a.MultiTransfer(ctx, input), CancellationToken.None);
+        return client.RunAct<IAccountActor, decimal>(ids[keys[0]], (a, ctx) => a.MultiTransfer(ctx, input), options, CancellationToken.None);
     }
 
     // The declaration comes from the MultiTransfer input: one call on the payer, one per recipient.

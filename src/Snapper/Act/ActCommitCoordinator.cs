@@ -11,13 +11,21 @@ namespace Snapper.Act;
 /// Write-ahead: CoordPrepare is durable before Prepare is sent, each Prepare before its vote,
 /// CoordCommit before Commit is sent. Aborts are not logged. Read-only participants release their
 /// locks in phase one and skip phase two; a transaction with a single writer commits in one phase.
+/// With early lock release (Thorp §II) participants release their locks at Prepare; the root then
+/// waits for the ACT's commit dependencies before it logs CoordCommit.
 /// </summary>
-internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool loggers, ILoggerFactory loggerFactory)
+internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool loggers, TimeProvider clock, ILoggerFactory loggerFactory)
 {
     private readonly ILogger diagnostics = loggerFactory.CreateLogger("Snapper.Act");
 
-    public async Task Commit(TxnContext ctx, ExecutionInfo info, HybridDecision decision)
+    public async Task Commit(TxnContext ctx, RunningAct act, ExecutionInfo info, HybridDecision decision, bool earlyLockRelease)
     {
+        if (earlyLockRelease)
+        {
+            await CommitReleasingEarly(ctx, act, info, decision);
+            return;
+        }
+
         var tid = ctx.Tid;
         var writers = new List<ActorId>();
         var others = new List<ActorId>();
@@ -27,7 +35,7 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
         }
 
         // Read-only participants vote ReadOnly and release their locks; they need no phase two.
-        var readOnly = Task.WhenAll(others.Select(actor => Send(actor, p => p.Prepare(tid, decision))));
+        var readOnly = Task.WhenAll(others.Select(actor => Send(actor, p => p.Prepare(tid, decision, false))));
 
         if (writers.Count == 0)
         {
@@ -66,7 +74,7 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
             }
         }
 
-        var votes = await Task.WhenAll(writers.Select(actor => PrepareSafely(actor, tid, decision)));
+        var votes = await Task.WhenAll(writers.Select(actor => PrepareSafely(actor, tid, decision, earlyLockRelease: false)));
         var refusal = Array.FindIndex(votes, v => v.Vote == Vote.No);
         if (refusal >= 0)
         {
@@ -90,6 +98,58 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
 
         // Decided: from here on the transaction is committed whatever happens to a Commit message.
         await Task.WhenAll(writers.Where((_, i) => votes[i].Vote == Vote.Yes).Select(actor => CommitSafely(actor, tid, decision)));
+    }
+
+    /// <summary>
+    /// Thorp's protocol: Prepare everywhere (participants release their locks at once and persist
+    /// their writes, group-committed with whatever else their logger is writing); once the
+    /// commits of the ACTs it read from are ordered, append CoordCommit listing them and let its
+    /// own dependents go on (<see cref="RunningAct.Decided"/>); once that record and theirs are
+    /// durable, Commit. No CoordPrepare: recovery decides from CoordCommit alone (presumed abort),
+    /// and skipping it lets the locks go one storage round trip earlier. Even a single writer
+    /// takes this path: a one-phase commit record could not list its dependencies.
+    /// </summary>
+    private async Task CommitReleasingEarly(TxnContext ctx, RunningAct act, ExecutionInfo info, HybridDecision decision)
+    {
+        var tid = ctx.Tid;
+        var participants = info.Participants.Keys.ToArray();
+        var votes = await Task.WhenAll(participants.Select(actor => PrepareSafely(actor, tid, decision, earlyLockRelease: true)));
+        var refusal = Array.FindIndex(votes, v => v.Vote == Vote.No);
+        if (refusal >= 0)
+        {
+            await AbortAll(tid, participants);
+            var (_, cause) = votes[refusal];
+            throw Failed(tid, $"participant {participants[refusal]} voted no{(cause is null ? " (it had already aborted)" : $": {cause.Message}")}", cause);
+        }
+
+        var writers = participants.Where((_, i) => votes[i].Vote == Vote.Yes).ToArray();
+        try
+        {
+            await CommitDependency.WaitOrdered(tid, info, ctx.Deadline, clock);
+            if (writers.Length > 0 && loggers.For(ctx.Root) is { } coordinatorLog)
+            {
+                var durable = coordinatorLog.Append(new CoordCommitRecord(tid) { DependsOn = CommitDependency.Tids(info) });
+                act.Decided.TrySetResult(true); // ordered after its dependencies' records
+                try
+                {
+                    await durable;
+                }
+                catch (Exception e)
+                {
+                    throw Failed(tid, $"the root could not log CoordCommit: {e.Message}", e);
+                }
+            }
+
+            await CommitDependency.WaitDurable(tid, info, ctx.Deadline, clock);
+        }
+        catch (TransactionAbortedException)
+        {
+            // Its CoordCommit may be in the log, but without its dependencies' recovery ignores it.
+            await AbortAll(tid, writers);
+            throw;
+        }
+
+        await Task.WhenAll(writers.Select(actor => CommitSafely(actor, tid, decision)));
     }
 
     public Task Abort(long tid, ExecutionInfo info) => AbortAll(tid, info.Participants.Keys);
@@ -118,11 +178,11 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
         }));
     }
 
-    private async Task<(Vote Vote, Exception? Cause)> PrepareSafely(ActorId actor, long tid, HybridDecision decision)
+    private async Task<(Vote Vote, Exception? Cause)> PrepareSafely(ActorId actor, long tid, HybridDecision decision, bool earlyLockRelease)
     {
         try
         {
-            return (await Send(actor, p => p.Prepare(tid, decision)), null);
+            return (await Send(actor, p => p.Prepare(tid, decision, earlyLockRelease)), null);
         }
         catch (Exception e)
         {

@@ -31,6 +31,12 @@ internal sealed class ActParticipant<TState>
     private readonly WaitDieLock @lock = new();
     private readonly Dictionary<long, ActRecord<TState>> records = new();
 
+    // Early lock release (Thorp §III.E, the "active versions log"): states of ACTs that prepared
+    // here, released their locks, and are not decided yet, oldest first. Each was built on the one
+    // before it, so its writer depends on the previous one: a commit implies the ones before it,
+    // an abort takes the ones after it along.
+    private readonly List<(long Tid, RunningAct? Writer, TState State)> activeVersions = new();
+
     // The highest max(BeforeSet) of the ACTs that finished here: each precedes every later ACT that
     // conflicts with it here, so its BeforeSet is part of theirs (§4.4.3).
     private long precedingActsMaxBeforeBid;
@@ -150,7 +156,7 @@ internal sealed class ActParticipant<TState>
         }
     }
 
-    public async Task<TResult> RunAsRoot<TActor, TResult>(Func<TActor, TxnContext, Task<TResult>> body, CancellationToken cancellationToken)
+    public async Task<TResult> RunAsRoot<TActor, TResult>(Func<TActor, TxnContext, Task<TResult>> body, bool earlyLockRelease, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
         var started = runtime.Clock.GetTimestamp();
@@ -185,6 +191,12 @@ internal sealed class ActParticipant<TState>
             try
             {
                 decision = await SerializabilityCheck.Run(act, info, runtime.Ring, runtime.Options.DeadlockTimeout, runtime.Clock);
+                if (!earlyLockRelease)
+                {
+                    // Holding its locks, it may as well wait here: nothing it logs may claim a
+                    // commit before the ACTs it read from have committed.
+                    await CommitDependency.WaitDurable(ctx.Tid, info, ctx.Deadline, runtime.Clock);
+                }
             }
             catch (TransactionAbortedException refused)
             {
@@ -192,7 +204,9 @@ internal sealed class ActParticipant<TState>
                 throw ActCommitCoordinator.AbortedBy(ctx.Tid, refused);
             }
 
-            await runtime.Commit.Commit(ctx, info, decision);
+            await runtime.Commit.Commit(ctx, act, info, decision, earlyLockRelease);
+            act.Decided.TrySetResult(true);
+            act.Durable.TrySetResult(true);
             runtime.Metrics.Committed(TxnMode.Act, runtime.Clock.GetElapsedTime(started));
             return result;
         }
@@ -203,11 +217,13 @@ internal sealed class ActParticipant<TState>
         }
         finally
         {
+            act.Decided.TrySetResult(false); // no-ops once committed
+            act.Durable.TrySetResult(false);
             runtime.Active.End(ctx.Tid);
         }
     }
 
-    public async Task<Vote> Prepare(long tid, HybridDecision decision)
+    public async Task<Vote> Prepare(long tid, HybridDecision decision, bool earlyLockRelease)
     {
         if (!records.TryGetValue(tid, out var record))
         {
@@ -222,6 +238,15 @@ internal sealed class ActParticipant<TState>
         }
 
         record.State = ActRecordState.Prepared;
+        if (earlyLockRelease && activeVersions.Count < runtime.Options.MaxCommitDependencyChain)
+        {
+            // Thorp: release at Prepare, before the write below is durable; later ACTs build on
+            // this state and depend on this ACT. Past the chain limit it keeps its lock instead.
+            activeVersions.Add((tid, runtime.Active.Find(tid), record.Working));
+            record.ReleasedEarly = true;
+            @lock.Release(tid);
+        }
+
         if (logger is not null)
         {
             var state = runtime.Serializer.Serialize(record.Working);
@@ -281,8 +306,23 @@ internal sealed class ActParticipant<TState>
     private void Apply(ActRecord<TState> record, HybridDecision decision)
     {
         versions.CommitBatchesThrough(decision.CommittedBid);
-        if (record.Working is { } written)
+        if (record.ReleasedEarly)
         {
+            // Its version and the ones before it (its dependencies, committed first) become
+            // committed; not found: a later version that built on it has committed already.
+            var at = ActiveVersionOf(record.Context.Tid);
+            if (at >= 0)
+            {
+                var state = activeVersions[at].State;
+                activeVersions.RemoveRange(0, at + 1);
+                versions.CommitAct(state);
+            }
+        }
+        else if (record.Working is { } written)
+        {
+            // Built on the newest active version while holding the lock: every active version
+            // is one of its dependencies, all committed before it.
+            activeVersions.Clear();
             versions.CommitAct(written);
         }
 
@@ -296,9 +336,32 @@ internal sealed class ActParticipant<TState>
         @lock.Release(tid);
         if (records.Remove(tid, out var record))
         {
+            if (record.ReleasedEarly && ActiveVersionOf(tid) is var at and >= 0)
+            {
+                // Cascading abort: the versions built on this one go too; their ACTs depend on
+                // this one and will abort when they validate.
+                activeVersions.RemoveRange(at, activeVersions.Count - at);
+            }
+
             schedule.LeaveAct(record.Group, tid);
         }
     }
+
+    private int ActiveVersionOf(long tid)
+    {
+        for (var i = 0; i < activeVersions.Count; i++)
+        {
+            if (activeVersions[i].Tid == tid)
+            {
+                return i;
+            }
+        }
+
+        return -1;
+    }
+
+    // The newest state an ACT may build on: the last active version, else the last completed batch's or the committed one.
+    private TState Latest => activeVersions.Count > 0 ? activeVersions[^1].State : versions.Latest;
 
     // The ACT joined a group behind a batch that has not completed here: wait for it, bounded by
     // the deadlock timeout (§4.4.2), and leave the group at once if that fails, so the batch after
@@ -353,10 +416,17 @@ internal sealed class ActParticipant<TState>
         return StateFor(record, mode);
     }
 
-    private TState StateFor(ActRecord<TState> record, AccessMode mode) =>
-        mode == AccessMode.ReadWrite
-            ? record.Working ??= runtime.Serializer.Copy(versions.Latest)
-            : record.Working ?? versions.Latest;
+    private TState StateFor(ActRecord<TState> record, AccessMode mode)
+    {
+        if (record.Working is null && activeVersions.Count > 0)
+        {
+            record.DependsOn ??= activeVersions[^1].Writer; // Thorp: a commit dependency on the last active version
+        }
+
+        return mode == AccessMode.ReadWrite
+            ? record.Working ??= runtime.Serializer.Copy(Latest)
+            : record.Working ?? Latest;
+    }
 
     private ExecutionInfo Report(ActRecord<TState> record)
     {
@@ -367,6 +437,6 @@ internal sealed class ActParticipant<TState>
             _ => ParticipantRole.Visitor,
         };
         var after = records.ContainsKey(record.Context.Tid) ? schedule.BatchAfter(record.Group) : 0;
-        return record.Learned.Snapshot(Id, role, record.BeforeBid, after, precedingActsMaxBeforeBid);
+        return record.Learned.Snapshot(Id, role, record.BeforeBid, after, precedingActsMaxBeforeBid, record.DependsOn);
     }
 }

@@ -1,3 +1,4 @@
+using Snapper.Hybrid;
 using Snapper.Pact;
 
 namespace Snapper.Act;
@@ -21,6 +22,12 @@ internal sealed class ActRecord<TState>(TxnContext ctx)
 
     /// <summary>The batch just before the ACT here when it was admitted (0: none): its bound on the BeforeSet.</summary>
     public long BeforeBid { get; set; }
+
+    /// <summary>The undecided ACT whose prepared state it read here (early lock release), or null.</summary>
+    public RunningAct? DependsOn { get; set; }
+
+    /// <summary>It released its lock at Prepare and its state is one of the actor's active versions.</summary>
+    public bool ReleasedEarly { get; set; }
 
     /// <summary>What the calls this actor made in the transaction reported back.</summary>
     public ExecutionInfo Learned { get; } = new();

@@ -23,6 +23,9 @@ internal sealed class ExecutionInfo
     /// <summary>True if some actor reached had no batch after the ACT when it reported (§4.4.3: incomplete AfterSet).</summary>
     public bool AfterSetIncomplete { get; private set; }
 
+    /// <summary>Undecided ACTs whose prepared state it read (Thorp's commit dependencies); null while none.</summary>
+    public HashSet<RunningAct>? Dependencies { get; private set; }
+
     public void Add(ActorId actor, ParticipantRole role)
     {
         if (!participants.TryGetValue(actor, out var known) || role > known)
@@ -40,6 +43,11 @@ internal sealed class ExecutionInfo
 
         Failure ??= other.Failure;
         AfterSetIncomplete |= other.AfterSetIncomplete;
+        if (other.Dependencies is { } dependencies)
+        {
+            (Dependencies ??= []).UnionWith(dependencies);
+        }
+
         if (other.Bounds is { } bounds)
         {
             (Bounds ??= new HybridBounds()).Merge(bounds);
@@ -53,11 +61,16 @@ internal sealed class ExecutionInfo
     /// batches (<paramref name="beforeBid"/>, <paramref name="afterBid"/>: 0 for none, and the
     /// max(BeforeSet) of ACTs that preceded this one here).
     /// </summary>
-    public ExecutionInfo Snapshot(ActorId self, ParticipantRole selfRole, long beforeBid, long afterBid, long precedingActsMaxBeforeBid)
+    public ExecutionInfo Snapshot(ActorId self, ParticipantRole selfRole, long beforeBid, long afterBid, long precedingActsMaxBeforeBid, RunningAct? dependency)
     {
         var copy = new ExecutionInfo();
         copy.Merge(this);
         copy.Add(self, selfRole);
+        if (dependency is not null)
+        {
+            (copy.Dependencies ??= []).Add(dependency);
+        }
+
         copy.AfterSetIncomplete |= afterBid == 0;
         if (beforeBid > 0 || afterBid > 0 || precedingActsMaxBeforeBid > 0)
         {

@@ -9,13 +9,17 @@ namespace Snapper.Act;
 internal interface IActParticipant
 {
     /// <summary>Client or grain → first actor: run <paramref name="body"/> as a new ACT and commit it (this actor is the 2PC coordinator).</summary>
-    Task<TResult> RunAsRoot<TActor, TResult>(Func<TActor, TxnContext, Task<TResult>> body, CancellationToken cancellationToken);
+    Task<TResult> RunAsRoot<TActor, TResult>(Func<TActor, TxnContext, Task<TResult>> body, bool earlyLockRelease, CancellationToken cancellationToken);
 
     /// <summary>Caller actor → callee (CallActor): run <paramref name="call"/> in the transaction; returns the callee's execution info.</summary>
     Task<(TResult Result, ExecutionInfo Info)> Invoke<TActor, TResult>(TxnContext ctx, Func<TActor, Task<TResult>> call);
 
-    /// <summary>Root → participant, 2PC phase one, after the serializability check. A writer logs Prepare (durable before the vote).</summary>
-    Task<Vote> Prepare(long tid, HybridDecision decision);
+    /// <summary>
+    /// Root → participant, 2PC phase one, after the serializability check. A writer logs Prepare
+    /// (durable before the vote). With <paramref name="earlyLockRelease"/> it first releases its
+    /// locks and exposes its prepared state to later ACTs, which take a commit dependency on it.
+    /// </summary>
+    Task<Vote> Prepare(long tid, HybridDecision decision, bool earlyLockRelease);
 
     /// <summary>Root → participant that voted yes, after CoordCommit is durable.</summary>
     Task Commit(long tid, HybridDecision decision);

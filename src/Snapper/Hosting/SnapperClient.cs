@@ -7,12 +7,18 @@ namespace Snapper.Hosting;
 internal sealed class SnapperClient(SnapperRuntime runtime) : ISnapperClient
 {
     public Task<TResult> RunAct<TActor, TResult>(ActorId first, Func<TActor, TxnContext, Task<TResult>> body, CancellationToken cancellationToken = default)
+        where TActor : ITransactionalActor =>
+        RunAct(first, body, ActOptions.Default, cancellationToken);
+
+    public Task<TResult> RunAct<TActor, TResult>(ActorId first, Func<TActor, TxnContext, Task<TResult>> body, ActOptions options, CancellationToken cancellationToken = default)
         where TActor : ITransactionalActor
     {
         ArgumentNullException.ThrowIfNull(body);
+        ArgumentNullException.ThrowIfNull(options);
+        var earlyLockRelease = options.EarlyLockRelease ?? runtime.Options.EarlyLockRelease;
         var activation = runtime.Directory.Get<TActor>(first);
         var root = (IActParticipant)activation.Instance;
-        return activation.Run(() => root.RunAsRoot(body, cancellationToken));
+        return activation.Run(() => root.RunAsRoot(body, earlyLockRelease, cancellationToken));
     }
 
     public Task RunAct<TActor>(ActorId first, Func<TActor, TxnContext, Task> body, CancellationToken cancellationToken = default)

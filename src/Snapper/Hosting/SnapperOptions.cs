@@ -57,4 +57,24 @@ public sealed class SnapperOptions
     /// never time out this way (1 ms to 1 hour).
     /// </summary>
     public TimeSpan DeadlockTimeout { get; set; } = DefaultDeadlockTimeout;
+
+    /// <summary>
+    /// Default for ACTs that do not choose (<c>ActOptions.EarlyLockRelease</c>): release locks in
+    /// phase one of two-phase commit and track commit dependencies (the Thorp protocol), so a
+    /// write-hot actor is not locked across slow log writes. Default false (strict 2PL).
+    /// </summary>
+    public bool EarlyLockRelease { get; set; }
+
+    /// <summary>
+    /// Early lock release: how many prepared, undecided writes an actor exposes at once, i.e. the
+    /// longest chain of commit dependencies through one actor. A writer past it keeps its lock
+    /// until the decision, so a cascading abort undoes at most this many writes there (1 to 1024).
+    /// </summary>
+    public int MaxCommitDependencyChain { get; set; } = 16;
+
+    /// <summary>
+    /// Added to every log storage write, to stand in for cloud storage latency in benchmarks
+    /// (LoadGen <c>--log-delay-ms</c>). Zero (the default) adds nothing (0 to 10 s).
+    /// </summary>
+    public TimeSpan LogWriteDelay { get; set; }
 }

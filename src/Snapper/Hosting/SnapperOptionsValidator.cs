@@ -48,6 +48,16 @@ internal sealed class SnapperOptionsValidator : IValidateOptions<SnapperOptions>
             failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.DeadlockTimeout)} must be between 1 ms and 1 hour (was {options.DeadlockTimeout}).");
         }
 
+        if (options.MaxCommitDependencyChain is < 1 or > 1024)
+        {
+            failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.MaxCommitDependencyChain)} must be between 1 and 1024 (was {options.MaxCommitDependencyChain}).");
+        }
+
+        if (options.LogWriteDelay < TimeSpan.Zero || options.LogWriteDelay > TimeSpan.FromSeconds(10))
+        {
+            failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.LogWriteDelay)} must be between 0 and 10 s (was {options.LogWriteDelay}).");
+        }
+
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }
 }

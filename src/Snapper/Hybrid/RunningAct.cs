@@ -30,6 +30,21 @@ internal sealed class RunningAct(long tid)
 
     public ActPhase Phase { get; set; } = ActPhase.Running;
 
+    /// <summary>
+    /// True once its commit is ordered in the log (its CoordCommit appended, maybe not durable
+    /// yet), false once it aborted. An ACT that read its prepared state under early lock release
+    /// may log its own CoordCommit from then on (recovery honours it only if this one's is in the
+    /// log too). Always set before the ACT ends.
+    /// </summary>
+    public TaskCompletionSource<bool> Decided { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    /// <summary>
+    /// True once its commit and those of all its dependencies are durable, false once it aborted:
+    /// what a dependent waits for before it tells its caller it committed, or before it writes a
+    /// commit record that does not list its dependencies. Always set before the ACT ends.
+    /// </summary>
+    public TaskCompletionSource<bool> Durable { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
     /// <summary>The lowest bid of a batch placed behind the ACT on any actor (long.MaxValue: none).</summary>
     public long MinBatchBehind
     {

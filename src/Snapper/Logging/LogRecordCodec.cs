@@ -17,7 +17,10 @@ namespace Snapper.Logging;
 public static class LogRecordCodec
 {
     /// <summary>The format version this build writes.</summary>
-    public const byte CurrentVersion = 1;
+    public const byte CurrentVersion = 2;
+
+    /// <summary>Version 1 had no commit dependencies in CoordCommit; it is still read.</summary>
+    private const byte FirstVersion = 1;
 
     /// <summary>Encodes a record into a new array.</summary>
     public static byte[] Encode(LogRecord record)
@@ -47,7 +50,14 @@ public static class LogRecordCodec
                 WriteActor(output, r.Coordinator);
                 WriteBytes(output, r.State.Span);
                 break;
-            case CoordCommitRecord:
+            case CoordCommitRecord r:
+                WriteUInt32(output, (uint)r.DependsOn.Length);
+                foreach (var dependency in r.DependsOn)
+                {
+                    BinaryPrimitives.WriteInt64LittleEndian(output.GetSpan(8), dependency);
+                    output.Advance(8);
+                }
+
                 break;
             case CommitRecord r:
                 WriteActor(output, r.Actor);
@@ -74,9 +84,9 @@ public static class LogRecordCodec
     {
         var reader = new Reader(data);
         var version = reader.Byte();
-        if (version != CurrentVersion)
+        if (version is < FirstVersion or > CurrentVersion)
         {
-            throw new InvalidDataException($"Log record has format version {version}; this build reads version {CurrentVersion}.");
+            throw new InvalidDataException($"Log record has format version {version}; this build reads versions {FirstVersion} to {CurrentVersion}.");
         }
 
         var kind = (LogRecordKind)reader.Byte();
@@ -85,7 +95,7 @@ public static class LogRecordCodec
         {
             LogRecordKind.CoordPrepare => new CoordPrepareRecord(tid, reader.Actors()),
             LogRecordKind.Prepare => new PrepareRecord(tid, reader.Actor(), reader.Actor(), reader.Bytes()),
-            LogRecordKind.CoordCommit => new CoordCommitRecord(tid),
+            LogRecordKind.CoordCommit => new CoordCommitRecord(tid) { DependsOn = version >= 2 ? reader.Int64s() : [] },
             LogRecordKind.Commit => new CommitRecord(tid, reader.Actor(), reader.Bytes()),
             LogRecordKind.BatchInfo => new BatchInfoRecord(tid, reader.Int32(), reader.Actors()),
             LogRecordKind.BatchComplete => new BatchCompleteRecord(tid, reader.Actor(), reader.Int32(), reader.Bytes()),
@@ -145,6 +155,18 @@ public static class LogRecordCodec
         public ReadOnlyMemory<byte> Bytes() => Take(Length()).ToArray();
 
         public ActorId Actor() => ActorId.FromParts(String(), String());
+
+        public ImmutableArray<long> Int64s()
+        {
+            var count = Length();
+            var values = ImmutableArray.CreateBuilder<long>(Math.Min(count, 1024));
+            for (var i = 0; i < count; i++)
+            {
+                values.Add(Int64());
+            }
+
+            return values.ToImmutable();
+        }
 
         public ImmutableArray<ActorId> Actors()
         {

@@ -14,10 +14,15 @@ internal sealed class LoggerPool
 {
     private readonly Logger[] loggers;
 
-    public LoggerPool(IOptions<SnapperOptions> options, ILogStorage storage, SnapperMetrics metrics, ILoggerFactory loggerFactory)
+    public LoggerPool(IOptions<SnapperOptions> options, ILogStorage storage, SnapperMetrics metrics, TimeProvider clock, ILoggerFactory loggerFactory)
     {
         var settings = options.Value;
         var diagnostics = loggerFactory.CreateLogger("Snapper.Logging");
+        if (settings.LogWriteDelay > TimeSpan.Zero)
+        {
+            storage = new DelayedLogStorage(storage, settings.LogWriteDelay, clock);
+        }
+
         loggers = settings.Logging == LoggingMode.None
             ? []
             : Enumerable.Range(0, settings.LoggerCount).Select(i => new Logger(LogName(i), storage, metrics, diagnostics)).ToArray();

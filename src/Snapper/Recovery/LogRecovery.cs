@@ -62,14 +62,14 @@ internal sealed class LogRecovery(
             logs.Add((name, records));
         }
 
-        var committedActs = new HashSet<long>();
+        var coordCommits = new Dictionary<long, CoordCommitRecord>();
         var committedBatches = new HashSet<long>();
         foreach (var record in logs.SelectMany(l => l.Records))
         {
             switch (record)
             {
                 case CoordCommitRecord c:
-                    committedActs.Add(c.Tid);
+                    coordCommits[c.Tid] = c;
                     break;
                 case BatchCommitRecord b:
                     committedBatches.Add(b.Bid);
@@ -77,6 +77,7 @@ internal sealed class LogRecovery(
             }
         }
 
+        var committedActs = CommittedActs(coordCommits);
         foreach (var record in logs.SelectMany(l => l.Records))
         {
             switch (record)
@@ -98,4 +99,58 @@ internal sealed class LogRecovery(
     }
 
     public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+    /// <summary>
+    /// The ACTs that committed: a CoordCommit counts only if every ACT it depends on committed too
+    /// (early lock release logs a commit before its dependencies' commits are durable). The
+    /// dependencies form no cycle; this walks them with an explicit stack, since chains can be long.
+    /// </summary>
+    internal static HashSet<long> CommittedActs(IReadOnlyDictionary<long, CoordCommitRecord> coordCommits)
+    {
+        var verdict = new Dictionary<long, bool>(coordCommits.Count);
+        var stack = new Stack<long>();
+        foreach (var start in coordCommits.Keys)
+        {
+            stack.Push(start);
+            while (stack.Count > 0)
+            {
+                var tid = stack.Peek();
+                if (verdict.ContainsKey(tid))
+                {
+                    stack.Pop();
+                    continue;
+                }
+
+                if (!coordCommits.TryGetValue(tid, out var record))
+                {
+                    verdict[tid] = false; // its commit never reached the log: presumed aborted
+                    stack.Pop();
+                    continue;
+                }
+
+                var pending = false;
+                var committed = true;
+                foreach (var dependency in record.DependsOn)
+                {
+                    if (!verdict.TryGetValue(dependency, out var known))
+                    {
+                        stack.Push(dependency);
+                        pending = true;
+                    }
+                    else
+                    {
+                        committed &= known;
+                    }
+                }
+
+                if (!pending)
+                {
+                    verdict[tid] = committed;
+                    stack.Pop();
+                }
+            }
+        }
+
+        return [.. verdict.Where(kv => kv.Value).Select(kv => kv.Key)];
+    }
 }

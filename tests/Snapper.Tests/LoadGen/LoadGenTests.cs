@@ -120,7 +120,7 @@ public sealed class LoadGenTests
     }
 
     [Theory]
-    [InlineData("--modes", "act-elr", "act-elr")]
+    [InlineData("--modes", "orleans-txn", "orleans-txn")]
     [InlineData("--pact-percent", "101", "--pact-percent")]
     [InlineData("--dist", "gaussian", "--dist")]
     [InlineData("--bogus", "1", "--bogus")]

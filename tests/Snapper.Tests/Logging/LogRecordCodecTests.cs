@@ -47,13 +47,27 @@ public sealed class LogRecordCodecTests
     }
 
     [Fact]
+    public void A_version_1_CoordCommit_still_reads_and_a_version_2_one_keeps_its_dependencies()
+    {
+        var withDependencies = new CoordCommitRecord(9) { DependsOn = [3, 7] };
+        var decoded = Assert.IsType<CoordCommitRecord>(LogRecordCodec.Decode(LogRecordCodec.Encode(withDependencies)));
+        Assert.Equal([3L, 7L], decoded.DependsOn);
+
+        // Version 1: header only (version, kind, tid), as written before commit dependencies.
+        byte[] version1 = [1, (byte)LogRecordKind.CoordCommit, 9, 0, 0, 0, 0, 0, 0, 0];
+        var old = Assert.IsType<CoordCommitRecord>(LogRecordCodec.Decode(version1));
+        Assert.Equal(9, old.Tid);
+        Assert.Empty(old.DependsOn);
+    }
+
+    [Fact]
     public void A_record_of_another_version_or_kind_or_with_trailing_bytes_is_refused()
     {
         var bytes = LogRecordCodec.Encode(new CoordCommitRecord(5));
 
         var newer = (byte[])bytes.Clone();
-        newer[0] = 2;
-        Assert.Contains("format version 2", Assert.Throws<InvalidDataException>(() => LogRecordCodec.Decode(newer)).Message);
+        newer[0] = 3;
+        Assert.Contains("format version 3", Assert.Throws<InvalidDataException>(() => LogRecordCodec.Decode(newer)).Message);
 
         var unknownKind = (byte[])bytes.Clone();
         unknownKind[1] = 99;

@@ -1,0 +1,59 @@
+using Snapper.Hybrid;
+
+namespace Snapper.Act;
+
+/// <summary>
+/// Thorp's validation (§III.F), done by the ACT's root instead of a central transaction manager:
+/// an ACT that read prepared, undecided states commits only after every ACT it depends on, and
+/// aborts (<see cref="AbortReason.Cascading"/>) if one of them aborted.
+/// </summary>
+/// <remarks>
+/// Two strengths: <see cref="WaitOrdered"/> (their commits are in the log, maybe not durable) is
+/// enough before logging a CoordCommit that lists them, since recovery honours that record only
+/// with theirs; <see cref="WaitDurable"/> is needed before answering the caller, or before a
+/// commit record that does not list them. Dependencies only point at ACTs that had already
+/// prepared when they were read, and an ACT never reads its own prepared state, so the waits form
+/// no cycle; the deadline still bounds them.
+/// </remarks>
+internal static class CommitDependency
+{
+    public static ValueTask WaitOrdered(long tid, ExecutionInfo info, DateTimeOffset deadline, TimeProvider clock) =>
+        Wait(tid, info, static d => d.Decided.Task, deadline, clock);
+
+    public static ValueTask WaitDurable(long tid, ExecutionInfo info, DateTimeOffset deadline, TimeProvider clock) =>
+        Wait(tid, info, static d => d.Durable.Task, deadline, clock);
+
+    /// <summary>The tids of <paramref name="info"/>'s dependencies, for its CoordCommit record.</summary>
+    public static System.Collections.Immutable.ImmutableArray<long> Tids(ExecutionInfo info) =>
+        info.Dependencies is { } dependencies ? [.. dependencies.Select(d => d.Tid)] : [];
+
+    private static async ValueTask Wait(long tid, ExecutionInfo info, Func<RunningAct, Task<bool>> signal, DateTimeOffset deadline, TimeProvider clock)
+    {
+        if (info.Dependencies is not { } dependencies)
+        {
+            return;
+        }
+
+        foreach (var dependency in dependencies)
+        {
+            var decided = signal(dependency);
+            if (!decided.IsCompleted)
+            {
+                var left = deadline - clock.GetUtcNow();
+                try
+                {
+                    await decided.WaitAsync(left > TimeSpan.Zero ? left : TimeSpan.Zero, clock);
+                }
+                catch (TimeoutException)
+                {
+                    throw new TransactionAbortedException(AbortReason.Timeout, $"ACT {dependency.Tid}, whose prepared state it read, was not decided before its deadline") { Tid = tid };
+                }
+            }
+
+            if (!await decided)
+            {
+                throw new TransactionAbortedException(AbortReason.Cascading, $"ACT {dependency.Tid}, whose prepared state it read, aborted") { Tid = tid };
+            }
+        }
+    }
+}
