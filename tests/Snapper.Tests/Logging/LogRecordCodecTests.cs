@@ -51,7 +51,7 @@ public sealed class LogRecordCodecTests
     {
         var withDependencies = new CoordCommitRecord(9) { DependsOn = [3, 7] };
         var decoded = Assert.IsType<CoordCommitRecord>(LogRecordCodec.Decode(LogRecordCodec.Encode(withDependencies)));
-        Assert.Equal([3L, 7L], decoded.DependsOn);
+        Assert.Equal([3L, 7L], decoded.DependsOn.ToArray());
 
         // Version 1: header only (version, kind, tid), as written before commit dependencies.
         byte[] version1 = [1, (byte)LogRecordKind.CoordCommit, 9, 0, 0, 0, 0, 0, 0, 0];
