@@ -65,6 +65,9 @@ internal sealed class ActParticipant<TState>
 
     internal WaitDieLock Lock => @lock;
 
+    /// <summary>Prepared, undecided states exposed by early lock release (for tests).</summary>
+    internal int ActiveVersionCount => activeVersions.Count;
+
     /// <summary>The state versions this engine shares with the actor's PACT engine.</summary>
     internal StateVersions<TState> Versions => versions;
 

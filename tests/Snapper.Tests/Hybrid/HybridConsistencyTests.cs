@@ -56,7 +56,7 @@ public sealed class HybridConsistencyTests
         }
     }
 
-    internal static async Task<HistoryEntry> Run(ISnapperClient client, bool pact, ActorId[] plan)
+    internal static async Task<HistoryEntry> Run(ISnapperClient client, bool pact, ActorId[] plan, ActOptions? actOptions = null)
     {
         var mode = pact ? "pact" : "act";
         var names = plan.Select(p => p.Key).ToArray();
@@ -64,7 +64,7 @@ public sealed class HybridConsistencyTests
         {
             var (tid, seen) = pact
                 ? await client.RunPact<IListActor, (long, AppendResult[])>(plan[0], Body(plan), plan.Skip(1).Aggregate(AccessSet.Of(plan[0]), (s, a) => s.And(a)))
-                : await client.RunAct<IListActor, (long, AppendResult[])>(plan[0], Body(plan));
+                : await client.RunAct<IListActor, (long, AppendResult[])>(plan[0], Body(plan), actOptions ?? ActOptions.Default);
             return new HistoryEntry(tid, mode, TransactionStatus.Committed, null, names,
                 [.. seen.Select(r => new AppendObservation(r.Actor.Key, r.PrefixLen, r.PrevTid))]);
         }
