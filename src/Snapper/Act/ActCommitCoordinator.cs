@@ -74,14 +74,7 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
             }
         }
 
-        var votes = await Task.WhenAll(writers.Select(actor => PrepareSafely(actor, tid, decision, earlyLockRelease: false)));
-        var refusal = Array.FindIndex(votes, v => v.Vote == Vote.No);
-        if (refusal >= 0)
-        {
-            await AbortAll(tid, writers);
-            var (_, cause) = votes[refusal];
-            throw Failed(tid, $"participant {writers[refusal]} voted no{(cause is null ? " (it had already aborted)" : $": {cause.Message}")}", cause);
-        }
+        var votes = await PhaseOne(tid, writers, decision, earlyLockRelease: false);
 
         if (coordinatorLog is not null)
         {
@@ -113,14 +106,7 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
     {
         var tid = ctx.Tid;
         var participants = info.Participants.Keys.ToArray();
-        var votes = await Task.WhenAll(participants.Select(actor => PrepareSafely(actor, tid, decision, earlyLockRelease: true)));
-        var refusal = Array.FindIndex(votes, v => v.Vote == Vote.No);
-        if (refusal >= 0)
-        {
-            await AbortAll(tid, participants);
-            var (_, cause) = votes[refusal];
-            throw Failed(tid, $"participant {participants[refusal]} voted no{(cause is null ? " (it had already aborted)" : $": {cause.Message}")}", cause);
-        }
+        var votes = await PhaseOne(tid, participants, decision, earlyLockRelease: true);
 
         var writers = participants.Where((_, i) => votes[i].Vote == Vote.Yes).ToArray();
         try
@@ -176,6 +162,21 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
                 LogMessages.ActAborted(diagnostics, tid, AbortReason.Failure, $"abort not delivered to {actor}: {e.Message}");
             }
         }));
+    }
+
+    // Prepare on every one of them; if any votes no, abort them all and throw naming it.
+    private async Task<(Vote Vote, Exception? Cause)[]> PhaseOne(long tid, IReadOnlyList<ActorId> participants, HybridDecision decision, bool earlyLockRelease)
+    {
+        var votes = await Task.WhenAll(participants.Select(actor => PrepareSafely(actor, tid, decision, earlyLockRelease)));
+        var refusal = Array.FindIndex(votes, v => v.Vote == Vote.No);
+        if (refusal >= 0)
+        {
+            await AbortAll(tid, participants);
+            var (_, cause) = votes[refusal];
+            throw Failed(tid, $"participant {participants[refusal]} voted no{(cause is null ? " (it had already aborted)" : $": {cause.Message}")}", cause);
+        }
+
+        return votes;
     }
 
     private async Task<(Vote Vote, Exception? Cause)> PrepareSafely(ActorId actor, long tid, HybridDecision decision, bool earlyLockRelease)

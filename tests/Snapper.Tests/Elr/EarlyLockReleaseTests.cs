@@ -58,17 +58,17 @@ public sealed class EarlyLockReleaseTests
 
         // T1 prepares on x and releases its lock; its Prepare record is held back.
         var t1 = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.Add(ctx, 1));
-        await Eventually(() => engine.ActiveVersionCount == 1, "T1 exposes its prepared state");
+        await Poll.Until(() => engine.ActiveVersionCount == 1, "T1 exposes its prepared state");
 
         // T2 builds on T1's state, T3 on T2's: a chain T1 → T2 → T3 of commit dependencies.
         var t2 = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.Add(ctx, 10));
-        await Eventually(() => engine.ActiveVersionCount == 2, "T2 exposes its prepared state");
+        await Poll.Until(() => engine.ActiveVersionCount == 2, "T2 exposes its prepared state");
         var t3 = silo.Client.RunAct<ITestActor, int>(x, async (a, ctx) =>
         {
             await a.Add(ctx, 100);
             return await a.Read(ctx);
         });
-        await Eventually(() => engine.ActiveVersionCount == 3, "T3 exposes its prepared state");
+        await Poll.Until(() => engine.ActiveVersionCount == 3, "T3 exposes its prepared state");
         Assert.False(t3.IsCompleted, "T3 committed before the ACTs it depends on");
 
         storage.FailHeld(); // T1's prepare never becomes durable: T1 aborts
@@ -101,7 +101,7 @@ public sealed class EarlyLockReleaseTests
             var before = engine.ActiveVersionCount;
             var writer = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.Add(ctx, 1));
             writers.Add(writer);
-            await Eventually(() => engine.ActiveVersionCount > before || writer.IsCompleted, "the writer prepared");
+            await Poll.Until(() => engine.ActiveVersionCount > before || writer.IsCompleted, "the writer prepared");
             longest = Math.Max(longest, engine.ActiveVersionCount);
         }
 
@@ -150,7 +150,7 @@ public sealed class EarlyLockReleaseTests
                     : entry with { Status = TransactionStatus.Unknown, Appends = [] });
             });
 
-            await Eventually(() => history.Count >= Transactions / 2, "half the load has run");
+            await Poll.Until(() => history.Count >= Transactions / 2, "half the load has run");
             Volatile.Write(ref crashed, 1); // before the image: an acknowledgement seen before this is in it
             image = await storage.ImageAsync();
             await load;
@@ -161,15 +161,5 @@ public sealed class EarlyLockReleaseTests
         Assert.True(result.Ok, CheckReport.Render(result));
         Assert.Contains(history, h => h.Status == TransactionStatus.Committed);
         Assert.Contains(history, h => h.Status == TransactionStatus.Unknown);
-    }
-
-    private static async Task Eventually(Func<bool> condition, string what)
-    {
-        var until = DateTime.UtcNow + TimeSpan.FromSeconds(20);
-        while (!condition())
-        {
-            Assert.True(DateTime.UtcNow < until, $"timed out waiting until {what}");
-            await Task.Delay(5);
-        }
     }
 }

@@ -9,8 +9,6 @@ namespace Snapper.Tests.Hybrid;
 /// </summary>
 public sealed class HybridSchedulingTests
 {
-    private static readonly TimeSpan Patience = TimeSpan.FromSeconds(10);
-
     private static ActorId Actor(string key) => ActorId.Create<ITestActor>(key);
 
     private static Task<int> Value(TestSilo silo, ActorId id) => silo.Client.RunAct<ITestActor, int>(id, (a, ctx) => a.Read(ctx));
@@ -19,16 +17,6 @@ public sealed class HybridSchedulingTests
         ((TransactionalActor<Counter>)silo.Runtime.Directory.Get(id).Instance).PactEngine.Schedule;
 
     private static bool HasBatches(TestSilo silo, ActorId id) => Schedule(silo, id).HasBatches;
-
-    private static async Task Eventually(Func<bool> condition, string what)
-    {
-        var until = DateTime.UtcNow + Patience;
-        while (!condition())
-        {
-            Assert.True(DateTime.UtcNow < until, $"timed out waiting until {what}");
-            await Task.Delay(5);
-        }
-    }
 
     private static Task<TestSilo> Start(TimeSpan deadlockTimeout) =>
         TestSilo.StartAsync(s => s.Configure(o => o.DeadlockTimeout = deadlockTimeout));
@@ -66,7 +54,7 @@ public sealed class HybridSchedulingTests
             await a.Add(ctx, 10);
             return await a.Read(ctx);
         }, AccessSet.Of(x));
-        await Eventually(() => HasBatches(silo, x), "the batch reaches x");
+        await Poll.Until(() => HasBatches(silo, x), "the batch reaches x");
         await Task.Delay(50);
         Assert.False(pact.IsCompleted, "the batch ran while the ACT before it had not committed");
 
@@ -87,11 +75,11 @@ public sealed class HybridSchedulingTests
         await silo.Gates.Until("t-on-x");
 
         var b0 = silo.Client.RunPact<ITestActor>(x, (a, ctx) => a.Add(ctx, 10), AccessSet.Of(x));
-        await Eventually(() => HasBatches(silo, x), "B0 is placed behind T on x");
+        await Poll.Until(() => HasBatches(silo, x), "B0 is placed behind T on x");
 
         // B1 completes on y but cannot commit before B0 (commit in bid order), which waits for T.
         var b1 = silo.Client.RunPact<ITestActor>(y, (a, ctx) => a.Add(ctx, 100), AccessSet.Of(y));
-        await Eventually(() => Schedule(silo, y).HighestCompletedBid > 0, "B1 completes on y");
+        await Poll.Until(() => Schedule(silo, y).HighestCompletedBid > 0, "B1 completes on y");
 
         silo.Gates.Signal("t-go");
         var aborted = await Assert.ThrowsAsync<TransactionAbortedException>(() => act);
@@ -115,7 +103,7 @@ public sealed class HybridSchedulingTests
         var act = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.AddWaitThenCall(ctx, "t-on-x", "t-go", y));
         await silo.Gates.Until("t-on-x");
         var b0 = silo.Client.RunPact<ITestActor, int>(x, (a, ctx) => a.Read(ctx), AccessSet.Of(x));
-        await Eventually(() => HasBatches(silo, x), "B0 is placed behind T on x");
+        await Poll.Until(() => HasBatches(silo, x), "B0 is placed behind T on x");
 
         silo.Gates.Signal("t-go");
         await act;
@@ -134,7 +122,7 @@ public sealed class HybridSchedulingTests
         var act = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.AddWaitThenCall(ctx, "t-on-x", "t-go", y));
         await silo.Gates.Until("t-on-x");
         var pact = silo.Client.RunPact<ITestActor>(y, (a, ctx) => a.AddThenCall(ctx, 1, x, 1), AccessSet.Of(y).And(x));
-        await Eventually(() => HasBatches(silo, x), "P's batch is placed behind T on x");
+        await Poll.Until(() => HasBatches(silo, x), "P's batch is placed behind T on x");
 
         var started = DateTime.UtcNow;
         silo.Gates.Signal("t-go");
