@@ -97,7 +97,7 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
     /// Thorp's protocol: Prepare everywhere (participants release their locks at once and persist
     /// their writes, group-committed with whatever else their logger is writing); once the
     /// commits of the ACTs it read from are ordered, append CoordCommit listing them and let its
-    /// own dependents go on (<see cref="RunningAct.Decided"/>); once that record and theirs are
+    /// own dependents go on (<see cref="RunningAct.WhenDecided"/>); once that record and theirs are
     /// durable, Commit. No CoordPrepare: recovery decides from CoordCommit alone (presumed abort),
     /// and skipping it lets the locks go one storage round trip earlier. Even a single writer
     /// takes this path: a one-phase commit record could not list its dependencies.
@@ -115,7 +115,7 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
             if (writers.Length > 0 && loggers.For(ctx.Root) is { } coordinatorLog)
             {
                 var durable = coordinatorLog.Append(new CoordCommitRecord(tid) { DependsOn = CommitDependency.Tids(info) });
-                act.Decided.TrySetResult(true); // ordered after its dependencies' records
+                act.SetDecided(true); // ordered after its dependencies' records
                 try
                 {
                     await durable;

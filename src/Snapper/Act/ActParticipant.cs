@@ -208,8 +208,8 @@ internal sealed class ActParticipant<TState>
             }
 
             await runtime.Commit.Commit(ctx, act, info, decision, earlyLockRelease);
-            act.Decided.TrySetResult(true);
-            act.Durable.TrySetResult(true);
+            act.SetDecided(true);
+            act.SetDurable(true);
             runtime.Metrics.Committed(TxnMode.Act, runtime.Clock.GetElapsedTime(started));
             return result;
         }
@@ -220,8 +220,8 @@ internal sealed class ActParticipant<TState>
         }
         finally
         {
-            act.Decided.TrySetResult(false); // no-ops once committed
-            act.Durable.TrySetResult(false);
+            act.SetDecided(false); // no-ops once committed
+            act.SetDurable(false);
             runtime.Active.End(ctx.Tid);
         }
     }

@@ -18,10 +18,10 @@ namespace Snapper.Act;
 internal static class CommitDependency
 {
     public static ValueTask WaitOrdered(long tid, ExecutionInfo info, DateTimeOffset deadline, TimeProvider clock) =>
-        Wait(tid, info, static d => d.Decided.Task, deadline, clock);
+        Wait(tid, info, static d => d.WhenDecided, deadline, clock);
 
     public static ValueTask WaitDurable(long tid, ExecutionInfo info, DateTimeOffset deadline, TimeProvider clock) =>
-        Wait(tid, info, static d => d.Durable.Task, deadline, clock);
+        Wait(tid, info, static d => d.WhenDurable, deadline, clock);
 
     /// <summary>The tids of <paramref name="info"/>'s dependencies, for its CoordCommit record.</summary>
     public static System.Collections.Immutable.ImmutableArray<long> Tids(ExecutionInfo info) =>

@@ -26,6 +26,10 @@ internal sealed class RunningAct(long tid)
     private List<Wait>? waits;
     private List<RunningAct>? blockers;
 
+    // Most ACTs are never anyone's dependency: their outcomes get a task only when asked for.
+    private LazyOutcome decided;
+    private LazyOutcome durable;
+
     public long Tid { get; } = tid;
 
     public ActPhase Phase { get; set; } = ActPhase.Running;
@@ -36,14 +40,20 @@ internal sealed class RunningAct(long tid)
     /// may log its own CoordCommit from then on (recovery honours it only if this one's is in the
     /// log too). Always set before the ACT ends.
     /// </summary>
-    public TaskCompletionSource<bool> Decided { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    public Task<bool> WhenDecided => decided.Task(gate);
 
     /// <summary>
     /// True once its commit and those of all its dependencies are durable, false once it aborted:
     /// what a dependent waits for before it tells its caller it committed, or before it writes a
     /// commit record that does not list its dependencies. Always set before the ACT ends.
     /// </summary>
-    public TaskCompletionSource<bool> Durable { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    public Task<bool> WhenDurable => durable.Task(gate);
+
+    /// <summary>Sets <see cref="WhenDecided"/>; the first call wins.</summary>
+    public void SetDecided(bool committed) => decided.Set(gate, committed);
+
+    /// <summary>Sets <see cref="WhenDurable"/>; the first call wins.</summary>
+    public void SetDurable(bool committed) => durable.Set(gate, committed);
 
     /// <summary>The lowest bid of a batch placed behind the ACT on any actor (long.MaxValue: none).</summary>
     public long MinBatchBehind
@@ -190,5 +200,44 @@ internal sealed class RunningAct(long tid)
         public long Bid { get; } = bid;
 
         public TaskCompletionSource Doomed { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    }
+
+    /// <summary>A true/false outcome whose task is made only if someone waits for it.</summary>
+    private struct LazyOutcome
+    {
+        private static readonly Task<bool> True = System.Threading.Tasks.Task.FromResult(true);
+        private static readonly Task<bool> False = System.Threading.Tasks.Task.FromResult(false);
+        private TaskCompletionSource<bool>? waiting;
+        private bool? outcome;
+
+        public Task<bool> Task(object gate)
+        {
+            lock (gate)
+            {
+                return outcome switch
+                {
+                    true => True,
+                    false => False,
+                    null => (waiting ??= new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously)).Task,
+                };
+            }
+        }
+
+        public void Set(object gate, bool value)
+        {
+            TaskCompletionSource<bool>? wake;
+            lock (gate)
+            {
+                if (outcome is not null)
+                {
+                    return;
+                }
+
+                outcome = value;
+                wake = waiting;
+            }
+
+            wake?.TrySetResult(value);
+        }
     }
 }

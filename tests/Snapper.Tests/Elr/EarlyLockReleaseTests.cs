@@ -112,8 +112,8 @@ public sealed class EarlyLockReleaseTests
 
         // A dependency on an ACT that is already durably committed does not wait at all.
         var committed = new RunningAct(1);
-        committed.Decided.SetResult(true);
-        committed.Durable.SetResult(true);
+        committed.SetDecided(true);
+        committed.SetDurable(true);
         var info = new ExecutionInfo();
         info.Merge(new ExecutionInfo().Snapshot(x, ParticipantRole.Reader, 0, 0, 0, committed));
         Assert.True(CommitDependency.WaitDurable(2, info, DateTimeOffset.MaxValue, TimeProvider.System).IsCompletedSuccessfully);
