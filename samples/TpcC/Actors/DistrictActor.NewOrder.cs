@@ -29,11 +29,17 @@ public sealed partial class DistrictActor
         var orderId = district.NextOrderId;
         district.NextOrderId = orderId + 1;
 
+        // The three calls run at once, but all must have finished before this method returns or
+        // throws: a call still under way when the transaction aborts would join its actor (lock,
+        // place in the schedule) after the abort was sent, and keep it for good. Awaiting them one
+        // by one would throw on the first failure and leave the others running.
         var credit = CallActor<ICustomerActor, CustomerCredit>(ctx, db.Customers(w, d, db.CustomerPartitionOf(w, d, c)), a => a.Credit(ctx, c));
         var warehouseTax = CallActor<IWarehouseActor, decimal>(ctx, db.Warehouse(w), a => a.Tax(ctx));
         var stock = TakeStock(ctx, db, input);
+        await Task.WhenAll(credit, warehouseTax, stock);
         var customer = await credit;
         var taken = await stock;
+        var tax = await warehouseTax;
 
         var lines = new OrderLineToInsert[input.Lines.Count];
         var results = new NewOrderLineResult[input.Lines.Count];
@@ -51,7 +57,6 @@ public sealed partial class DistrictActor
 
         await CallActor<IOrderActor>(ctx, db.Orders(w, d, db.OrderPartitionOf(w, d, c)), a => a.Insert(ctx, new OrderToInsert(orderId, c, input.EntryDate, input.AllLocal, lines)));
 
-        var tax = await warehouseTax;
         var total = decimal.Round(sum * (1 - customer.Discount) * (1 + tax + district.Tax), 2);
         return new NewOrderResult(w, d, c, customer.Last, customer.Credit, customer.Discount, orderId, input.EntryDate, tax, district.Tax, total, results);
     }

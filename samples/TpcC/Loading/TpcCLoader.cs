@@ -17,7 +17,7 @@ public static class TpcCLoader
 {
     /// <summary>
     /// Loads every actor of <paramref name="client"/>'s database with <paramref name="mode"/>
-    /// transactions (use the mode the database will run in: one actor cannot yet mix the modes).
+    /// transactions (any mode: an actor takes PACTs and ACTs alike, also at the same time).
     /// </summary>
     /// <param name="client">The database and the Snapper client.</param>
     /// <param name="mode">ACTs or single-actor PACTs.</param>

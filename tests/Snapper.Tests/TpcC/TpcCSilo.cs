@@ -8,8 +8,8 @@ using TpcC.Schema;
 namespace Snapper.Tests.TpcC;
 
 /// <summary>
-/// A test silo with one loaded TPC-C database, used in one transaction mode (an actor cannot yet
-/// run ACTs and PACTs at once, so a test never mixes them on one database), and reads of its rows.
+/// A test silo with one loaded TPC-C database, loaded and read in one transaction mode (ACTs for
+/// <c>hybrid</c>, whose transactions pick their own mode), and reads of its rows.
 /// </summary>
 internal sealed class TpcCSilo : IAsyncDisposable
 {
