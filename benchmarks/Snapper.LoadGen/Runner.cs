@@ -5,6 +5,7 @@ using Snapper.LoadGen.Options;
 using Snapper.LoadGen.Reporting;
 using Snapper.LoadGen.Silo;
 using Snapper.LoadGen.Workloads;
+using Snapper.LoadGen.Workloads.TpcC;
 
 namespace Snapper.LoadGen;
 
@@ -116,10 +117,14 @@ public static class Runner
                 var outcome = await RunListAppendAsync(options, silo, stderr, cancellationToken);
                 (runs, failed, interrupted, checkReport) = (outcome.Runs, outcome.Failed, outcome.Interrupted, outcome.CheckReport);
             }
+            else if (options.Workload == ArgParser.TpcC)
+            {
+                (runs, failed, interrupted) = await RunTpcCAsync(options, silo, stderr, cancellationToken);
+            }
             else
             {
                 var workload = new SmallBankWorkload(silo.Client, options.Actors, options.PactPercent);
-                (runs, failed, interrupted) = await RunModesAsync(options, workload.For, workload, null, stderr, cancellationToken);
+                (runs, failed, interrupted) = await RunModesAsync(options, workload.For, workload, null, null, stderr, cancellationToken);
             }
 
             var report = new LoadGenReport(options.Workload, options, runs);
@@ -190,7 +195,7 @@ public static class Runner
         }
 
         var workload = new ListAppendWorkload(silo.Client, options.Actors, options.PactPercent, Record);
-        var (runs, failed, interrupted) = await RunModesAsync(options, workload.For, null, workload, stderr, cancellationToken);
+        var (runs, failed, interrupted) = await RunModesAsync(options, workload.For, null, workload, null, stderr, cancellationToken);
 
         if (writer is not null)
         {
@@ -269,9 +274,22 @@ public static class Runner
         return (runs, failed, interrupted, checkReport);
     }
 
+    /// <summary>
+    /// TPC-C: before each mode, load that mode's database (its own, named after it); run the
+    /// standard mix (or NewOrder only) with one row per transaction type; with --verify, check
+    /// consistency conditions 1–4 after the mode drained.
+    /// </summary>
+    private static Task<(List<RunResult> Runs, bool Failed, bool Interrupted)> RunTpcCAsync(
+        LoadGenOptions options, EmbeddedSilo silo, TextWriter stderr, CancellationToken cancellationToken)
+    {
+        var workload = new TpcCWorkload(silo.Client, TpcCWorkload.DefaultConfig(options.Warehouses), options.PactPercent);
+        var hooks = new TpcCHooks(workload, stderr, cancellationToken);
+        return RunModesAsync(options, mode => workload.Kinds(mode, options.NewOrderOnly), null, null, hooks, stderr, cancellationToken);
+    }
+
     private static async Task<(List<RunResult> Runs, bool Failed, bool Interrupted)> RunModesAsync(
         LoadGenOptions options, Func<string, TransactionMix> issueFor, SmallBankWorkload? smallBank, ListAppendWorkload? listAppend,
-        TextWriter stderr, CancellationToken cancellationToken)
+        TpcCHooks? tpcc, TextWriter stderr, CancellationToken cancellationToken)
     {
         var picker = ActorPicker.Create(options);
         var runs = new List<RunResult>();
@@ -282,6 +300,16 @@ public static class Runner
             {
                 await stderr.WriteLineAsync($"[{mode}] skipped: interrupted.");
                 return (runs, failed, true);
+            }
+
+            if (tpcc is not null && !await tpcc.LoadAsync(mode))
+            {
+                foreach (var skipped in options.Modes.SkipWhile(m => m != mode).Skip(1))
+                {
+                    await stderr.WriteLineAsync($"[{skipped}] skipped: {mode} could not be loaded.");
+                }
+
+                return (runs, true, cancellationToken.IsCancellationRequested);
             }
 
             await stderr.WriteLineAsync(FormattableString.Invariant(
@@ -321,6 +349,12 @@ public static class Runner
             {
                 result = await VerifyAsync(mode, result, touched, smallBank, options, stderr);
                 failed |= result.Verification is { Ok: false } || (result.Verification is null && result.StillInFlight == 0);
+            }
+
+            if (tpcc is not null && options.Verify)
+            {
+                result = await tpcc.VerifyAsync(mode, result);
+                failed |= result.Consistency is not { Ok: true };
             }
 
             runs.Add(result);
@@ -373,5 +407,77 @@ public static class Runner
             ? FormattableString.Invariant($"[{mode}] verify ok: {verification.Accounts:N0} accounts hold {verification.Actual:N0}")
             : FormattableString.Invariant($"[{mode}] verify FAILED: {verification.Accounts:N0} accounts hold {verification.Actual:N0}, expected {verification.Expected:N0}, difference {verification.Difference:+#,0.##;-#,0.##}"));
         return result with { Verification = verification };
+    }
+
+    /// <summary>TPC-C's steps around each mode: load its database before, check it after.</summary>
+    private sealed class TpcCHooks(TpcCWorkload workload, TextWriter stderr, CancellationToken cancellationToken)
+    {
+        /// <summary>Loads <paramref name="mode"/>'s database; false (reported) if that failed or was interrupted.</summary>
+        public async Task<bool> LoadAsync(string mode)
+        {
+            try
+            {
+                var loaded = await workload.LoadAsync(mode, cancellationToken: cancellationToken);
+                await stderr.WriteLineAsync(FormattableString.Invariant(
+                    $"[{mode}] loaded {workload.Config.Warehouses} warehouse(s), {loaded.Actors:N0} actors, in {loaded.Elapsed.TotalSeconds:F2}s"));
+                return true;
+            }
+            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+            {
+                await stderr.WriteLineAsync($"[{mode}] interrupted while loading.");
+                return false;
+            }
+#pragma warning disable CA1031 // A failed load is a failed run, reported with its cause.
+            catch (Exception e)
+#pragma warning restore CA1031
+            {
+                await stderr.WriteLineAsync($"[{mode}] error: loading the TPC-C database failed: {e.Message}");
+                return false;
+            }
+        }
+
+        /// <summary>Checks conditions 1–4 on <paramref name="mode"/>'s database once the mode drained.</summary>
+        public async Task<RunResult> VerifyAsync(string mode, RunResult result)
+        {
+            if (result.StillInFlight > 0)
+            {
+                await stderr.WriteLineAsync($"[{mode}] verify skipped: transactions are still in flight, the database is mid-transaction.");
+                return result;
+            }
+
+            TpcCVerification verification;
+            try
+            {
+                verification = TpcCVerification.From(await workload.VerifyAsync(mode, CancellationToken.None));
+            }
+#pragma warning disable CA1031 // A failed read is a failed verification, reported with its cause.
+            catch (Exception e)
+#pragma warning restore CA1031
+            {
+                await stderr.WriteLineAsync($"[{mode}] verify FAILED: could not read the database: {e.Message}");
+                return result;
+            }
+
+            if (verification.Ok)
+            {
+                await stderr.WriteLineAsync(FormattableString.Invariant(
+                    $"[{mode}] verify ok: TPC-C conditions 1-4 hold ({verification.Warehouses} warehouse(s), {verification.Districts} districts)"));
+            }
+            else
+            {
+                await stderr.WriteLineAsync($"[{mode}] verify FAILED: TPC-C condition(s) {verification.DescribeViolated()} violated:");
+                foreach (var violation in verification.Violations.Take(20))
+                {
+                    await stderr.WriteLineAsync($"[{mode}]   {violation}");
+                }
+
+                if (verification.Violations.Count > 20)
+                {
+                    await stderr.WriteLineAsync(FormattableString.Invariant($"[{mode}]   ... and {verification.Violations.Count - 20} more"));
+                }
+            }
+
+            return result with { Consistency = verification };
+        }
     }
 }

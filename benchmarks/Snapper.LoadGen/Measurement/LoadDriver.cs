@@ -44,7 +44,8 @@ public sealed class LoadDriver
 
     /// <summary>
     /// Runs <paramref name="mix"/> under load; with more than one kind, each kind is also reported
-    /// on its own (<see cref="RunResult.Kinds"/>).
+    /// on its own (<see cref="RunResult.Kinds"/>); with variants, each variant too
+    /// (<see cref="RunResult.Variants"/>), and each kind by variant.
     /// </summary>
     public async Task<RunResult> RunAsync(string mode, TransactionMix mix, CancellationToken cancellationToken)
     {
@@ -52,6 +53,22 @@ public sealed class LoadDriver
         var window = new MeasurementWindow(TimeSpan.FromSeconds(options.WarmupSeconds), TimeSpan.FromSeconds(options.DurationSeconds));
         var recorder = new RunRecorder(mode, window, options.DurationSeconds);
         var kindRecorders = mix.Kinds.Select(k => new RunRecorder(k.Name, window, options.DurationSeconds)).ToArray();
+        var variantRecorders = mix.Variants.Select(v => new RunRecorder(v.Name, window, options.DurationSeconds)).ToArray();
+
+        // One recorder per kind and variant (the kind's own without variants); each loop records
+        // a transaction in its cell only, and kinds, variants and the mode adopt the cells.
+        var variants = Math.Max(1, variantRecorders.Length);
+        var cells = new RunRecorder[kindRecorders.Length, variants];
+        for (var kind = 0; kind < kindRecorders.Length; kind++)
+        {
+            for (var variant = 0; variant < variants; variant++)
+            {
+                cells[kind, variant] = variantRecorders.Length == 0
+                    ? kindRecorders[kind]
+                    : new RunRecorder(variantRecorders[variant].Mode, window, options.DurationSeconds);
+            }
+        }
+
         var loops = new List<Task>(options.Clients * options.Pipeline);
         for (var client = 0; client < options.Clients; client++)
         {
@@ -59,14 +76,22 @@ public sealed class LoadDriver
             {
                 // Same seed, client and slot → same Random → same actor sequence in every mode.
                 var random = new Random(LoopSeed(options.Seed, client, slot));
-                var perKind = new LoopRecorder[kindRecorders.Length];
-                for (var kind = 0; kind < perKind.Length; kind++)
+                var perCell = new LoopRecorder[kindRecorders.Length * variants];
+                for (var kind = 0; kind < kindRecorders.Length; kind++)
                 {
-                    perKind[kind] = kindRecorders[kind].AddLoop();
-                    recorder.Adopt(perKind[kind]);
+                    for (var variant = 0; variant < variants; variant++)
+                    {
+                        var loop = perCell[(kind * variants) + variant] = cells[kind, variant].AddLoop();
+                        recorder.Adopt(loop);
+                        if (variantRecorders.Length > 0)
+                        {
+                            kindRecorders[kind].Adopt(loop);
+                            variantRecorders[variant].Adopt(loop);
+                        }
+                    }
                 }
 
-                loops.Add(Task.Run(() => LoopAsync(mix, random, perKind, window), CancellationToken.None));
+                loops.Add(Task.Run(() => LoopAsync(mix, random, perCell, variants, window), CancellationToken.None));
             }
         }
 
@@ -90,9 +115,35 @@ public sealed class LoadDriver
 
         var drainSeconds = Stopwatch.GetElapsedTime(drainStarted).TotalSeconds;
         var result = recorder.Merge(stillInFlight, drainSeconds);
-        return kindRecorders.Length == 1
-            ? result
-            : result with { Kinds = kindRecorders.ToDictionary(k => k.Mode, k => k.Merge(stillInFlight, drainSeconds), StringComparer.Ordinal) };
+        if (kindRecorders.Length > 1)
+        {
+            var kinds = new Dictionary<string, RunResult>(StringComparer.Ordinal);
+            for (var kind = 0; kind < kindRecorders.Length; kind++)
+            {
+                var merged = kindRecorders[kind].Merge(stillInFlight, drainSeconds);
+                if (variantRecorders.Length > 0)
+                {
+                    var byVariant = new Dictionary<string, RunResult>(StringComparer.Ordinal);
+                    for (var variant = 0; variant < variants; variant++)
+                    {
+                        byVariant[variantRecorders[variant].Mode] = cells[kind, variant].Merge(stillInFlight, drainSeconds);
+                    }
+
+                    merged = merged with { Variants = byVariant };
+                }
+
+                kinds[kindRecorders[kind].Mode] = merged;
+            }
+
+            result = result with { Kinds = kinds };
+        }
+
+        if (variantRecorders.Length > 0)
+        {
+            result = result with { Variants = variantRecorders.ToDictionary(v => v.Mode, v => v.Merge(stillInFlight, drainSeconds), StringComparer.Ordinal) };
+        }
+
+        return result;
     }
 
     /// <summary>The seed of one loop, mixed (SplitMix64) so neighbouring loops get unrelated sequences.</summary>
@@ -132,14 +183,16 @@ public sealed class LoadDriver
         }
     }
 
-    private async Task LoopAsync(TransactionMix mix, Random random, LoopRecorder[] recorders, MeasurementWindow window)
+    private async Task LoopAsync(TransactionMix mix, Random random, LoopRecorder[] recorders, int variants, MeasurementWindow window)
     {
         var touched = Touched;
         while (!window.StopIssuing)
         {
-            // Drawn before the keys, so a single-kind mode uses the Random exactly as it always did.
+            // Drawn before the keys, so a single-kind mode uses the Random exactly as it always did
+            // (a mix without variants draws no variant).
             var kind = mix.Pick(random);
-            var issue = mix.Kinds[kind].Issue;
+            var variant = mix.PickVariant(random);
+            var issue = mix.IssueOf(kind, variant);
             var keys = new int[picker.TransactionSize];
             picker.Pick(random, keys);
             if (touched is not null)
@@ -168,7 +221,7 @@ public sealed class LoadDriver
                 abortSlot = AbortSlots.Error;
             }
 
-            recorders[kind].Record(started, abortSlot);
+            recorders[(kind * variants) + variant].Record(started, abortSlot);
         }
     }
 }

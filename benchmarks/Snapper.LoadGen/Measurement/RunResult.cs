@@ -1,4 +1,5 @@
 using Snapper.LoadGen.Workloads;
+using Snapper.LoadGen.Workloads.TpcC;
 
 namespace Snapper.LoadGen.Measurement;
 
@@ -47,8 +48,18 @@ public sealed record RunResult
     /// <summary>The money check, when <c>--verify</c> ran it.</summary>
     public VerificationResult? Verification { get; init; }
 
+    /// <summary>TPC-C: the consistency check of conditions 1–4, when <c>--verify</c> ran it.</summary>
+    public TpcCVerification? Consistency { get; init; }
+
     /// <summary>Modes that mix kinds (hybrid): the same measurements for each kind alone, by kind name; null otherwise.</summary>
     public IReadOnlyDictionary<string, RunResult>? Kinds { get; init; }
+
+    /// <summary>
+    /// Mixes crossed with variants (TPC-C hybrid: each type as a PACT or an ACT): the same
+    /// measurements for each variant alone, by variant name; on a kind, that kind in each variant.
+    /// Null otherwise.
+    /// </summary>
+    public IReadOnlyDictionary<string, RunResult>? Variants { get; init; }
 
     /// <summary>PACT runs: the mean number of PACTs per batch over the run, warm-up included.</summary>
     public double? AverageBatchSize { get; init; }

@@ -17,20 +17,26 @@ public static class ArgParser
                Snapper.LoadGen idle [--duration S]
 
         Workloads:
-          smallbank                SmallBank MultiTransfer (tpcc is not implemented yet)
+          smallbank                SmallBank MultiTransfer
           listappend               each transaction appends its tid to the lists of --txn-size actors
                                    (modes act, act-elr, pact, hybrid; checked Elle-style with --verify or check)
+          tpcc                     TPC-C's five transactions at the standard mix, one database per mode, loaded
+                                   before the mode runs (modes pact, act, hybrid; one row per transaction type)
           check                    check a listappend history against a list dump; exit 0 ok, 1 violations
           idle [--duration S]      start the silo, then measure its CPU use while idle (default 10 s)
 
         Options:
-          --modes LIST             comma list of modes to run in order (default nt,pact,act; listappend: pact,act)
+          --modes LIST             comma list of modes to run in order (default nt,pact,act; listappend: pact,act;
+                                   tpcc: pact,act,hybrid)
                                    supported: nt, pact, act, act-elr, hybrid; planned: orleans-txn
           --pact-percent P         hybrid: percentage of transactions issued as PACTs, 0-100 (default 90)
+          --warehouses N           tpcc: warehouses per mode's database, at least 1 (default 2)
+          --neworder-only          tpcc: issue only NewOrder instead of the standard mix
           --dist NAME              uniform | hotspot | zipf (default uniform)
           --zipf S                 Zipf exponent, > 0 (default 1.0)
           --txn-size N             actors per transaction, all distinct (default 4); smallbank: 1 debited + N-1 recipients
           --actors N               number of actors per mode (default 10000)
+                                   (tpcc: --actors and --txn-size only seed each transaction's input draw)
           --pipeline N             transactions in flight per client (default 64)
           --clients N              clients (default 2)
           --warmup SECONDS         load before measuring, excluded from stats (default 5)
@@ -43,20 +49,25 @@ public static class ArgParser
           --history FILE           listappend: write one JSON line per finished transaction
           --dump FILE              listappend: after the run, read every actor's list and write them as JSON
           --verify                 smallbank: after each mode, check the touched accounts still hold all the money;
-                                   listappend: after the run, check the history against the lists (Elle-style)
+                                   listappend: after the run, check the history against the lists (Elle-style);
+                                   tpcc: after each mode, check TPC-C consistency conditions 1-4 (TPC-C 3.3.2)
           --seed N                 seed of every actor choice (default 42)
           --help                   this text
 
         Exit codes: 0 ok, 1 verification or run failure, 2 usage error, 130 interrupted (Ctrl+C).
         """;
 
-    private static readonly string[] NotYetWorkloads = ["tpcc"];
+    /// <summary>The TPC-C workload's name.</summary>
+    public const string TpcC = "tpcc";
 
     /// <summary>The workloads this build can run.</summary>
-    public static IReadOnlyList<string> Workloads { get; } = ["smallbank", "listappend"];
+    public static IReadOnlyList<string> Workloads { get; } = ["smallbank", "listappend", TpcC];
 
     /// <summary>The default modes of <c>listappend</c>, where <c>nt</c> has nothing to check.</summary>
     public static IReadOnlyList<string> ListAppendDefaultModes { get; } = [ModeNames.Pact, ModeNames.Act];
+
+    /// <summary>The modes <c>tpcc</c> runs in, which are also its default.</summary>
+    public static IReadOnlyList<string> TpcCModes { get; } = [ModeNames.Pact, ModeNames.Act, ModeNames.Hybrid];
 
     /// <summary>Parses the arguments after the program name.</summary>
     /// <exception cref="UsageException">A flag, value, mode or workload is unknown, malformed or not built yet.</exception>
@@ -65,7 +76,7 @@ public static class ArgParser
         ArgumentNullException.ThrowIfNull(args);
         if (args.Count == 0)
         {
-            throw new UsageException("No workload given: the first argument must be a workload (smallbank, listappend) or check.");
+            throw new UsageException("No workload given: the first argument must be a workload (smallbank, listappend, tpcc) or check.");
         }
 
         if (IsHelp(args[0]))
@@ -95,6 +106,13 @@ public static class ArgParser
             if (flag == "--verify")
             {
                 options = options with { Verify = inline is null || ParseBool(flag, inline) };
+                continue;
+            }
+
+            if (flag == "--neworder-only")
+            {
+                RequireTpcC(flag, options.Workload);
+                options = options with { NewOrderOnly = inline is null || ParseBool(flag, inline) };
                 continue;
             }
 
@@ -133,6 +151,7 @@ public static class ArgParser
                 "--history" => options with { History = ParseNonEmpty(flag, Value()) },
                 "--dump" => options with { Dump = ParseNonEmpty(flag, Value()) },
                 "--seed" => options with { Seed = ParseInt(flag, Value(), min: int.MinValue) },
+                "--warehouses" => options with { Warehouses = ParseInt(RequireTpcC(flag, options.Workload), Value(), min: 1) },
                 _ => throw new UsageException($"Unknown option {flag}. Run with --help for the list."),
             };
         }
@@ -142,6 +161,12 @@ public static class ArgParser
         if (!modesGiven && options.Workload == "listappend")
         {
             options = options with { Modes = ListAppendDefaultModes };
+        }
+
+        // TPC-C has no plain-call version, and hybrid is its point.
+        if (!modesGiven && options.Workload == TpcC)
+        {
+            options = options with { Modes = TpcCModes };
         }
 
         Validate(options);
@@ -160,18 +185,16 @@ public static class ArgParser
             return arg;
         }
 
-        if (NotYetWorkloads.Contains(arg))
-        {
-            throw new UsageException($"Workload '{arg}' is not implemented yet; only smallbank and listappend can run now.");
-        }
-
         if (arg.StartsWith('-'))
         {
-            throw new UsageException($"The first argument must be the workload (smallbank, listappend) or check, not the option {arg}.");
+            throw new UsageException($"The first argument must be the workload (smallbank, listappend, tpcc) or check, not the option {arg}.");
         }
 
-        throw new UsageException($"Unknown workload '{arg}'; known: smallbank, listappend (tpcc is not implemented yet), and the check subcommand.");
+        throw new UsageException($"Unknown workload '{arg}'; known: smallbank, listappend, tpcc, and the check subcommand.");
     }
+
+    private static string RequireTpcC(string flag, string workload) =>
+        workload == TpcC ? flag : throw new UsageException($"{flag} is only for the tpcc workload, not {workload}.");
 
     private static List<string> ParseModes(string flag, string value)
     {
@@ -309,6 +332,11 @@ public static class ArgParser
         }
         else
         {
+            if (options.Workload == TpcC && options.Modes.FirstOrDefault(m => !TpcCModes.Contains(m)) is { } unsupported)
+            {
+                throw new UsageException($"--modes: tpcc does not run in mode '{unsupported}'; use {string.Join(", ", TpcCModes)}.");
+            }
+
             if (options.History is not null)
             {
                 throw new UsageException($"--history is only for the listappend workload, not {options.Workload}.");
@@ -318,6 +346,19 @@ public static class ArgParser
             {
                 throw new UsageException($"--dump is only for the listappend workload, not {options.Workload}.");
             }
+        }
+
+        if (options.Workload == TpcC)
+        {
+            RequireAtLeast("--warehouses", options.Warehouses, 1);
+            if (options.Dist != Distribution.Uniform)
+            {
+                throw new UsageException("--dist: tpcc draws its inputs as TPC-C §2 specifies (NURand); the keys only seed that draw, so only uniform applies.");
+            }
+        }
+        else if (options.NewOrderOnly)
+        {
+            throw new UsageException($"--neworder-only is only for the tpcc workload, not {options.Workload}.");
         }
 
         RequireAtLeast("--txn-size", options.TxnSize, 1);

@@ -6,7 +6,7 @@ namespace Snapper.LoadGen.Options;
 /// </summary>
 public sealed record LoadGenOptions
 {
-    /// <summary>The workload (first positional argument): <c>smallbank</c> or <c>listappend</c>.</summary>
+    /// <summary>The workload (first positional argument): <c>smallbank</c>, <c>listappend</c> or <c>tpcc</c>.</summary>
     public string Workload { get; init; } = "smallbank";
 
     /// <summary>Modes to run, in order, on the same embedded silo (<c>--modes</c>).</summary>
@@ -57,7 +57,16 @@ public sealed record LoadGenOptions
     /// <summary>Where listappend writes every actor's list after the run (<c>--dump</c>), or null.</summary>
     public string? Dump { get; init; }
 
-    /// <summary>Check after each mode that the money on the touched accounts is unchanged (<c>--verify</c>).</summary>
+    /// <summary>TPC-C: warehouses of each mode's database (<c>--warehouses</c>).</summary>
+    public int Warehouses { get; init; } = 2;
+
+    /// <summary>TPC-C: issue only NewOrders instead of the standard mix (<c>--neworder-only</c>).</summary>
+    public bool NewOrderOnly { get; init; }
+
+    /// <summary>
+    /// Check after each mode that the money on the touched accounts is unchanged (smallbank), the
+    /// history against the lists (listappend), or TPC-C's consistency conditions 1–4 (<c>--verify</c>).
+    /// </summary>
     public bool Verify { get; init; }
 
     /// <summary>Seed of every actor choice (<c>--seed</c>): same seed, same actor sequences per loop.</summary>

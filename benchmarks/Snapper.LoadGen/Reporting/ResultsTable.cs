@@ -1,6 +1,8 @@
 using System.Globalization;
 using Snapper.LoadGen.Measurement;
 using Snapper.LoadGen.Options;
+using Snapper.LoadGen.Workloads.TpcC;
+using TpcC.Transactions;
 
 namespace Snapper.LoadGen.Reporting;
 
@@ -17,7 +19,8 @@ public static class ResultsTable
         var config = report.Config;
         writer.WriteLine(Describe(config));
 
-        // A mode that mixes kinds (hybrid) is followed by one row per kind, named mode:kind.
+        // A mode that mixes kinds (hybrid, the TPC-C types) is followed by one row per kind, named
+        // mode:kind, then one per variant (TPC-C hybrid: pact, act), named mode:variant.
         var withKinds = report.Runs.SelectMany(WithKinds).ToList();
         var rows = withKinds.Select(Row).ToList();
         var widths = Headers.Select((h, i) => Math.Max(h.Length, rows.Count == 0 ? 0 : rows.Max(r => r[i].Length))).ToArray();
@@ -67,6 +70,17 @@ public static class ResultsTable
             writer.WriteLine(Invariant($"{run.Mode} average batch size: {run.AverageBatchSize:F1} PACTs"));
         }
 
+        if (report.Workload == ArgParser.TpcC)
+        {
+            foreach (var run in report.Runs)
+            {
+                if (NewOrderLine(run, config.NewOrderOnly) is { } line)
+                {
+                    writer.WriteLine(line);
+                }
+            }
+        }
+
         foreach (var run in withKinds.Where(r => r.AbortReasons.Count > 0))
         {
             writer.WriteLine($"{run.Mode} aborts: {string.Join(", ", run.AbortReasons.Select(kv => Invariant($"{kv.Key} {kv.Value:N0}")))}");
@@ -79,6 +93,36 @@ public static class ResultsTable
                 ? Invariant($"{run.Mode} verify: ok ({v.Accounts:N0} accounts hold {v.Actual:N0})")
                 : Invariant($"{run.Mode} verify: FAILED: {v.Accounts:N0} accounts hold {v.Actual:N0}, expected {v.Expected:N0} (difference {v.Difference:+#,0.##;-#,0.##})"));
         }
+
+        foreach (var run in report.Runs.Where(r => r.Consistency is not null))
+        {
+            var c = run.Consistency!;
+            writer.WriteLine(c.Ok
+                ? Invariant($"{run.Mode} verify: ok (TPC-C consistency conditions 1-4 hold on {c.Warehouses} warehouse(s), {c.Districts} districts)")
+                : Invariant($"{run.Mode} verify: FAILED: TPC-C condition(s) {c.DescribeViolated()} violated ({c.Violations.Count} violation(s); first: {c.Violations[0]})"));
+        }
+    }
+
+    /// <summary>
+    /// TPC-C: "<c>mode NewOrder throughput: X/s (tpmC Y)</c>" from the mode's <c>neworder</c> row
+    /// (the whole mode with --neworder-only), with hybrid's PACT/ACT split; null if there is none.
+    /// </summary>
+    public static string? NewOrderLine(RunResult run, bool newOrderOnly)
+    {
+        ArgumentNullException.ThrowIfNull(run);
+        var newOrder = run.Kinds?.GetValueOrDefault(TpcCWorkload.KindName(TpcCTransactionType.NewOrder)) ?? (newOrderOnly ? run : null);
+        if (newOrder is null || run.MeasuredSeconds <= 0)
+        {
+            return null;
+        }
+
+        var line = Invariant($"{run.Mode} NewOrder throughput: {newOrder.Throughput:N1}/s (tpmC {newOrder.Throughput * 60:N0}; {newOrder.Committed:N0} committed, {newOrder.Aborted:N0} aborted)");
+        if (newOrder.Variants is { Count: > 0 } variants)
+        {
+            line += "; " + string.Join(", ", variants.Select(kv => Invariant($"as {kv.Key} {kv.Value.Throughput:N1}/s")));
+        }
+
+        return line;
     }
 
     /// <summary>One line naming the load, so a pasted table says what it measured.</summary>
@@ -91,6 +135,14 @@ public static class ResultsTable
             Distribution.Hotspot => "hotspot (1% hot, 75% of accesses)",
             _ => "uniform",
         };
+        if (config.Workload == ArgParser.TpcC)
+        {
+            var mix = config.NewOrderOnly ? "NewOrder only" : "standard mix (NewOrder 45%, Payment 43%, OrderStatus, Delivery, StockLevel 4% each)";
+            var hybrid = config.Modes.Contains(ModeNames.Hybrid) ? Invariant($", hybrid {config.PactPercent}% PACTs") : "";
+            return Invariant($"tpcc: {config.Warehouses} warehouse(s) per mode, {mix}{hybrid}, {config.Clients} clients × {config.Pipeline} in flight, ")
+                + Invariant($"warm-up {config.WarmupSeconds:0.##}s, measured {config.DurationSeconds:0.##}s, logger {config.Logger.ToString().ToLowerInvariant()}, seed {config.Seed}");
+        }
+
         return Invariant($"{config.Workload}: {config.Actors:N0} actors, txn size {config.TxnSize}, dist {dist}, {config.Clients} clients × {config.Pipeline} in flight, ")
             + Invariant($"warm-up {config.WarmupSeconds:0.##}s, measured {config.DurationSeconds:0.##}s, logger {config.Logger.ToString().ToLowerInvariant()}, seed {config.Seed}");
     }
@@ -101,6 +153,11 @@ public static class ResultsTable
         foreach (var (kind, result) in run.Kinds ?? new Dictionary<string, RunResult>())
         {
             yield return result with { Mode = $"{run.Mode}:{kind}" };
+        }
+
+        foreach (var (variant, result) in run.Variants ?? new Dictionary<string, RunResult>())
+        {
+            yield return result with { Mode = $"{run.Mode}:{variant}" };
         }
     }
 

@@ -5,11 +5,12 @@ using Microsoft.Extensions.Logging;
 using SmallBank;
 using Snapper.Hosting;
 using Snapper.LoadGen.Options;
+using TpcC;
 
 namespace Snapper.LoadGen.Silo;
 
 /// <summary>
-/// The Snapper silo in this process: a generic host with Snapper, the SmallBank actors and the list-append actor. There
+/// The Snapper silo in this process: a generic host with Snapper, the SmallBank actors, the list-append actor and the TPC-C actors. There
 /// is no external cluster (the Orleans packages cannot be restored here), so every mode runs
 /// against this one host, one after another.
 /// </summary>
@@ -64,6 +65,7 @@ public sealed class EmbeddedSilo : IAsyncDisposable
         builder.Services.AddSnapper(snapper => snapper
             .AddSmallBank()
             .AddListAppend()
+            .AddTpcC()
             .Configure(o =>
             {
                 o.Logging = options.Logger switch

@@ -63,7 +63,7 @@ public sealed class TpcCWorkloadTests
     }
 
     [Fact]
-    public async Task Inputs_follow_the_drivers_keys_and_only_pact_and_act_exist()
+    public async Task Inputs_follow_the_drivers_keys_and_only_pact_act_and_hybrid_exist()
     {
         Assert.Equal(TpcCWorkload.RandomFor([4, 8, 15]).Next(), TpcCWorkload.RandomFor([4, 8, 15]).Next());
         Assert.NotEqual(TpcCWorkload.RandomFor([4, 8, 15]).Next(), TpcCWorkload.RandomFor([4, 8, 16]).Next());
@@ -73,7 +73,10 @@ public sealed class TpcCWorkloadTests
         await using var silo = await TestSilo.StartAsync(s => s.AddTpcC());
         var workload = new TpcCWorkload(silo.Client, TpcCSilo.Partitioned);
         Assert.Throws<ArgumentOutOfRangeException>(() => workload.For("nt", newOrderOnly: false));
-        Assert.Throws<ArgumentOutOfRangeException>(() => workload.For("hybrid", TpcCTransactionType.Payment));
+        Assert.Throws<ArgumentOutOfRangeException>(() => workload.For("act-elr", TpcCTransactionType.Payment));
+        Assert.Throws<ArgumentOutOfRangeException>(() => TpcCWorkload.TxnModeOf("hybrid"));
+        Assert.Equal(TxnMode.Pact, TpcCWorkload.StateModeOf("hybrid"));
+        Assert.Equal(["pact", "act", "hybrid"], TpcCWorkload.Modes);
     }
 
     [Fact]
