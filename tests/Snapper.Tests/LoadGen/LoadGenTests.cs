@@ -91,7 +91,7 @@ public sealed class LoadGenTests
         {
             var stdout = new StringWriter();
             var exit = await Runner.MainAsync(
-                ["listappend", "--modes", "hybrid", "--pact-percent", "50", "--actors", "16", "--txn-size", "3", "--duration", "1", "--warmup", "0", "--pipeline", "8",
+                ["listappend", "--modes", "hybrid", "--pact-percent", "50", "--actors", "16", "--txn-size", "3", "--duration", "1", "--warmup", "1", "--pipeline", "8",
                  "--history", history, "--dump", dump, "--json", json, "--verify"],
                 stdout, new StringWriter(), CancellationToken.None);
             Assert.True(exit == 0, $"exit {exit}\n{stdout}");
@@ -102,7 +102,7 @@ public sealed class LoadGenTests
             var run = Assert.Single(report.RootElement.GetProperty("runs").EnumerateArray());
             var kinds = run.GetProperty("kinds");
             var (pact, act) = (kinds.GetProperty("pact"), kinds.GetProperty("act"));
-            Assert.True(pact.GetProperty("committed").GetInt64() > 0);
+            Assert.True(pact.GetProperty("committed").GetInt64() > 0, stdout.ToString());
             Assert.Equal(0, pact.GetProperty("aborted").GetInt64());
             Assert.Equal(
                 run.GetProperty("committed").GetInt64() + run.GetProperty("aborted").GetInt64(),
