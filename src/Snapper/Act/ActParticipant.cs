@@ -93,13 +93,14 @@ internal sealed class ActParticipant<TState>
     public async Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId target, Func<TActor, Task<TResult>> call)
         where TActor : ITransactionalActor
     {
-        runtime.Active.EnsureRunning(ctx, nameof(CallActor));
+        var act = runtime.Active.EnsureRunning(ctx, nameof(CallActor));
         ArgumentNullException.ThrowIfNull(call);
         if (!records.TryGetValue(ctx.Tid, out var record))
         {
             throw new SnapperException($"CallActor from {Id} with the context of {ctx}, but {Id} is not running that transaction.");
         }
 
+        act.CallStarted();
         try
         {
             var activation = runtime.Directory.Get<TActor>(target);
@@ -120,6 +121,10 @@ internal sealed class ActParticipant<TState>
             record.Learned.Fail(e);
             throw;
         }
+        finally
+        {
+            act.CallEnded();
+        }
     }
 
     public async Task<(TResult Result, ExecutionInfo Info)> Invoke<TActor, TResult>(TxnContext ctx, Func<TActor, Task<TResult>> call)
@@ -129,6 +134,7 @@ internal sealed class ActParticipant<TState>
         {
             record = new ActRecord<TState>(ctx) { Group = schedule.JoinAct(ctx.Tid) };
             records.Add(ctx.Tid, record);
+            act.Joined(Id);
             if (record.Group.Phase == ActGroupPhase.Open)
             {
                 record.BeforeBid = schedule.LastBatchBid;
@@ -179,6 +185,7 @@ internal sealed class ActParticipant<TState>
                 info.Fail(failed.Original);
             }
             runtime.Active.Completing(ctx.Tid);
+            await AwaitStrayCalls(ctx, act, info);
             if (info.Failure is null && runtime.Clock.GetUtcNow() > ctx.Deadline)
             {
                 info.Fail(new TransactionAbortedException(AbortReason.Timeout, $"ran past its deadline of {runtime.Options.TransactionTimeout}"));
@@ -223,6 +230,37 @@ internal sealed class ActParticipant<TState>
             act.SetDecided(false); // no-ops once committed
             act.SetDurable(false);
             runtime.Active.End(ctx.Tid);
+        }
+    }
+
+    // User code may return (or throw) while a CallActor it did not await is still under way; such
+    // a call can take locks after the root has decided. So the root waits for every call to
+    // return (no new one starts once it is completing), then aborts any actor the call tree
+    // reached but never reported, and refuses to commit with a message saying what to fix.
+    private async Task AwaitStrayCalls(TxnContext ctx, RunningAct act, ExecutionInfo info)
+    {
+        var returned = act.WhenCallsReturned();
+        if (!returned.IsCompleted)
+        {
+            var left = ctx.Deadline - runtime.Clock.GetUtcNow();
+            try
+            {
+                await returned.WaitAsync(left > TimeSpan.Zero ? left : TimeSpan.Zero, runtime.Clock);
+            }
+            catch (TimeoutException)
+            {
+                info.Fail(new TransactionAbortedException(AbortReason.Timeout, "a call of it was still running at its deadline"));
+            }
+        }
+
+        foreach (var actor in act.JoinedActors())
+        {
+            if (!info.Participants.ContainsKey(actor))
+            {
+                info.Add(actor, ParticipantRole.Visitor); // so that the abort reaches it
+                info.Fail(new SnapperException(
+                    $"A call of transaction {ctx.Tid} reached actor {actor} but its result never came back to the transaction's first method: await every CallActor (and every task that makes one) before returning."));
+            }
         }
     }
 

@@ -26,6 +26,12 @@ internal sealed class RunningAct(long tid)
     private List<Wait>? waits;
     private List<RunningAct>? blockers;
 
+    // Calls of this ACT under way anywhere, and the actors it has reached: the root decides only
+    // once every call has returned, and aborts on actors its execution info never heard of.
+    private int callsInFlight;
+    private TaskCompletionSource? callsReturned;
+    private List<ActorId>? joined;
+
     // Most ACTs are never anyone's dependency: their outcomes get a task only when asked for.
     private LazyOutcome decided;
     private LazyOutcome durable;
@@ -48,6 +54,59 @@ internal sealed class RunningAct(long tid)
     /// commit record that does not list its dependencies. Always set before the ACT ends.
     /// </summary>
     public Task<bool> WhenDurable => durable.Task(gate);
+
+    /// <summary>Caller actor, before CallActor sends the call.</summary>
+    public void CallStarted()
+    {
+        lock (gate)
+        {
+            callsInFlight++;
+        }
+    }
+
+    /// <summary>Caller actor, once the call returned or failed.</summary>
+    public void CallEnded()
+    {
+        TaskCompletionSource? wake = null;
+        lock (gate)
+        {
+            if (--callsInFlight == 0)
+            {
+                (wake, callsReturned) = (callsReturned, null);
+            }
+        }
+
+        wake?.TrySetResult();
+    }
+
+    /// <summary>Completes when no call of this ACT is under way.</summary>
+    public Task WhenCallsReturned()
+    {
+        lock (gate)
+        {
+            return callsInFlight == 0
+                ? System.Threading.Tasks.Task.CompletedTask
+                : (callsReturned ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)).Task;
+        }
+    }
+
+    /// <summary>Participant → root: this ACT now has a record on <paramref name="actor"/>.</summary>
+    public void Joined(ActorId actor)
+    {
+        lock (gate)
+        {
+            (joined ??= []).Add(actor);
+        }
+    }
+
+    /// <summary>Every actor that has a record of this ACT (or had one).</summary>
+    public ActorId[] JoinedActors()
+    {
+        lock (gate)
+        {
+            return joined is null ? [] : [.. joined];
+        }
+    }
 
     /// <summary>Sets <see cref="WhenDecided"/>; the first call wins.</summary>
     public void SetDecided(bool committed) => decided.Set(gate, committed);

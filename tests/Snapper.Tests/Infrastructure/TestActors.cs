@@ -35,6 +35,10 @@ public interface ITestActor : ITransactionalActor
     Task AddWaitThenCall(TxnContext ctx, string locked, string release, ActorId next);
 
     Task CallThenWait(TxnContext ctx, ActorId next, string called, string release, bool thenThrow);
+
+    Task CallTwoFirstThrows(TxnContext ctx, ActorId first, ActorId second);
+
+    Task CallWithoutAwaiting(TxnContext ctx, ActorId next);
 }
 
 public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestActor
@@ -120,6 +124,20 @@ public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestA
         {
             throw new InvalidOperationException("the PACT gives up after its call");
         }
+    }
+
+    public async Task CallTwoFirstThrows(TxnContext ctx, ActorId first, ActorId second)
+    {
+        var failing = CallActor<ITestActor>(ctx, first, a => a.AddThenThrow(ctx, 1, "first call fails"));
+        var slow = CallActor<ITestActor>(ctx, second, a => a.AddBetweenGates(ctx, "go", "second-locked", "second-release"));
+        await failing; // throws, leaving the second call running
+        await slow;
+    }
+
+    public async Task CallWithoutAwaiting(TxnContext ctx, ActorId next)
+    {
+        _ = CallActor<ITestActor>(ctx, next, a => a.AddBetweenGates(ctx, "go", "stray-locked", "stray-release"));
+        await gates.Until("stray-locked"); // returns while the call it never awaits holds a lock
     }
 
     public async Task AddTwiceOn(TxnContext ctx, ActorId next)
