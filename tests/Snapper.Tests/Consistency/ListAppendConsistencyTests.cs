@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using ListAppend;
 using Snapper.History;
+using Snapper.Tests.Hybrid;
 using Snapper.Tests.Infrastructure;
 
 namespace Snapper.Tests.Consistency;
@@ -32,31 +33,9 @@ public sealed class ListAppendConsistencyTests
         var history = new ConcurrentBag<HistoryEntry>();
 
         await Parallel.ForEachAsync(plans, new ParallelOptions { MaxDegreeOfParallelism = 32 }, async (plan, _) =>
-        {
-            var names = plan.Select(p => p.Key).ToArray();
-            try
-            {
-                var (tid, seen) = mode == "act"
-                    ? await silo.Client.RunAct<IListActor, (long, AppendResult[])>(plan[0], Body(plan))
-                    : await silo.Client.RunPact<IListActor, (long, AppendResult[])>(plan[0], Body(plan), plan.Skip(1).Aggregate(AccessSet.Of(plan[0]), (s, a) => s.And(a)));
-                history.Add(new HistoryEntry(tid, mode, TransactionStatus.Committed, null, names,
-                    [.. seen.Select(r => new AppendObservation(r.Actor.Key, r.PrefixLen, r.PrevTid))]));
-            }
-            catch (TransactionAbortedException e)
-            {
-                Assert.NotEqual(0, e.Tid);
-                history.Add(new HistoryEntry(e.Tid, mode, TransactionStatus.Aborted, e.Reason.ToString(), names, []));
-            }
-        });
+            history.Add(await HybridConsistencyTests.Run(silo.Client, pact: mode == "pact", plan)));
 
-        var dump = new Dictionary<string, IReadOnlyList<long>>();
-        foreach (var id in ids)
-        {
-            dump[id.Key] = mode == "act"
-                ? await silo.Client.RunAct<IListActor, List<long>>(id, (a, ctx) => a.Read(ctx))
-                : await silo.Client.RunPact<IListActor, List<long>>(id, (a, ctx) => a.Read(ctx), AccessSet.Of(id));
-        }
-
+        var dump = await HybridConsistencyTests.ReadAll(silo.Client, ids);
         var result = ListAppendChecker.Check([.. history], dump);
         Assert.True(result.Ok, CheckReport.Render(result));
         Assert.True(history.Count(h => h.Status == TransactionStatus.Committed) > 0);
@@ -83,7 +62,4 @@ public sealed class ListAppendConsistencyTests
         Assert.False(result.Ok);
         Assert.NotEmpty(result.Of(ViolationKind.Cycle));
     }
-
-    private static Func<IListActor, TxnContext, Task<(long, AppendResult[])>> Body(ActorId[] plan) =>
-        async (actor, ctx) => (ctx.Tid, await actor.AppendEverywhere(ctx, plan[1..]));
 }
