@@ -15,7 +15,7 @@ namespace Snapper.LoadGen.Workloads;
 public sealed class ListAppendWorkload
 {
     private readonly ISnapperClient client;
-    private readonly int actors;
+    private readonly KeyBlockIds<IListActor> lists;
     private readonly int pactPercent;
     private readonly Action<HistoryEntry> record;
 
@@ -35,14 +35,14 @@ public sealed class ListAppendWorkload
         ArgumentOutOfRangeException.ThrowIfLessThan(actors, 1);
         this.client = client;
         this.record = record;
-        this.actors = actors;
+        lists = new KeyBlockIds<IListActor>(actors);
         this.pactPercent = pactPercent;
     }
 
     /// <summary>What <paramref name="mode"/> issues: list-append transactions of its kind(s).</summary>
     public TransactionMix For(string mode)
     {
-        var ids = Lists(mode);
+        var ids = lists.For(mode);
         return mode switch
         {
             ModeNames.Act or ModeNames.ActElr => TransactionMix.Single(mode, keys => IssueAsync(mode, mode, ids, keys)),
@@ -80,14 +80,14 @@ public sealed class ListAppendWorkload
     /// </summary>
     public async Task<Dictionary<string, IReadOnlyList<long>>> ReadListsAsync(string mode, int parallelism, CancellationToken cancellationToken)
     {
-        var ids = Lists(mode);
-        var lists = new List<long>[ids.Length];
+        var ids = lists.For(mode);
+        var read = new List<long>[ids.Length];
         await Parallel.ForAsync(0, ids.Length, new ParallelOptions { MaxDegreeOfParallelism = Math.Max(1, parallelism), CancellationToken = cancellationToken }, async (i, _) =>
-            lists[i] = await ReadAsync(mode, ids[i]));
+            read[i] = await ReadAsync(mode, ids[i]));
         var result = new Dictionary<string, IReadOnlyList<long>>(ids.Length, StringComparer.Ordinal);
         for (var i = 0; i < ids.Length; i++)
         {
-            result[ids[i].Key] = lists[i];
+            result[ids[i].Key] = read[i];
         }
 
         return result;
@@ -111,19 +111,6 @@ public sealed class ListAppendWorkload
                 await Task.Delay(10 * attempt);
             }
         }
-    }
-
-    // The actors of a mode's key block, built once per mode (ActorId.Create formats the key).
-    private ActorId[] Lists(string mode)
-    {
-        var block = ModeNames.KeyBlock(mode);
-        var ids = new ActorId[actors];
-        for (var key = 0; key < actors; key++)
-        {
-            ids[key] = ActorId.Create<IListActor>((block * actors) + key);
-        }
-
-        return ids;
     }
 
     private async Task IssueAsync(string run, string mode, ActorId[] ids, int[] keys)

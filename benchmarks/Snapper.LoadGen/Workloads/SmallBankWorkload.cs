@@ -22,11 +22,9 @@ public sealed class SmallBankWorkload
 
     // Ids are built once: ActorId.Create formats the key, which would otherwise run per call.
     private readonly ActorId[] plainIds;
-    private readonly int actors;
     private readonly int pactPercent;
 
-    // By key block (ModeNames.KeyBlock), built on first use.
-    private readonly Dictionary<int, ActorId[]> accountIds = new();
+    private readonly KeyBlockIds<IAccountActor> accounts;
 
     /// <summary>The workload over <paramref name="actors"/> accounts per mode.</summary>
     /// <param name="client">Issues the transactions.</param>
@@ -37,8 +35,8 @@ public sealed class SmallBankWorkload
         ArgumentNullException.ThrowIfNull(client);
         ArgumentOutOfRangeException.ThrowIfLessThan(actors, 1);
         this.client = client;
-        this.actors = actors;
         this.pactPercent = pactPercent;
+        accounts = new KeyBlockIds<IAccountActor>(actors);
         plainIds = new ActorId[actors];
         for (var key = 0; key < actors; key++)
         {
@@ -54,7 +52,7 @@ public sealed class SmallBankWorkload
             return TransactionMix.Single(mode, IssuePlain);
         }
 
-        var ids = Accounts(mode);
+        var ids = accounts.For(mode);
         return mode switch
         {
             ModeNames.Act => TransactionMix.Single(mode, keys => IssueAct(ids, keys, ActOptions.Default)),
@@ -75,8 +73,8 @@ public sealed class SmallBankWorkload
         Func<int, Task<decimal>> read = mode switch
         {
             ModeNames.Nt => key => client.Call<IPlainAccountActor, decimal>(plainIds[key], a => a.Balance()),
-            ModeNames.Pact => key => client.RunPact<IAccountActor, decimal>(Accounts(mode)[key], (a, ctx) => a.Balance(ctx), AccessSet.Of(Accounts(mode)[key]), CancellationToken.None),
-            _ => key => ReadCommittedBalance(Accounts(mode)[key]),
+            ModeNames.Pact => key => client.RunPact<IAccountActor, decimal>(accounts.For(mode)[key], (a, ctx) => a.Balance(ctx), AccessSet.Of(accounts.For(mode)[key]), CancellationToken.None),
+            _ => key => ReadCommittedBalance(accounts.For(mode)[key]),
         };
 
         var balances = new decimal[keys.Count];
@@ -95,27 +93,6 @@ public sealed class SmallBankWorkload
 
         var input = new MultiTransferInput(Amount, to);
         return client.Call<IPlainAccountActor, decimal>(plainIds[keys[0]], a => a.MultiTransfer(input));
-    }
-
-    // Ids are built once per mode: ActorId.Create formats the key, which would otherwise run per call.
-    private ActorId[] Accounts(string mode)
-    {
-        var block = ModeNames.KeyBlock(mode);
-        lock (accountIds)
-        {
-            if (!accountIds.TryGetValue(block, out var ids))
-            {
-                ids = new ActorId[actors];
-                for (var key = 0; key < actors; key++)
-                {
-                    ids[key] = ActorId.Create<IAccountActor>((block * actors) + key);
-                }
-
-                accountIds[block] = ids;
-            }
-
-            return ids;
-        }
     }
 
     private Task IssueAct(ActorId[] ids, int[] keys, ActOptions options)
