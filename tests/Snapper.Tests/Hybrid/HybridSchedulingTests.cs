@@ -16,7 +16,9 @@ public sealed class HybridSchedulingTests
     private static Snapper.Pact.LocalSchedule Schedule(TestSilo silo, ActorId id) =>
         ((TransactionalActor<Counter>)silo.Runtime.Directory.Get(id).Instance).PactEngine.Schedule;
 
-    private static bool HasBatches(TestSilo silo, ActorId id) => Schedule(silo, id).HasBatches;
+    // Read in the actor's own turn: the schedule is the actor's, and changes under a reader elsewhere.
+    private static bool HasBatches(TestSilo silo, ActorId id) =>
+        silo.Runtime.Directory.Get(id).Run(() => Task.FromResult(Schedule(silo, id).HasBatches)).GetAwaiter().GetResult();
 
     private static Task<TestSilo> Start(TimeSpan deadlockTimeout) =>
         TestSilo.StartAsync(s => s.Configure(o => o.DeadlockTimeout = deadlockTimeout));
