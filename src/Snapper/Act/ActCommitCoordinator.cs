@@ -112,9 +112,16 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
         try
         {
             await CommitDependency.WaitOrdered(tid, info, ctx.Deadline, clock);
+            var logged = false;
             if (writers.Length > 0 && loggers.For(ctx.Root) is { } coordinatorLog)
             {
+                // The point of no return (docs/architecture.md, "When an early-released ACT has
+                // committed"): once this record is appended it may become durable at any moment,
+                // and recovery then decides from it and its dependencies' records alone. So from
+                // here on only what recovery can also see may abort this ACT: its own record
+                // failing to become durable, or a dependency aborting. Never the deadline.
                 var durable = coordinatorLog.Append(new CoordCommitRecord(tid) { DependsOn = CommitDependency.Tids(info) });
+                logged = true;
                 act.SetDecided(true); // ordered after its dependencies' records
                 try
                 {
@@ -126,11 +133,12 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
                 }
             }
 
-            await CommitDependency.WaitDurable(tid, info, ctx.Deadline, clock);
+            await CommitDependency.WaitDurable(tid, info, logged ? null : ctx.Deadline, clock);
         }
         catch (TransactionAbortedException)
         {
-            // Its CoordCommit may be in the log, but without its dependencies' recovery ignores it.
+            // Nothing recovery counts as a commit: its CoordCommit failed, or one it depends on will
+            // not count either, or it logged none.
             await AbortAll(tid, writers);
             throw;
         }

@@ -11,7 +11,9 @@ namespace Snapper.Act;
 /// Two strengths: <see cref="WaitOrdered"/> (their commits are in the log, maybe not durable) is
 /// enough before logging a CoordCommit that lists them, since recovery honours that record only
 /// with theirs; <see cref="WaitDurable"/> is needed before answering the caller, or before a
-/// commit record that does not list them. Dependencies only point at ACTs that had already
+/// commit record that does not list them. Once an ACT's own CoordCommit is appended it waits for
+/// them without a deadline: recovery would count it committed with them, so the live path must
+/// too (docs/architecture.md). Dependencies only point at ACTs that had already
 /// prepared when they were read, and an ACT never reads its own prepared state, so the waits form
 /// no cycle; the deadline still bounds them.
 /// </remarks>
@@ -20,14 +22,18 @@ internal static class CommitDependency
     public static ValueTask WaitOrdered(long tid, ExecutionInfo info, DateTimeOffset deadline, TimeProvider clock) =>
         Wait(tid, info, static d => d.WhenDecided, deadline, clock);
 
-    public static ValueTask WaitDurable(long tid, ExecutionInfo info, DateTimeOffset deadline, TimeProvider clock) =>
+    /// <summary>
+    /// Waits until its dependencies' commits are durable. <paramref name="deadline"/> null: no
+    /// deadline, for an ACT whose own CoordCommit is already appended (its outcome is then theirs).
+    /// </summary>
+    public static ValueTask WaitDurable(long tid, ExecutionInfo info, DateTimeOffset? deadline, TimeProvider clock) =>
         Wait(tid, info, static d => d.WhenDurable, deadline, clock);
 
     /// <summary>The tids of <paramref name="info"/>'s dependencies, for its CoordCommit record.</summary>
     public static System.Collections.Immutable.ImmutableArray<long> Tids(ExecutionInfo info) =>
         info.Dependencies is { } dependencies ? [.. dependencies.Select(d => d.Tid)] : [];
 
-    private static async ValueTask Wait(long tid, ExecutionInfo info, Func<RunningAct, Task<bool>> signal, DateTimeOffset deadline, TimeProvider clock)
+    private static async ValueTask Wait(long tid, ExecutionInfo info, Func<RunningAct, Task<bool>> signal, DateTimeOffset? deadline, TimeProvider clock)
     {
         if (info.Dependencies is not { } dependencies)
         {
@@ -37,9 +43,9 @@ internal static class CommitDependency
         foreach (var dependency in dependencies)
         {
             var decided = signal(dependency);
-            if (!decided.IsCompleted)
+            if (!decided.IsCompleted && deadline is { } until)
             {
-                var left = deadline - clock.GetUtcNow();
+                var left = until - clock.GetUtcNow();
                 try
                 {
                     await decided.WaitAsync(left > TimeSpan.Zero ? left : TimeSpan.Zero, clock);

@@ -16,6 +16,10 @@ namespace Snapper.Concurrency;
 /// <item>on release, waiters are granted youngest first, and only while compatible, so the ones left
 /// waiting are older than the ones granted.</item>
 /// </list>
+/// A transaction never waits for itself: concurrent calls of one transaction to one actor may
+/// request the lock at the same time, so a second request of a tid that is already queued joins
+/// that waiter (raising its mode if needed) instead of queueing the tid twice, and a request of a
+/// tid that already holds the lock is granted or upgraded at once.
 /// Not thread-safe: it is owned by one actor and only touched inside that actor's turns.
 /// </remarks>
 internal sealed class WaitDieLock
@@ -92,6 +96,17 @@ internal sealed class WaitDieLock
             { Tid = tid };
         }
 
+        if (WaiterOf(tid) is { } queued)
+        {
+            // A concurrent call of the same transaction already waits here: one wait serves both.
+            if (mode > queued.Mode)
+            {
+                queued.Mode = mode;
+            }
+
+            return Await(queued, deadline, clock);
+        }
+
         if (CompatibleWithHolders(mode) && (waiters.Count == 0 || tid > waiters[0].Tid))
         {
             Grant(tid, mode);
@@ -135,7 +150,7 @@ internal sealed class WaitDieLock
         GrantWaiters();
     }
 
-    private async ValueTask Wait(long tid, LockMode mode, DateTimeOffset deadline, TimeProvider clock)
+    private ValueTask Wait(long tid, LockMode mode, DateTimeOffset deadline, TimeProvider clock)
     {
         var waiter = new Waiter(tid, mode);
         var at = 0;
@@ -145,7 +160,11 @@ internal sealed class WaitDieLock
         }
 
         waiters.Insert(at, waiter);
+        return Await(waiter, deadline, clock);
+    }
 
+    private async ValueTask Await(Waiter waiter, DateTimeOffset deadline, TimeProvider clock)
+    {
         var remaining = deadline - clock.GetUtcNow();
         try
         {
@@ -160,9 +179,9 @@ internal sealed class WaitDieLock
                 return; // granted in the same instant the deadline passed: keep the lock
             }
 
-            waiters.Remove(waiter);
+            waiters.Remove(waiter); // a no-op for the second of two requests sharing the waiter
             GrantWaiters();
-            throw new TransactionAbortedException(AbortReason.Timeout, $"waited for a {mode} lock until its deadline") { Tid = tid };
+            throw new TransactionAbortedException(AbortReason.Timeout, $"waited for a {waiter.Mode} lock until its deadline") { Tid = waiter.Tid };
         }
     }
 
@@ -175,6 +194,19 @@ internal sealed class WaitDieLock
             Grant(next.Tid, next.Mode);
             next.Promise.TrySetResult();
         }
+    }
+
+    private Waiter? WaiterOf(long tid)
+    {
+        foreach (var w in waiters)
+        {
+            if (w.Tid == tid)
+            {
+                return w;
+            }
+        }
+
+        return null;
     }
 
     private bool CompatibleWithHolders(LockMode mode) =>
@@ -212,7 +244,8 @@ internal sealed class WaitDieLock
     {
         public long Tid { get; } = tid;
 
-        public LockMode Mode { get; } = mode;
+        // Raised when a concurrent request of the same transaction asks for more.
+        public LockMode Mode { get; set; } = mode;
 
         public TaskCompletionSource Promise { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
     }

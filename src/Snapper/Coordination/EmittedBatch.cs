@@ -26,4 +26,10 @@ internal sealed class EmittedBatch(long bid, long previousBid, int coordinator, 
 
     /// <summary>Completed when the batch is resolved (committed or aborted); later batches wait on it.</summary>
     public TaskCompletionSource Resolved { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    /// <summary>
+    /// Completed when an attempt to log its BatchCommit ends, written or failed: an abort cascade
+    /// waits for batches that are committing, and a failed write leaves the batch for it to abort.
+    /// </summary>
+    public TaskCompletionSource CommitSettled { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 }

@@ -84,6 +84,18 @@ internal sealed class PactRing
         }
     }
 
+    /// <summary>True while an abort cascade runs (emission is paused).</summary>
+    public bool IsCascading
+    {
+        get
+        {
+            lock (gate)
+            {
+                return cascading;
+            }
+        }
+    }
+
     /// <summary>The highest committed bid; every batch up to it has committed or aborted.</summary>
     public long CommittedThrough
     {
@@ -206,6 +218,11 @@ internal sealed class PactRing
     {
         lock (gate)
         {
+            if (!unresolved.TryGetValue(bid, out var batch) || batch.Phase is BatchPhase.Committing or BatchPhase.Resolved)
+            {
+                return; // already decided (or its commit is being logged)
+            }
+
             if (tid != 0)
             {
                 failures.TryAdd(tid, cause);
@@ -215,9 +232,9 @@ internal sealed class PactRing
                 batchFailures.TryAdd(bid, cause);
             }
 
-            if (cascading || !unresolved.TryGetValue(bid, out var batch) || batch.Phase is BatchPhase.Committing or BatchPhase.Resolved)
+            if (cascading)
             {
-                return; // a cascade is under way, or the batch is already decided
+                return; // the cascade under way takes this batch (see Cascade) and reads the cause
             }
 
             cascading = true;
@@ -327,10 +344,13 @@ internal sealed class PactRing
         {
             lock (gate)
             {
-                batch.Phase = BatchPhase.Completed;
+                batch.Phase = BatchPhase.Completed; // undecided again: the abort below takes it
             }
 
+            // Starts a cascade, or leaves the batch and its cause to the one under way; only then
+            // is the cascade that may be waiting for this commit woken to look again.
             Abort(batch.Bid, 0, new TransactionAbortedException(AbortReason.Failure, $"coordinator {batch.Coordinator} could not log BatchCommit of batch {batch.Bid}: {e.Message}", e));
+            batch.CommitSettled.TrySetResult();
             return;
         }
 
@@ -349,30 +369,40 @@ internal sealed class PactRing
         }
 
         batch.Resolved.TrySetResult();
+        batch.CommitSettled.TrySetResult();
     }
 
     private async Task Cascade()
     {
         var aborting = new List<EmittedBatch>();
-        var committing = new List<Task>();
-        lock (gate)
+        while (true)
         {
-            foreach (var batch in unresolved.Values)
+            var committing = new List<Task>();
+            lock (gate)
             {
-                if (batch.Phase is BatchPhase.Emitted or BatchPhase.Completed)
+                foreach (var batch in unresolved.Values)
                 {
-                    batch.Phase = BatchPhase.Aborting;
-                    aborting.Add(batch);
-                }
-                else if (batch.Phase == BatchPhase.Committing)
-                {
-                    committing.Add(batch.Resolved.Task);
+                    if (batch.Phase is BatchPhase.Emitted or BatchPhase.Completed)
+                    {
+                        batch.Phase = BatchPhase.Aborting;
+                        aborting.Add(batch);
+                    }
+                    else if (batch.Phase == BatchPhase.Committing)
+                    {
+                        committing.Add(batch.CommitSettled.Task);
+                    }
                 }
             }
-        }
 
-        // Batches whose commit is already being logged are decided: let them finish first.
-        await Task.WhenAll(committing).ConfigureAwait(false);
+            if (committing.Count == 0)
+            {
+                break;
+            }
+
+            // Batches whose commit is being logged finish first. A write that fails leaves its
+            // batch Completed again, so the next pass aborts it with the others.
+            await Task.WhenAll(committing).ConfigureAwait(false);
+        }
 
         long through, committedThrough;
         Dictionary<long, Exception> causes;

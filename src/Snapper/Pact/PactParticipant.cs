@@ -212,11 +212,14 @@ internal sealed class PactParticipant<TState>
         }
     }
 
+    // Whatever the exception says, only the schedule knows whether this batch is being aborted: a
+    // body may throw (or let escape) an exception whose reason is Cascading while its own batch is
+    // fine, and that PACT must still abort. Reporting a batch a cascade already aborts is harmless.
     private void Fail(TxnContext ctx, Exception failure)
     {
-        if (failure is TransactionAbortedException { Reason: AbortReason.Cascading })
+        if (ctx.Bid <= schedule.AbortedThrough)
         {
-            return; // already part of an abort cascade
+            return; // this actor has already taken the batch's abort
         }
 
         failedBatches.Add(ctx.Bid);

@@ -20,6 +20,10 @@ public interface ITestActor : ITransactionalActor
 
     Task AddThenThrow(TxnContext ctx, int delta, string message);
 
+    Task AddThenAbort(TxnContext ctx, int delta, AbortReason reason);
+
+    Task AddThenCallAborting(TxnContext ctx, int delta, ActorId next, AbortReason reason);
+
     Task AddBetweenGates(TxnContext ctx, string before, string locked, string release);
 
     Task<int> ReadBetweenGates(TxnContext ctx, string locked, string release);
@@ -76,6 +80,19 @@ public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestA
     {
         await Add(ctx, delta);
         throw new InvalidOperationException(message);
+    }
+
+    // User code that throws (or lets escape) an abort exception of any reason.
+    public async Task AddThenAbort(TxnContext ctx, int delta, AbortReason reason)
+    {
+        await Add(ctx, delta);
+        throw new TransactionAbortedException(reason, "thrown by the test actor's body");
+    }
+
+    public async Task AddThenCallAborting(TxnContext ctx, int delta, ActorId next, AbortReason reason)
+    {
+        await Add(ctx, delta);
+        await CallActor<ITestActor>(ctx, next, a => a.AddThenAbort(ctx, delta, reason));
     }
 
     public async Task AddBetweenGates(TxnContext ctx, string before, string locked, string release)

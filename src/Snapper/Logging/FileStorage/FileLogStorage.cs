@@ -15,6 +15,8 @@ namespace Snapper.Logging.FileStorage;
 /// When a log is first used, a torn or corrupt tail of its last segment (a crash mid-append) is cut
 /// off. Damage anywhere else is not something a crash can cause, so reading fails with
 /// <see cref="InvalidDataException"/> instead of skipping committed records.
+/// A log whose write or fsync fails is stopped (fail-stop): the failed group is cut off, or marked
+/// for the next recovery to cut, and every later append to that log fails until a restart.
 /// One process at a time may use a directory; nothing here guards against a second one.
 /// </remarks>
 public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
@@ -22,11 +24,19 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
     private readonly string root;
     private readonly long segmentSizeBytes;
     private readonly ILogger diagnostics;
+    private readonly WalDisk disk;
     private readonly ConcurrentDictionary<string, SegmentLog> logs = new(StringComparer.Ordinal);
     private volatile bool disposed;
 
     public FileLogStorage(FileLogStorageOptions options, ILogger<FileLogStorage>? logger = null)
+        : this(options, logger, WalDisk.Real)
     {
+    }
+
+    /// <summary>With <paramref name="disk"/> making the write, fsync and truncate calls (tests fail them).</summary>
+    internal FileLogStorage(FileLogStorageOptions options, ILogger<FileLogStorage>? logger, WalDisk disk)
+    {
+        this.disk = disk;
         ArgumentNullException.ThrowIfNull(options);
         if (string.IsNullOrWhiteSpace(options.Directory))
         {
@@ -118,7 +128,7 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
     {
         ObjectDisposedException.ThrowIf(disposed, this);
         var directory = DirectoryOf(log);
-        return logs.GetOrAdd(log, static (name, state) => new SegmentLog(name, state.directory, state.self.segmentSizeBytes, state.self.diagnostics), (self: this, directory));
+        return logs.GetOrAdd(log, static (name, state) => new SegmentLog(name, state.directory, state.self.segmentSizeBytes, state.self.diagnostics, state.self.disk), (self: this, directory));
     }
 
     // The log name becomes a folder name, so it must not be able to point anywhere else.

@@ -14,6 +14,15 @@ internal static partial class FileStorageLog
     [LoggerMessage(EventId = 103, Level = LogLevel.Information, Message = "Log {Log} deleted {Count} segment(s) before sequence {Sequence}")]
     public static partial void SegmentsDeleted(ILogger logger, string log, int count, long sequence);
 
-    [LoggerMessage(EventId = 104, Level = LogLevel.Error, Message = "Log segment {File} could not be cut back to {Length} bytes after a failed append; it is rescanned before the log's next use")]
+    [LoggerMessage(EventId = 104, Level = LogLevel.Error, Message = "Log segment {File} could not be cut back to {Length} bytes after a failed append; a cut marker will tell recovery to")]
     public static partial void RollbackFailed(ILogger logger, Exception exception, string file, long length);
+
+    [LoggerMessage(EventId = 105, Level = LogLevel.Warning, Message = "Log segment {File} has a cut marker: recovery cuts it back to {Length} bytes")]
+    public static partial void CutMarkerWritten(ILogger logger, string file, long length);
+
+    [LoggerMessage(EventId = 106, Level = LogLevel.Critical, Message = "Log segment {File} could neither be cut back to {Length} bytes nor marked for recovery to cut: records of a group reported as failed may be read back after a restart")]
+    public static partial void CutMarkerFailed(ILogger logger, Exception exception, string file, long length);
+
+    [LoggerMessage(EventId = 107, Level = LogLevel.Error, Message = "Log {Log} is stopped after a failed write and takes no appends until the silo restarts")]
+    public static partial void LogStopped(ILogger logger, Exception exception, string log);
 }

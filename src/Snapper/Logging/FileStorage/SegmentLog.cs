@@ -4,29 +4,39 @@ namespace Snapper.Logging.FileStorage;
 
 /// <summary>
 /// One log's folder of segments: its write handle, where its durable tail ends, and the gate that
-/// serializes its appends. The in-memory state is rebuilt from disk on first use and after any
-/// failed append, so it never trusts what a failure may have left behind.
+/// serializes its appends. The in-memory state is built from disk on first use.
 /// </summary>
+/// <remarks>
+/// Fail-stop (<see cref="SegmentLogPhase.Stopped"/>): once a group's write or fsync fails, the
+/// file's contents past the acknowledged tail are unknown (after a failed fsync even the page cache
+/// cannot be trusted, which is why PostgreSQL stops on one), while the callers were told the group
+/// failed and aborted its transactions. So the group is cut off the segment, or, if that fails too,
+/// a <see cref="CutMarker"/> tells the next recovery to cut it; and the log takes no more appends
+/// until a restart recovers it from disk. A failure before any byte was written (a folder or
+/// segment that cannot be created) stops nothing: the next append scans the disk again.
+/// </remarks>
 internal sealed class SegmentLog : IAsyncDisposable
 {
     private readonly string name;
     private readonly string directory;
     private readonly long segmentSizeBytes;
     private readonly ILogger diagnostics;
+    private readonly WalDisk disk;
     private readonly SemaphoreSlim gate = new(1, 1);
     private readonly List<long> sequences = [];
     private FileStream? writer;
     private string writerPath = string.Empty;
     private long tailLength; // durable bytes of the last segment; appends go here
-    private bool scanned;
-    private bool disposed;
+    private SegmentLogPhase phase = SegmentLogPhase.Unscanned;
+    private Exception? stoppedBy;
 
-    public SegmentLog(string name, string directory, long segmentSizeBytes, ILogger diagnostics)
+    public SegmentLog(string name, string directory, long segmentSizeBytes, ILogger diagnostics, WalDisk disk)
     {
         this.name = name;
         this.directory = directory;
         this.segmentSizeBytes = segmentSizeBytes;
         this.diagnostics = diagnostics;
+        this.disk = disk;
     }
 
     /// <summary>Writes already-framed bytes as one unit and returns once they are on disk.</summary>
@@ -35,7 +45,12 @@ internal sealed class SegmentLog : IAsyncDisposable
         await gate.WaitAsync(cancellationToken).ConfigureAwait(false);
         try
         {
-            ObjectDisposedException.ThrowIf(disposed, this);
+            ThrowIfDisposed();
+            if (phase == SegmentLogPhase.Stopped)
+            {
+                throw new IOException($"Log '{name}' takes no appends since a write to it failed ({stoppedBy!.Message}); restart to recover it from disk.", stoppedBy);
+            }
+
             await EnsureScannedAsync(cancellationToken).ConfigureAwait(false);
 
             // The last point where giving up leaves nothing half done; past it the write runs to the end.
@@ -46,9 +61,9 @@ internal sealed class SegmentLog : IAsyncDisposable
                 // caller (the logger's flush loop) already runs on the thread pool.
                 WriteDurably(frames.Span);
             }
-            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            catch (Exception e) when ((e is IOException or UnauthorizedAccessException) && phase != SegmentLogPhase.Stopped)
             {
-                Forget();
+                Forget(); // nothing was written: the next append starts again from what is on disk
                 throw;
             }
         }
@@ -64,7 +79,8 @@ internal sealed class SegmentLog : IAsyncDisposable
         await gate.WaitAsync(cancellationToken).ConfigureAwait(false);
         try
         {
-            ObjectDisposedException.ThrowIf(disposed, this);
+            // A stopped log still reads: up to its last acknowledged byte.
+            ThrowIfDisposed();
             await EnsureScannedAsync(cancellationToken).ConfigureAwait(false);
             return new SegmentSnapshot(name, directory, [.. sequences], tailLength);
         }
@@ -80,8 +96,8 @@ internal sealed class SegmentLog : IAsyncDisposable
         gate.Wait();
         try
         {
-            ObjectDisposedException.ThrowIf(disposed, this);
-            var present = scanned ? [.. sequences] : Guard("list the segments of", directory, () => SegmentFileName.List(directory));
+            ThrowIfDisposed();
+            var present = phase != SegmentLogPhase.Unscanned ? [.. sequences] : Guard("list the segments of", directory, () => SegmentFileName.List(directory));
             var deleted = 0;
 
             // Oldest first, so an interrupted deletion leaves a suffix of the log, never a hole.
@@ -118,7 +134,7 @@ internal sealed class SegmentLog : IAsyncDisposable
         await gate.WaitAsync().ConfigureAwait(false);
         try
         {
-            disposed = true;
+            phase = SegmentLogPhase.Disposed;
             CloseWriter();
         }
         finally
@@ -129,7 +145,7 @@ internal sealed class SegmentLog : IAsyncDisposable
 
     private async Task EnsureScannedAsync(CancellationToken cancellationToken)
     {
-        if (scanned)
+        if (phase != SegmentLogPhase.Unscanned)
         {
             return;
         }
@@ -152,7 +168,7 @@ internal sealed class SegmentLog : IAsyncDisposable
         sequences.Clear();
         sequences.AddRange(found);
         tailLength = length;
-        scanned = true;
+        phase = SegmentLogPhase.Ready;
     }
 
     private void WriteDurably(ReadOnlySpan<byte> frames)
@@ -161,15 +177,42 @@ internal sealed class SegmentLog : IAsyncDisposable
         var start = tailLength;
         try
         {
-            stream.Write(frames); // one call: the stream is unbuffered, so this is one write(2)
-            stream.Flush(flushToDisk: true);
+            disk.Write(stream, frames); // one call: the stream is unbuffered, so this is one write(2)
+            disk.FlushToDisk(stream);
             tailLength = start + frames.Length;
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            RollBack(stream, start);
-            throw new IOException($"Log '{name}' could not write {frames.Length} bytes to '{writerPath}' at offset {start}: {e.Message}", e);
+            var failure = new IOException($"Log '{name}' could not write {frames.Length} bytes to '{writerPath}' at offset {start}: {e.Message}", e);
+            Stop(stream, start, failure);
+            throw failure;
         }
+    }
+
+    // The group failed, so recovery must never read it: cut it off now, or leave a marker that has
+    // recovery cut it; then refuse every later append (see the remarks on the class).
+    private void Stop(FileStream stream, long acknowledged, IOException failure)
+    {
+        var path = writerPath;
+        if (!TryRollBack(stream, acknowledged))
+        {
+            try
+            {
+                CutMarker.Write(path, acknowledged);
+                FileStorageLog.CutMarkerWritten(diagnostics, path, acknowledged);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                // Nothing on this disk can be written: recovery may read the failed group. This is
+                // the one case no write-ahead log can cover; it is said loudly.
+                FileStorageLog.CutMarkerFailed(diagnostics, e, path, acknowledged);
+            }
+        }
+
+        stoppedBy = failure;
+        phase = SegmentLogPhase.Stopped;
+        CloseWriter();
+        FileStorageLog.LogStopped(diagnostics, failure, name);
     }
 
     private FileStream WriterFor(int size)
@@ -259,28 +302,29 @@ internal sealed class SegmentLog : IAsyncDisposable
         Options = FileOptions.None,
     });
 
-    // A failed write may have left part of the group behind, and after a failed fsync the page cache
-    // cannot be trusted either: cut back to the last acknowledged byte. Should even that fail, the
-    // next use rescans the segment, and the checksums decide.
-    private void RollBack(FileStream stream, long length)
+    // A failed write may have left part of the group behind, or all of it with valid checksums:
+    // cut back to the last acknowledged byte.
+    private bool TryRollBack(FileStream stream, long length)
     {
         try
         {
-            stream.SetLength(length);
-            stream.Flush(flushToDisk: true);
+            disk.Truncate(stream, length);
+            return true;
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
             FileStorageLog.RollbackFailed(diagnostics, e, writerPath, length);
+            return false;
         }
     }
 
-    // After a failure nothing in memory is trusted: the next use starts again from what is on disk.
     private void Forget()
     {
         CloseWriter();
-        scanned = false;
+        phase = SegmentLogPhase.Unscanned;
     }
+
+    private void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(phase == SegmentLogPhase.Disposed, this);
 
     private void CloseWriter()
     {

@@ -28,16 +28,31 @@ internal static class TailRecovery
             {
             }
 
-            if (reader.Problem is null)
+            var valid = reader.Problem is null ? length : reader.FrameStart;
+            var problem = reader.Problem;
+
+            // A failed append that could not be rolled back left a marker: its frames may be
+            // intact, but the group was reported as failed, so they go too.
+            if (CutMarker.Read(path) is { } marked && marked < valid)
             {
-                return length;
+                (valid, problem) = (marked, "a group whose append failed (cut marker)");
             }
 
-            var cut = reader.FrameStart;
-            stream.SetLength(cut);
-            stream.Flush(flushToDisk: true); // else a second crash could bring the bad bytes back
-            FileStorageLog.TailCut(diagnostics, path, cut, length - cut, reader.Problem);
-            return cut;
+            if (valid < length)
+            {
+                stream.SetLength(valid);
+                stream.Flush(flushToDisk: true); // else a second crash could bring the bad bytes back
+                FileStorageLog.TailCut(diagnostics, path, valid, length - valid, problem!);
+            }
+
+            // Only once the cut is durable: a marker left behind would cut later appends too, so a
+            // failure here fails the scan and the log stays unused until it succeeds.
+            if (File.Exists(CutMarker.PathFor(path)))
+            {
+                CutMarker.Delete(path);
+            }
+
+            return valid;
         }
     }
 }
