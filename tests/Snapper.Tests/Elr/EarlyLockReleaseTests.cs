@@ -49,7 +49,8 @@ public sealed class EarlyLockReleaseTests
     [Fact]
     public async Task When_the_head_of_a_dependency_chain_aborts_the_whole_chain_aborts_and_leaves_nothing()
     {
-        var storage = new HeldPrepareStorage();
+        var storage = new ScriptedLogStorage();
+        var t1Prepare = storage.Hold(r => r is PrepareRecord);
         await using var silo = await TestSilo.StartAsync(
             s => s.Configure(o => o.EarlyLockRelease = true),
             services => services.AddSingleton<ILogStorage>(storage));
@@ -71,7 +72,7 @@ public sealed class EarlyLockReleaseTests
         await Poll.Until(() => engine.ActiveVersionCount == 3, "T3 exposes its prepared state");
         Assert.False(t3.IsCompleted, "T3 committed before the ACTs it depends on");
 
-        storage.FailHeld(); // T1's prepare never becomes durable: T1 aborts
+        t1Prepare.Fail(); // T1's prepare never becomes durable: T1 aborts
         Assert.Equal(AbortReason.Failure, (await Assert.ThrowsAsync<TransactionAbortedException>(() => t1)).Reason);
         Assert.Equal(AbortReason.Cascading, (await Assert.ThrowsAsync<TransactionAbortedException>(() => t2)).Reason);
         Assert.Equal(AbortReason.Cascading, (await Assert.ThrowsAsync<TransactionAbortedException>(() => t3)).Reason);
