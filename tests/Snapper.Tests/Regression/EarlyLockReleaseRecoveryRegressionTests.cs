@@ -17,23 +17,9 @@ public sealed class EarlyLockReleaseRecoveryRegressionTests
     [Fact]
     public async Task An_ACT_whose_CoordCommit_is_durable_outlives_its_deadline_and_ends_as_recovery_would_decide()
     {
-        var storage = new ScriptedLogStorage();
-        await using var silo = await TestSilo.StartAsync(
-            s => s.Configure(o =>
-            {
-                o.EarlyLockRelease = true;
-                o.TransactionTimeout = Timeout;
-                o.LoggerCount = Loggers;
-            }),
-            services => services.AddSingleton<ILogStorage>(storage));
-
-        // T1's root a logs on one logger; T2's root b and the shared actor x on the other, so
-        // holding T1's CoordCommit holds nothing of T2's.
+        var (silo, storage, a, b, x) = await Start();
+        await using var _ = silo;
         string LogOf(ActorId id) => silo.Runtime.Loggers.For(id)!.Name;
-        var keys = Enumerable.Range(0, 64).Select(i => ActorId.Create<ITestActor>($"k{i}")).ToArray();
-        var a = keys[0];
-        var b = keys.First(k => LogOf(k) != LogOf(a));
-        var x = keys.First(k => k != b && LogOf(k) == LogOf(b));
 
         // T1 writes a and x, releases x at Prepare; its CoordCommit is appended but held.
         var t1Commit = storage.Hold(r => r is CoordCommitRecord);
@@ -68,20 +54,9 @@ public sealed class EarlyLockReleaseRecoveryRegressionTests
     [Fact]
     public async Task An_ACT_whose_dependency_fails_to_log_its_CoordCommit_aborts_live_and_after_recovery()
     {
-        var storage = new ScriptedLogStorage();
-        await using var silo = await TestSilo.StartAsync(
-            s => s.Configure(o =>
-            {
-                o.EarlyLockRelease = true;
-                o.TransactionTimeout = Timeout;
-                o.LoggerCount = Loggers;
-            }),
-            services => services.AddSingleton<ILogStorage>(storage));
+        var (silo, storage, a, b, x) = await Start();
+        await using var _ = silo;
         string LogOf(ActorId id) => silo.Runtime.Loggers.For(id)!.Name;
-        var keys = Enumerable.Range(0, 64).Select(i => ActorId.Create<ITestActor>($"k{i}")).ToArray();
-        var a = keys[0];
-        var b = keys.First(k => LogOf(k) != LogOf(a));
-        var x = keys.First(k => k != b && LogOf(k) == LogOf(b));
 
         var t1Commit = storage.Hold(r => r is CoordCommitRecord);
         var t1 = silo.Client.RunAct<ITestActor>(a, (actor, ctx) => actor.AddThenCall(ctx, 1, x, 1));
@@ -102,6 +77,27 @@ public sealed class EarlyLockReleaseRecoveryRegressionTests
             services => services.AddSingleton<ILogStorage>(image));
         Assert.Equal((0, 0, 0), live);
         Assert.Equal(live, (await Read(restarted, x), await Read(restarted, b), await Read(restarted, a)));
+    }
+
+    // T1's root a logs on one logger; T2's root b and the shared actor x on the other, so holding
+    // T1's CoordCommit holds nothing of T2's.
+    private static async Task<(TestSilo Silo, ScriptedLogStorage Storage, ActorId A, ActorId B, ActorId X)> Start()
+    {
+        var storage = new ScriptedLogStorage();
+        var silo = await TestSilo.StartAsync(
+            s => s.Configure(o =>
+            {
+                o.EarlyLockRelease = true;
+                o.TransactionTimeout = Timeout;
+                o.LoggerCount = Loggers;
+            }),
+            services => services.AddSingleton<ILogStorage>(storage));
+        string LogOf(ActorId id) => silo.Runtime.Loggers.For(id)!.Name;
+        var keys = Enumerable.Range(0, 64).Select(i => ActorId.Create<ITestActor>($"k{i}")).ToArray();
+        var a = keys[0];
+        var b = keys.First(k => LogOf(k) != LogOf(a));
+        var x = keys.First(k => k != b && LogOf(k) == LogOf(b));
+        return (silo, storage, a, b, x);
     }
 
     private static Task<int> Read(TestSilo silo, ActorId id) => silo.Client.RunAct<ITestActor, int>(id, (actor, ctx) => actor.Read(ctx));
