@@ -134,7 +134,7 @@ internal sealed class PactRing
     public Task<TxnContext> NewPact(ActorId root, AccessSet declared)
     {
         var pending = new PendingPact(root, declared);
-        var coordinator = coordinators[StableHash.Of(root) % (ulong)coordinators.Length];
+        var coordinator = coordinators[Logging.StableHash.Of(root) % (ulong)coordinators.Length];
         PactCoordinator? wake;
         lock (gate)
         {

@@ -1,5 +1,6 @@
 using Microsoft.Extensions.DependencyInjection;
 using Snapper.Logging;
+using StableHash = Snapper.Logging.StableHash;
 using Snapper.Tests.Infrastructure;
 
 namespace Snapper.Tests.Regression;
