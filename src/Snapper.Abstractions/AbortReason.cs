@@ -1,6 +1,7 @@
 namespace Snapper;
 
 /// <summary>Why a transaction was aborted. Every abort is counted by its reason (DESIGN §5).</summary>
+[GenerateSerializer]
 public enum AbortReason
 {
     /// <summary>User code threw, in the root or in any nested call.</summary>

@@ -6,11 +6,13 @@ namespace Snapper;
 /// A PACT's declaration (Snapper §3.1, actorAccessInfo): the actors it calls and how many times
 /// each is called. Immutable; build with <c>AccessSet.Of(a, 1).And(b, 2)</c>.
 /// </summary>
+[GenerateSerializer, Immutable]
 public sealed class AccessSet
 {
     private AccessSet(ImmutableDictionary<ActorId, int> accesses) => Accesses = accesses;
 
     /// <summary>Actor → declared number of calls (always at least 1).</summary>
+    [Id(0)]
     public ImmutableDictionary<ActorId, int> Accesses { get; }
 
     /// <summary>A set declaring <paramref name="calls"/> calls on <paramref name="actor"/>.</summary>

@@ -4,6 +4,7 @@ namespace Snapper;
 /// The identity of an actor: its interface type and a key. Two actor types with the same key are
 /// different actors, as with an Orleans <c>GrainId</c> (type + key).
 /// </summary>
+[GenerateSerializer, Immutable]
 public readonly record struct ActorId
 {
     private ActorId(string type, string key)
@@ -13,9 +14,11 @@ public readonly record struct ActorId
     }
 
     /// <summary>The full name of the actor interface, e.g. <c>SmallBank.IAccountActor</c>.</summary>
+    [Id(0)]
     public string Type { get; }
 
     /// <summary>The actor's key within its type.</summary>
+    [Id(1)]
     public string Key { get; }
 
     /// <summary>The id of the actor of interface <typeparamref name="TActor"/> with this key.</summary>

@@ -5,6 +5,7 @@ namespace Snapper;
 /// transaction starts; user code only passes it on to <c>GetState</c> and <c>CallActor</c>.
 /// Using a context after its transaction finished is rejected.
 /// </summary>
+[GenerateSerializer, Immutable]
 public sealed record TxnContext
 {
     internal TxnContext(long tid, TxnMode mode, ActorId root, DateTimeOffset deadline, long bid = 0, AccessSet? declared = null)
@@ -18,21 +19,27 @@ public sealed record TxnContext
     }
 
     /// <summary>The transaction id; for ACTs also its age in wait-die (smaller is older).</summary>
+    [Id(0)]
     public long Tid { get; }
 
     /// <summary>PACT or ACT.</summary>
+    [Id(1)]
     public TxnMode Mode { get; }
 
     /// <summary>The actor the transaction started on; it coordinates the ACT's two-phase commit.</summary>
+    [Id(2)]
     public ActorId Root { get; }
 
     /// <summary>When the transaction is aborted with <see cref="AbortReason.Timeout"/> if it has not finished.</summary>
+    [Id(3)]
     public DateTimeOffset Deadline { get; }
 
     /// <summary>For a PACT, the id of its batch (the tid of the batch's first PACT); 0 for an ACT.</summary>
+    [Id(4)]
     public long Bid { get; }
 
     /// <summary>For a PACT, its declaration: the actors it calls and how often.</summary>
+    [Id(5)]
     internal AccessSet? Declared { get; }
 
     /// <inheritdoc />

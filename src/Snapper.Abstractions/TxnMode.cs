@@ -1,6 +1,7 @@
 namespace Snapper;
 
 /// <summary>The two transaction modes of Snapper (§3.1).</summary>
+[GenerateSerializer]
 public enum TxnMode
 {
     /// <summary>Actor transaction: actors discovered while running, strict 2PL with wait-die, 2PC.</summary>

@@ -13,8 +13,8 @@ namespace Snapper;
 /// logs and commits; user code writes no Clone() and no commit logic.
 /// </summary>
 /// <typeparam name="TState">
-/// Any class with a parameterless constructor that the registered state serializer can round-trip
-/// (by default System.Text.Json: public read-write properties or fields).
+/// A class with a parameterless constructor that the registered state serializer can round-trip:
+/// by default Orleans' serializer, so a <c>[GenerateSerializer]</c> class with <c>[Id]</c> members.
 /// </typeparam>
 public abstract class TransactionalActor<TState> : ITransactionalActor, IActorBinding, IActParticipant, IPactParticipant
     where TState : class, new()

@@ -1,6 +1,7 @@
 namespace TpcC.Schema;
 
 /// <summary>A CUSTOMER row (TPC-C §1.3.4).</summary>
+[GenerateSerializer]
 public sealed class Customer
 {
     /// <summary>What C_CREDIT holds for a customer with good credit.</summary>
@@ -13,65 +14,86 @@ public sealed class Customer
     public const int MaxDataLength = 500;
 
     /// <summary>C_ID.</summary>
+    [Id(0)]
     public int Id { get; set; }
 
     /// <summary>C_D_ID.</summary>
+    [Id(1)]
     public int DistrictId { get; set; }
 
     /// <summary>C_W_ID.</summary>
+    [Id(2)]
     public int WarehouseId { get; set; }
 
     /// <summary>C_FIRST.</summary>
+    [Id(3)]
     public string First { get; set; } = "";
 
     /// <summary>C_MIDDLE ("OE").</summary>
+    [Id(4)]
     public string Middle { get; set; } = "";
 
     /// <summary>C_LAST; never changes, which is why it can choose the customer's partition.</summary>
+    [Id(5)]
     public string Last { get; set; } = "";
 
     /// <summary>C_STREET_1.</summary>
+    [Id(6)]
     public string Street1 { get; set; } = "";
 
     /// <summary>C_STREET_2.</summary>
+    [Id(7)]
     public string Street2 { get; set; } = "";
 
     /// <summary>C_CITY.</summary>
+    [Id(8)]
     public string City { get; set; } = "";
 
     /// <summary>C_STATE.</summary>
+    [Id(9)]
     public string State { get; set; } = "";
 
     /// <summary>C_ZIP.</summary>
+    [Id(10)]
     public string Zip { get; set; } = "";
 
     /// <summary>C_PHONE.</summary>
+    [Id(11)]
     public string Phone { get; set; } = "";
 
     /// <summary>C_SINCE.</summary>
+    [Id(12)]
     public DateTime Since { get; set; }
 
     /// <summary>C_CREDIT: <see cref="GoodCredit"/> or <see cref="BadCredit"/>.</summary>
+    [Id(13)]
     public string Credit { get; set; } = GoodCredit;
 
     /// <summary>C_CREDIT_LIM.</summary>
+    [Id(14)]
     public decimal CreditLimit { get; set; }
 
     /// <summary>C_DISCOUNT, 0.0000 to 0.5000.</summary>
+    [Id(15)]
     public decimal Discount { get; set; }
 
     /// <summary>C_BALANCE.</summary>
+    [Id(16)]
     public decimal Balance { get; set; }
 
     /// <summary>C_YTD_PAYMENT.</summary>
+    [Id(17)]
     public decimal YtdPayment { get; set; }
 
     /// <summary>C_PAYMENT_CNT.</summary>
+    [Id(18)]
     public int PaymentCount { get; set; }
 
     /// <summary>C_DELIVERY_CNT.</summary>
+    [Id(19)]
     public int DeliveryCount { get; set; }
 
     /// <summary>C_DATA, at most <see cref="MaxDataLength"/> characters.</summary>
+    [Id(20)]
     public string Data { get; set; } = "";
 }

@@ -1,12 +1,15 @@
 namespace TpcC.Schema;
 
 /// <summary>A STOCK row (TPC-C §1.3.8).</summary>
+[GenerateSerializer]
 public sealed class Stock
 {
     /// <summary>S_I_ID.</summary>
+    [Id(0)]
     public int ItemId { get; set; }
 
     /// <summary>S_QUANTITY.</summary>
+    [Id(1)]
     public int Quantity { get; set; }
 
     /// <summary>Characters of each S_DIST_xx.</summary>
@@ -17,18 +20,23 @@ public sealed class Stock
     /// whole partition is serialized on every write, and one string serializes about three times
     /// faster than ten.
     /// </summary>
+    [Id(2)]
     public string Dists { get; set; } = "";
 
     /// <summary>S_YTD.</summary>
+    [Id(3)]
     public int Ytd { get; set; }
 
     /// <summary>S_ORDER_CNT.</summary>
+    [Id(4)]
     public int OrderCount { get; set; }
 
     /// <summary>S_REMOTE_CNT: lines supplied to another warehouse's orders.</summary>
+    [Id(5)]
     public int RemoteCount { get; set; }
 
     /// <summary>S_DATA.</summary>
+    [Id(6)]
     public string Data { get; set; } = "";
 
     /// <summary>S_DIST_xx of district <paramref name="districtId"/> (1 to 10).</summary>

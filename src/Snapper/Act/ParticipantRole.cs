@@ -1,6 +1,7 @@
 namespace Snapper.Act;
 
 /// <summary>What an actor did in an ACT; decides what two-phase commit asks of it.</summary>
+[GenerateSerializer]
 internal enum ParticipantRole : byte
 {
     /// <summary>Called, but took no lock: only its transaction record must be dropped.</summary>

@@ -1,6 +1,7 @@
 namespace Snapper.Act;
 
 /// <summary>A participant's answer to Prepare.</summary>
+[GenerateSerializer]
 internal enum Vote : byte
 {
     /// <summary>Prepared and logged; will commit or abort as told.</summary>

@@ -9,6 +9,7 @@ using Microsoft.Extensions.Logging;
 using Snapper.Logging;
 using Snapper.Logging.FileStorage;
 using Snapper.Recovery;
+using Orleans.Serialization;
 using Snapper.Serialization;
 
 namespace Snapper.Hosting;
@@ -52,7 +53,8 @@ public static class SnapperServiceCollectionExtensions
                 ? new FileLogStorage(new FileLogStorageOptions { Directory = settings.LogDirectory! }, sp.GetService<ILogger<FileLogStorage>>())
                 : new InMemoryLogStorage();
         });
-        services.TryAddSingleton<IStateSerializer, JsonStateSerializer>();
+        services.AddSerializer(); // Orleans' serializer; a silo has registered it already
+        services.TryAddSingleton<IStateSerializer, OrleansStateSerializer>();
         services.TryAddSingleton<SnapperMetrics>();
         services.AddSingleton<ActorDirectory>();
         services.AddSingleton<TidAuthority>();

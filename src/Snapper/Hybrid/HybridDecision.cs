@@ -8,6 +8,7 @@ namespace Snapper.Hybrid;
 /// </summary>
 /// <param name="MaxBeforeBid">max(BeforeSet) of the ACT (0: no batch precedes it).</param>
 /// <param name="CommittedBid">Every batch up to this bid had committed or aborted when the ACT was decided.</param>
+[GenerateSerializer, Immutable]
 internal readonly record struct HybridDecision(long MaxBeforeBid, long CommittedBid)
 {
     /// <summary>No batch precedes the ACT anywhere: nothing to wait for or pass on.</summary>

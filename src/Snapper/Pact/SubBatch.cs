@@ -8,4 +8,5 @@ namespace Snapper.Pact;
 /// BatchInfo record is durable. <see cref="PrevBid"/> is 0 when no earlier batch on this actor is
 /// still uncommitted, so the actor need not wait for anything.
 /// </summary>
+[GenerateSerializer, Immutable]
 internal sealed record SubBatch(long Bid, long PrevBid, int Coordinator, ImmutableArray<(long Tid, int Calls)> Pacts);

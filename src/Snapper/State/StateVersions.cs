@@ -26,7 +26,8 @@ internal sealed class StateVersions<TState>(TState committed)
         TState committed;
         try
         {
-            committed = runtime.Serializer.Copy(initial);
+            // Both ways a state travels: copied for a writer, serialized into the log.
+            committed = runtime.Serializer.Deserialize<TState>(runtime.Serializer.Serialize(runtime.Serializer.Copy(initial)));
         }
         catch (Exception e)
         {

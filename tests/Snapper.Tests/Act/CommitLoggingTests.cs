@@ -26,7 +26,7 @@ public sealed class CommitLoggingTests
         var prepares = records.OfType<PrepareRecord>().ToDictionary(p => p.Actor);
         Assert.Equal(2, prepares.Count);
         Assert.All(prepares.Values, p => Assert.Equal(a, p.Coordinator));
-        var serializer = silo.Services.GetRequiredService<Serialization.IStateSerializer>();
+        var serializer = silo.Services.GetRequiredService<Snapper.Serialization.IStateSerializer>();
         Assert.Equal(1, serializer.Deserialize<Counter>(prepares[a].State.Span).Value);
         Assert.Equal(2, serializer.Deserialize<Counter>(prepares[b].State.Span).Value);
         Assert.Single(records.OfType<CoordCommitRecord>());
@@ -41,7 +41,7 @@ public sealed class CommitLoggingTests
 
         var record = Assert.IsType<CommitRecord>(Assert.Single(await silo.LogRecords()));
         Assert.Equal(Actor("solo"), record.Actor);
-        Assert.Equal(5, silo.Services.GetRequiredService<Serialization.IStateSerializer>().Deserialize<Counter>(record.State.Span).Value);
+        Assert.Equal(5, silo.Services.GetRequiredService<Snapper.Serialization.IStateSerializer>().Deserialize<Counter>(record.State.Span).Value);
     }
 
     [Fact]

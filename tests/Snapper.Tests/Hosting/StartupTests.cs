@@ -83,8 +83,8 @@ public sealed class StartupTests
     {
         await using var silo = await TestSilo.StartAsync();
         var failure = await Assert.ThrowsAsync<SnapperException>(() =>
-            silo.Client.RunAct<ICyclicActor>(ActorId.Create<ICyclicActor>("c"), (a, ctx) => a.Touch(ctx)));
-        Assert.Contains("The state type Snapper.Tests.Infrastructure.Cyclic of actor", failure.Message);
+            silo.Client.RunAct<IUnserializableActor>(ActorId.Create<IUnserializableActor>("c"), (a, ctx) => a.Touch(ctx)));
+        Assert.Contains("The state type Snapper.Tests.Infrastructure.Unserializable of actor", failure.Message);
         Assert.Contains("cannot be serialized", failure.Message);
     }
 }

@@ -1,7 +1,9 @@
 namespace Snapper.Tests.Infrastructure;
 
+[GenerateSerializer]
 public sealed class Counter
 {
+    [Id(0)]
     public int Value { get; set; }
 }
 
@@ -165,8 +167,10 @@ public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestA
     }
 }
 
+[GenerateSerializer]
 public sealed class Journal
 {
+    [Id(0)]
     public List<long> Seen { get; set; } = [];
 }
 
@@ -193,20 +197,18 @@ public sealed class RecorderActor : TransactionalActor<Journal>, IRecorderActor
     public async Task<List<long>> Seen(TxnContext ctx) => [.. (await GetState(ctx, AccessMode.Read)).Seen];
 }
 
-/// <summary>A state System.Text.Json cannot serialize (a reference cycle).</summary>
-public sealed class Cyclic
+/// <summary>A state Orleans' serializer cannot handle: it has no [GenerateSerializer].</summary>
+public sealed class Unserializable
 {
-    public Cyclic? Self { get; set; }
-
-    public Cyclic() => Self = this;
+    public int Value { get; set; }
 }
 
-public interface ICyclicActor : ITransactionalActor
+public interface IUnserializableActor : ITransactionalActor
 {
     Task Touch(TxnContext ctx);
 }
 
-public sealed class CyclicActor : TransactionalActor<Cyclic>, ICyclicActor
+public sealed class UnserializableActor : TransactionalActor<Unserializable>, IUnserializableActor
 {
     public async Task Touch(TxnContext ctx) => await GetState(ctx, AccessMode.Read);
 }

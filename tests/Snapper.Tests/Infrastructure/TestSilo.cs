@@ -39,7 +39,7 @@ public sealed class TestSilo : IAsyncDisposable
         {
             snapper.AddSmallBank()
                    .AddActor<ITestActor, TestActor>()
-                   .AddActor<ICyclicActor, CyclicActor>()
+                   .AddActor<IUnserializableActor, UnserializableActor>()
                    .AddActor<IRecorderActor, RecorderActor>()
                    .AddListAppend()
                    .Configure(o => o.LoggerCount = 2);

@@ -2,6 +2,7 @@ using Microsoft.Extensions.DependencyInjection;
 using SmallBank;
 using Snapper.Hosting;
 using Snapper.Logging;
+using Orleans.Serialization;
 using Snapper.Serialization;
 using Snapper.Tests.Infrastructure;
 
@@ -17,7 +18,8 @@ public sealed class RecoveryTests : IDisposable
     [Fact]
     public async Task Only_decided_commits_are_recovered_and_undecided_ones_are_presumed_aborted()
     {
-        var serializer = new JsonStateSerializer();
+        var serializer = new ServiceCollection().AddSerializer().AddSingleton<IStateSerializer, OrleansStateSerializer>()
+            .BuildServiceProvider().GetRequiredService<IStateSerializer>();
         ReadOnlyMemory<byte> State(int value) => serializer.Serialize(new Counter { Value = value });
         var storage = new InMemoryLogStorage();
 
