@@ -14,7 +14,7 @@ namespace Snapper.Act;
 /// With early lock release (Thorp §II) participants release their locks at Prepare; the root then
 /// waits for the ACT's commit dependencies before it logs CoordCommit.
 /// </summary>
-internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool loggers, TimeProvider clock, ILoggerFactory loggerFactory)
+internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool loggers, ActiveTransactions acts, TimeProvider clock, ILoggerFactory loggerFactory)
 {
     private readonly ILogger diagnostics = loggerFactory.CreateLogger("Snapper.Act");
 
@@ -111,7 +111,7 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
         var writers = participants.Where((_, i) => votes[i].Vote == Vote.Yes).ToArray();
         try
         {
-            await CommitDependency.WaitOrdered(tid, info, ctx.Deadline, clock);
+            await CommitDependency.WaitOrdered(tid, info, acts, ctx.Deadline, clock);
             var logged = false;
             if (writers.Length > 0 && loggers.For(ctx.Root) is { } coordinatorLog)
             {
@@ -133,7 +133,7 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
                 }
             }
 
-            await CommitDependency.WaitDurable(tid, info, logged ? null : ctx.Deadline, clock);
+            await CommitDependency.WaitDurable(tid, info, acts, logged ? null : ctx.Deadline, clock);
         }
         catch (TransactionAbortedException)
         {

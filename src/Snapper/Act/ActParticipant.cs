@@ -35,7 +35,7 @@ internal sealed class ActParticipant<TState>
     // here, released their locks, and are not decided yet, oldest first. Each was built on the one
     // before it, so its writer depends on the previous one: a commit implies the ones before it,
     // an abort takes the ones after it along.
-    private readonly List<(long Tid, RunningAct? Writer, TState State)> activeVersions = new();
+    private readonly List<(long Tid, ActDependency Writer, TState State)> activeVersions = new();
 
     // The highest max(BeforeSet) of the ACTs that finished here: each precedes every later ACT that
     // conflicts with it here, so its BeforeSet is part of theirs (§4.4.3).
@@ -205,7 +205,7 @@ internal sealed class ActParticipant<TState>
                 {
                     // Holding its locks, it may as well wait here: nothing it logs may claim a
                     // commit before the ACTs it read from have committed.
-                    await CommitDependency.WaitDurable(ctx.Tid, info, ctx.Deadline, runtime.Clock);
+                    await CommitDependency.WaitDurable(ctx.Tid, info, runtime.Active, ctx.Deadline, runtime.Clock);
                 }
             }
             catch (TransactionAbortedException refused)
@@ -229,7 +229,7 @@ internal sealed class ActParticipant<TState>
         {
             act.SetDecided(false); // no-ops once committed
             act.SetDurable(false);
-            runtime.Active.End(ctx.Tid);
+            runtime.Active.End(ctx.Tid, mayHaveDependents: earlyLockRelease);
         }
     }
 
@@ -283,7 +283,7 @@ internal sealed class ActParticipant<TState>
         {
             // Thorp: release at Prepare, before the write below is durable; later ACTs build on
             // this state and depend on this ACT. Past the chain limit it keeps its lock instead.
-            activeVersions.Add((tid, runtime.Active.Find(tid), record.Working));
+            activeVersions.Add((tid, new ActDependency(tid, record.Context.Root), record.Working));
             record.ReleasedEarly = true;
             @lock.Release(tid);
         }

@@ -24,7 +24,7 @@ internal sealed class ActRecord<TState>(TxnContext ctx)
     public long BeforeBid { get; set; }
 
     /// <summary>The undecided ACT whose prepared state it read here (early lock release), or null.</summary>
-    public RunningAct? DependsOn { get; set; }
+    public ActDependency? DependsOn { get; set; }
 
     /// <summary>It released its lock at Prepare and its state is one of the actor's active versions.</summary>
     public bool ReleasedEarly { get; set; }

@@ -19,21 +19,21 @@ namespace Snapper.Act;
 /// </remarks>
 internal static class CommitDependency
 {
-    public static ValueTask WaitOrdered(long tid, ExecutionInfo info, DateTimeOffset deadline, TimeProvider clock) =>
-        Wait(tid, info, static d => d.WhenDecided, deadline, clock);
+    public static ValueTask WaitOrdered(long tid, ExecutionInfo info, ActiveTransactions acts, DateTimeOffset deadline, TimeProvider clock) =>
+        Wait(tid, info, acts.WhenDecided, deadline, clock);
 
     /// <summary>
     /// Waits until its dependencies' commits are durable. <paramref name="deadline"/> null: no
     /// deadline, for an ACT whose own CoordCommit is already appended (its outcome is then theirs).
     /// </summary>
-    public static ValueTask WaitDurable(long tid, ExecutionInfo info, DateTimeOffset? deadline, TimeProvider clock) =>
-        Wait(tid, info, static d => d.WhenDurable, deadline, clock);
+    public static ValueTask WaitDurable(long tid, ExecutionInfo info, ActiveTransactions acts, DateTimeOffset? deadline, TimeProvider clock) =>
+        Wait(tid, info, acts.WhenDurable, deadline, clock);
 
     /// <summary>The tids of <paramref name="info"/>'s dependencies, for its CoordCommit record.</summary>
     public static System.Collections.Immutable.ImmutableArray<long> Tids(ExecutionInfo info) =>
         info.Dependencies is { } dependencies ? [.. dependencies.Select(d => d.Tid)] : [];
 
-    private static async ValueTask Wait(long tid, ExecutionInfo info, Func<RunningAct, Task<bool>> signal, DateTimeOffset? deadline, TimeProvider clock)
+    private static async ValueTask Wait(long tid, ExecutionInfo info, Func<ActDependency, Task<bool>> signal, DateTimeOffset? deadline, TimeProvider clock)
     {
         if (info.Dependencies is not { } dependencies)
         {

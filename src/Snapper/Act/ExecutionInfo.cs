@@ -8,23 +8,29 @@ namespace Snapper.Act;
 /// It also carries the first failure seen, so that a failure caught by user code in a nested call
 /// still aborts the whole transaction, and the hybrid bounds for the serializability check (§4.4.3).
 /// </summary>
+[GenerateSerializer]
 internal sealed class ExecutionInfo
 {
+    [Id(0)]
     private readonly Dictionary<ActorId, ParticipantRole> participants = new();
 
     public IReadOnlyDictionary<ActorId, ParticipantRole> Participants => participants;
 
     /// <summary>The first exception raised anywhere in the call tree, or null.</summary>
+    [Id(1)]
     public Exception? Failure { get; private set; }
 
     /// <summary>BeforeSet and AfterSet bounds; null while no actor reached has seen a batch.</summary>
+    [Id(2)]
     public HybridBounds? Bounds { get; private set; }
 
     /// <summary>True if some actor reached had no batch after the ACT when it reported (§4.4.3: incomplete AfterSet).</summary>
+    [Id(3)]
     public bool AfterSetIncomplete { get; private set; }
 
     /// <summary>Undecided ACTs whose prepared state it read (Thorp's commit dependencies); null while none.</summary>
-    public HashSet<RunningAct>? Dependencies { get; private set; }
+    [Id(4)]
+    public HashSet<ActDependency>? Dependencies { get; private set; }
 
     public void Add(ActorId actor, ParticipantRole role)
     {
@@ -61,14 +67,14 @@ internal sealed class ExecutionInfo
     /// batches (<paramref name="beforeBid"/>, <paramref name="afterBid"/>: 0 for none, and the
     /// max(BeforeSet) of ACTs that preceded this one here).
     /// </summary>
-    public ExecutionInfo Snapshot(ActorId self, ParticipantRole selfRole, long beforeBid, long afterBid, long precedingActsMaxBeforeBid, RunningAct? dependency)
+    public ExecutionInfo Snapshot(ActorId self, ParticipantRole selfRole, long beforeBid, long afterBid, long precedingActsMaxBeforeBid, ActDependency? dependency)
     {
         var copy = new ExecutionInfo();
         copy.Merge(this);
         copy.Add(self, selfRole);
         if (dependency is not null)
         {
-            (copy.Dependencies ??= []).Add(dependency);
+            (copy.Dependencies ??= []).Add(dependency.Value);
         }
 
         copy.AfterSetIncomplete |= afterBid == 0;

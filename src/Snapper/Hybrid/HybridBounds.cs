@@ -7,14 +7,18 @@ namespace Snapper.Hybrid;
 /// <remarks>
 /// Allocated only when an actor the ACT reached has seen a batch, so pure-ACT transactions carry none.
 /// </remarks>
+[GenerateSerializer]
 internal sealed class HybridBounds
 {
+    [Id(0)]
     private List<long>? beforeBids;
 
     /// <summary>max(BeforeSet): the batches before the ACT on its actors, and the max(BeforeSet) of ACTs that preceded it there.</summary>
+    [Id(1)]
     public long MaxBeforeBid { get; private set; }
 
     /// <summary>min(AfterSet) as far as known: the first batch placed after the ACT on each actor that has one (long.MaxValue: none known).</summary>
+    [Id(2)]
     public long MinAfterBid { get; private set; } = long.MaxValue;
 
     /// <summary>

@@ -111,14 +111,24 @@ public sealed class EarlyLockReleaseTests
         Assert.Equal(5, await silo.Client.RunAct<ITestActor, int>(x, (a, ctx) => a.Read(ctx)));
         silo.AssertQuiescent<Counter>(x);
 
-        // A dependency on an ACT that is already durably committed does not wait at all.
-        var committed = new RunningAct(1);
+        // A dependency on an ACT that has already ended committed does not wait at all: its root
+        // remembers the outcome (the ACT released locks early, so it may have dependents).
+        var acts = silo.Runtime.Active;
+        var ended = new TxnContext(1, TxnMode.Act, x, DateTimeOffset.MaxValue);
+        var committed = acts.Begin(ended);
         committed.SetDecided(true);
         committed.SetDurable(true);
+        acts.End(ended.Tid, mayHaveDependents: true);
         var info = new ExecutionInfo();
-        info.Merge(new ExecutionInfo().Snapshot(x, ParticipantRole.Reader, 0, 0, 0, committed));
-        Assert.True(CommitDependency.WaitDurable(2, info, DateTimeOffset.MaxValue, TimeProvider.System).IsCompletedSuccessfully);
-        Assert.True(CommitDependency.WaitOrdered(2, info, DateTimeOffset.MaxValue, TimeProvider.System).IsCompletedSuccessfully);
+        info.Merge(new ExecutionInfo().Snapshot(x, ParticipantRole.Reader, 0, 0, 0, new ActDependency(ended.Tid, x)));
+        Assert.True(CommitDependency.WaitDurable(2, info, acts, DateTimeOffset.MaxValue, TimeProvider.System).IsCompletedSuccessfully);
+        Assert.True(CommitDependency.WaitOrdered(2, info, acts, DateTimeOffset.MaxValue, TimeProvider.System).IsCompletedSuccessfully);
+
+        // One the root has no record of is presumed aborted, as recovery presumes.
+        var unknown = new ExecutionInfo();
+        unknown.Merge(new ExecutionInfo().Snapshot(x, ParticipantRole.Reader, 0, 0, 0, new ActDependency(999_999, x)));
+        var presumed = await Assert.ThrowsAsync<TransactionAbortedException>(async () => await CommitDependency.WaitDurable(2, unknown, acts, null, TimeProvider.System));
+        Assert.Equal(AbortReason.Cascading, presumed.Reason);
     }
 
     [Fact]

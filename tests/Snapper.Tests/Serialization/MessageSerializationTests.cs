@@ -1,6 +1,7 @@
 using System.Collections.Immutable;
 using Microsoft.Extensions.DependencyInjection;
 using Orleans.Serialization;
+using Snapper.Act;
 using Snapper.Coordination;
 using Snapper.Hybrid;
 using Snapper.Pact;
@@ -66,5 +67,26 @@ public sealed class MessageSerializationTests
         Assert.Equal(new HybridDecision(5, 4), RoundTrip(new HybridDecision(5, 4)));
         Assert.Equal(new TidRange(1024, 512), RoundTrip(new TidRange(1024, 512)));
         Assert.Equal(Snapper.Act.Vote.ReadOnly, RoundTrip(Snapper.Act.Vote.ReadOnly));
+    }
+
+    [Fact]
+    public void Execution_info_comes_back_whole_from_a_nested_call()
+    {
+        // What a callee reports to its caller: participants with roles, hybrid bounds, a commit
+        // dependency by tid and root, and the first failure.
+        var nested = new ExecutionInfo().Snapshot(Y, ParticipantRole.Writer, beforeBid: 30, afterBid: 50, precedingActsMaxBeforeBid: 35, new ActDependency(17, Y));
+        nested.Fail(new InvalidOperationException("nested boom"));
+        var info = new ExecutionInfo().Snapshot(X, ParticipantRole.Reader, 0, 0, 0, null);
+        info.Merge(nested);
+
+        var back = RoundTrip(info);
+        Assert.Equal(ParticipantRole.Writer, back.Participants[Y]);
+        Assert.Equal(ParticipantRole.Reader, back.Participants[X]);
+        Assert.Equal((35L, 50L), (back.Bounds!.MaxBeforeBid, back.Bounds.MinAfterBid));
+        Assert.Equal([30L], back.Bounds.BeforeBids);
+        Assert.True(back.AfterSetIncomplete); // X reported no batch after it
+        Assert.Equal([new ActDependency(17, Y)], back.Dependencies!);
+        Assert.IsType<InvalidOperationException>(back.Failure);
+        Assert.Equal("nested boom", back.Failure!.Message);
     }
 }
