@@ -19,19 +19,7 @@ public sealed class EarlyLockReleaseRecoveryRegressionTests
     {
         var (silo, storage, a, b, x) = await Start();
         await using var _ = silo;
-        string LogOf(ActorId id) => silo.Runtime.Loggers.For(id)!.Name;
-
-        // T1 writes a and x, releases x at Prepare; its CoordCommit is appended but held.
-        var t1Commit = storage.Hold(r => r is CoordCommitRecord);
-        var t1 = silo.Client.RunAct<ITestActor>(a, (actor, ctx) => actor.AddThenCall(ctx, 1, x, 1));
-        Assert.Equal(LogOf(a), await t1Commit.Arrived);
-
-        // T2 reads T1's version of x and writes b and x; its CoordCommit (depending on T1) is durable.
-        var t2Started = DateTime.UtcNow;
-        var t2 = silo.Client.RunAct<ITestActor>(b, (actor, ctx) => actor.AddThenCall(ctx, 1, x, 10));
-        await Poll.Until(
-            () => storage.Records(LogOf(b)).Result.OfType<CoordCommitRecord>().Any(c => c.DependsOn.Length > 0),
-            "T2's CoordCommit, listing T1, is durable");
+        var (t1Commit, t1, t2, t2Started) = await T2DependsOnHeldT1(silo, storage, a, b, x);
 
         // T2's deadline passes while T1's commit is still not durable.
         await Poll.Until(() => t2.IsCompleted || DateTime.UtcNow > t2Started + Timeout + Timeout, "T2's deadline has passed");
@@ -56,15 +44,7 @@ public sealed class EarlyLockReleaseRecoveryRegressionTests
     {
         var (silo, storage, a, b, x) = await Start();
         await using var _ = silo;
-        string LogOf(ActorId id) => silo.Runtime.Loggers.For(id)!.Name;
-
-        var t1Commit = storage.Hold(r => r is CoordCommitRecord);
-        var t1 = silo.Client.RunAct<ITestActor>(a, (actor, ctx) => actor.AddThenCall(ctx, 1, x, 1));
-        await t1Commit.Arrived;
-        var t2 = silo.Client.RunAct<ITestActor>(b, (actor, ctx) => actor.AddThenCall(ctx, 1, x, 10));
-        await Poll.Until(
-            () => storage.Records(LogOf(b)).Result.OfType<CoordCommitRecord>().Any(c => c.DependsOn.Length > 0),
-            "T2's CoordCommit, listing T1, is durable");
+        var (t1Commit, t1, t2, _) = await T2DependsOnHeldT1(silo, storage, a, b, x);
 
         t1Commit.Fail();
         Assert.Equal(AbortReason.Failure, (await Assert.ThrowsAsync<TransactionAbortedException>(() => t1)).Reason);
@@ -98,6 +78,24 @@ public sealed class EarlyLockReleaseRecoveryRegressionTests
         var b = keys.First(k => LogOf(k) != LogOf(a));
         var x = keys.First(k => k != b && LogOf(k) == LogOf(b));
         return (silo, storage, a, b, x);
+    }
+
+    // T1 writes a and x and releases x at Prepare; its CoordCommit is appended but held. T2 reads
+    // T1's version of x and writes b and x; its CoordCommit, listing T1, becomes durable.
+    private static async Task<(HeldGroup T1Commit, Task T1, Task T2, DateTime T2Started)> T2DependsOnHeldT1(
+        TestSilo silo, ScriptedLogStorage storage, ActorId a, ActorId b, ActorId x)
+    {
+        string LogOf(ActorId id) => silo.Runtime.Loggers.For(id)!.Name;
+        var t1Commit = storage.Hold(r => r is CoordCommitRecord);
+        var t1 = silo.Client.RunAct<ITestActor>(a, (actor, ctx) => actor.AddThenCall(ctx, 1, x, 1));
+        Assert.Equal(LogOf(a), await t1Commit.Arrived);
+
+        var t2Started = DateTime.UtcNow;
+        var t2 = silo.Client.RunAct<ITestActor>(b, (actor, ctx) => actor.AddThenCall(ctx, 1, x, 10));
+        await Poll.Until(
+            () => storage.Records(LogOf(b)).Result.OfType<CoordCommitRecord>().Any(c => c.DependsOn.Length > 0),
+            "T2's CoordCommit, listing T1, is durable");
+        return (t1Commit, t1, t2, t2Started);
     }
 
     private static Task<int> Read(TestSilo silo, ActorId id) => silo.Client.RunAct<ITestActor, int>(id, (actor, ctx) => actor.Read(ctx));
