@@ -3,7 +3,7 @@ using Snapper;
 namespace ListAppend;
 
 /// <summary>An actor holding one list of tids.</summary>
-public interface IListActor : ITransactionalActor
+public interface IListActor : ITransactionalActor, IGrainWithIntegerKey
 {
     /// <summary>Appends the transaction's tid; returns what the list looked like before.</summary>
     Task<AppendResult> Append(TxnContext ctx);

@@ -3,6 +3,7 @@ using Snapper;
 namespace ListAppend;
 
 /// <summary>The list-append workload's actor.</summary>
+[Orleans.Concurrency.Reentrant]
 public sealed class ListActor : TransactionalActor<TidList>, IListActor
 {
     /// <inheritdoc />

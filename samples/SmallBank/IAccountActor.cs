@@ -3,7 +3,7 @@ using Snapper;
 namespace SmallBank;
 
 /// <summary>The SmallBank transactions on one customer, as a transactional actor.</summary>
-public interface IAccountActor : ITransactionalActor
+public interface IAccountActor : ITransactionalActor, IGrainWithIntegerKey
 {
     /// <summary>Checking plus savings (read-only).</summary>
     Task<decimal> Balance(TxnContext ctx);

@@ -3,7 +3,7 @@ using Snapper;
 namespace SmallBank;
 
 /// <summary>The same customer as a plain actor with no transactions: the "nt" baseline (Snapper §5.2.1).</summary>
-public interface IPlainAccountActor : IActor
+public interface IPlainAccountActor : IActor, IGrainWithIntegerKey
 {
     /// <summary>Checking plus savings.</summary>
     Task<decimal> Balance();

@@ -3,4 +3,5 @@ using Snapper;
 namespace SmallBank;
 
 /// <summary>Snapper's MultiTransfer: debit <see cref="Amount"/> per recipient once, deposit it to each recipient in parallel.</summary>
+[GenerateSerializer]
 public sealed record MultiTransferInput(decimal Amount, IReadOnlyList<ActorId> To);

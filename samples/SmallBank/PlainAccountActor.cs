@@ -1,9 +1,11 @@
+using Orleans.Concurrency;
 using Snapper;
 
 namespace SmallBank;
 
 /// <summary>SmallBank with plain actor calls: no locks, no logging, no commit; a failed step is not rolled back.</summary>
-public sealed class PlainAccountActor(ISnapperClient actors) : IPlainAccountActor
+[Reentrant] // as Snapper's actors are: MultiTransfers calling each other would otherwise deadlock into timeouts
+public sealed class PlainAccountActor(ISnapperClient actors) : Grain, IPlainAccountActor
 {
     private readonly Account account = new();
 

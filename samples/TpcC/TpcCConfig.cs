@@ -22,6 +22,7 @@ namespace TpcC;
 /// warehouses of it load in about a second.
 /// </para>
 /// </remarks>
+[GenerateSerializer]
 public sealed record TpcCConfig
 {
     /// <summary>Districts per warehouse in the specification, and the most this sample supports (S_DIST_01..10).</summary>
@@ -34,21 +35,26 @@ public sealed record TpcCConfig
     public const int SpecItems = 100_000;
 
     /// <summary>Number of warehouses (the scale factor W). Default 1.</summary>
+    [Id(0)]
     public int Warehouses { get; init; } = 1;
 
     /// <summary>Districts per warehouse, 1 to 10. Default 10.</summary>
+    [Id(1)]
     public int DistrictsPerWarehouse { get; init; } = SpecDistrictsPerWarehouse;
 
     /// <summary>Customers (and initial orders) per district. Default 3,000; tests use a few dozen.</summary>
+    [Id(2)]
     public int CustomersPerDistrict { get; init; } = SpecCustomersPerDistrict;
 
     /// <summary>Items in the catalogue and stock rows per warehouse. Default 100,000.</summary>
+    [Id(3)]
     public int Items { get; init; } = SpecItems;
 
     /// <summary>
     /// Item actors the read-only catalogue is split into (item i lives in partition (i−1) mod n).
     /// Items are only read, which copies nothing, so this only spreads the PACT schedule. Default 10.
     /// </summary>
+    [Id(4)]
     public int ItemPartitions { get; init; } = 10;
 
     /// <summary>
@@ -56,6 +62,7 @@ public sealed record TpcCConfig
     /// Snapper paper's TPC-C (§5.1.1) that sets how many actors a NewOrder touches. Default 1,000
     /// (100 rows of 100,000 each).
     /// </summary>
+    [Id(5)]
     public int StockPartitionsPerWarehouse { get; init; } = 1000;
 
     /// <summary>
@@ -63,6 +70,7 @@ public sealed record TpcCConfig
     /// hash of its last name, so a by-name Payment or OrderStatus reaches exactly one partition and
     /// its PACT declaration follows from the input. Default 10.
     /// </summary>
+    [Id(6)]
     public int CustomerPartitionsPerDistrict { get; init; } = 10;
 
     /// <summary>
@@ -70,9 +78,11 @@ public sealed record TpcCConfig
     /// partition of its customer's last name, like the customer, so OrderStatus reaches one order
     /// actor; Delivery and StockLevel read every partition of a district. Default 10.
     /// </summary>
+    [Id(7)]
     public int OrderPartitionsPerDistrict { get; init; } = 10;
 
     /// <summary>Seed of every loaded value: equal configs load equal databases.</summary>
+    [Id(8)]
     public int Seed { get; init; } = 20_260_101;
 
     /// <summary>

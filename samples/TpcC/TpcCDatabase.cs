@@ -13,13 +13,20 @@ namespace TpcC;
 /// declaration can be computed from a transaction's input alone.
 /// </summary>
 /// <remarks>Immutable and shared: actor ids are built once here, not per transaction.</remarks>
+[GenerateSerializer, Immutable]
 public sealed class TpcCDatabase
 {
+    [Id(0)]
     private readonly ActorId[] warehouses;
+    [Id(1)]
     private readonly ActorId[] districts;
+    [Id(2)]
     private readonly ActorId[] customers;
+    [Id(3)]
     private readonly ActorId[] orders;
+    [Id(4)]
     private readonly ActorId[] stock;
+    [Id(5)]
     private readonly ActorId[] items;
 
     /// <summary>The database <paramref name="name"/> of size <paramref name="config"/>.</summary>
@@ -49,9 +56,11 @@ public sealed class TpcCDatabase
     }
 
     /// <summary>Prefix of every actor key of this database.</summary>
+    [Id(6)]
     public string Name { get; }
 
     /// <summary>Sizes and partitioning.</summary>
+    [Id(7)]
     public TpcCConfig Config { get; }
 
     /// <summary>The actor holding warehouse <paramref name="w"/> (1-based).</summary>

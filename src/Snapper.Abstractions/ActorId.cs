@@ -37,6 +37,7 @@ public readonly record struct ActorId
             throw new ArgumentException($"Actor ids are made from actor interfaces; {actorInterface.FullName} is not an interface deriving from {nameof(IActor)}.", nameof(actorInterface));
         }
 
+        ActorTypes.Register(actorInterface);
         return new ActorId(actorInterface.FullName!, key);
     }
 

@@ -1,6 +1,7 @@
 using Microsoft.Extensions.Options;
 using Snapper.Act;
-using Snapper.Actors;
+using System.Collections.Concurrent;
+using Snapper.Grains;
 using Snapper.Coordination;
 using Snapper.Diagnostics;
 using Snapper.Hosting;
@@ -13,7 +14,7 @@ namespace Snapper;
 /// <summary>The silo's Snapper services, handed to each transactional actor when it is activated.</summary>
 internal sealed class SnapperRuntime(
     IOptions<SnapperOptions> options,
-    ActorDirectory directory,
+    ActorResolver resolver,
     TidSource tids,
     ActiveTransactions active,
     LoggerPool loggers,
@@ -26,7 +27,11 @@ internal sealed class SnapperRuntime(
 {
     public SnapperOptions Options { get; } = options.Value;
 
-    public ActorDirectory Directory { get; } = directory;
+    /// <summary>ActorId → grain references.</summary>
+    public ActorResolver Resolver { get; } = resolver;
+
+    /// <summary>The transactional actors active on this silo, by id (for diagnostics and tests).</summary>
+    public ConcurrentDictionary<ActorId, object> Activations { get; } = new();
 
     public TidSource Tids { get; } = tids;
 

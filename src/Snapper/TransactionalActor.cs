@@ -1,5 +1,10 @@
+using System.Collections.Concurrent;
+using System.Globalization;
+using Microsoft.Extensions.DependencyInjection;
+using Orleans.Concurrency;
+using Orleans.Serialization.Invocation;
 using Snapper.Act;
-using Snapper.Actors;
+using Snapper.Grains;
 using Snapper.Hybrid;
 using Snapper.Pact;
 using Snapper.State;
@@ -7,7 +12,7 @@ using Snapper.State;
 namespace Snapper;
 
 /// <summary>
-/// The base class of a transactional actor (Snapper §3.2.2). Its state of type
+/// The base class of a transactional actor (Snapper §3.2.2): an Orleans grain whose state of type
 /// <typeparamref name="TState"/> is read and written only through <see cref="GetState"/>; other
 /// actors are called only through <see cref="CallActor{TActor, TResult}"/>. Snapper locks, copies,
 /// logs and commits; user code writes no Clone() and no commit logic.
@@ -16,17 +21,32 @@ namespace Snapper;
 /// A class with a parameterless constructor that the registered state serializer can round-trip:
 /// by default Orleans' serializer, so a <c>[GenerateSerializer]</c> class with <c>[Id]</c> members.
 /// </typeparam>
-public abstract class TransactionalActor<TState> : ITransactionalActor, IActorBinding, IActParticipant, IPactParticipant
+/// <remarks>
+/// <para>Reentrant on purpose (docs/architecture.md): a call waiting for a lock or for its turn in
+/// the local schedule must not stop the messages that end that wait (Commit, Abort, BatchMsg,
+/// BatchCommit) from reaching the actor. Snapper's own lock and local schedule, not Orleans' turn
+/// taking, serialize access to the state; calls still never run in parallel, only interleave at
+/// awaits.</para>
+/// <para>A transactional method takes the <see cref="TxnContext"/> as its first parameter. This
+/// class's call filter sees it there and runs the call as a participant of that transaction (or,
+/// for the call that starts it, as its root); the callee's execution info rides back to the caller
+/// inside the response.</para>
+/// </remarks>
+[Reentrant]
+[Orleans.Placement.RandomPlacement]
+public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, ISnapperParticipant, IIncomingGrainCallFilter
     where TState : class, new()
 {
+    private static readonly ConcurrentDictionary<Type, Type> ActorInterfaces = new();
+    private SnapperRuntime? runtime;
     private ActParticipant<TState>? engine;
     private PactParticipant<TState>? pact;
 
-    /// <summary>This actor's id. Valid from the actor's first call on (not in its constructor).</summary>
+    /// <summary>This actor's id. Valid from activation on (not in its constructor).</summary>
     protected ActorId Id => Engine.Id;
 
     internal ActParticipant<TState> Engine =>
-        engine ?? throw new SnapperException($"{GetType().Name} is not activated yet: Id and the transactional API are available from its first call on, not in its constructor.");
+        engine ?? throw new SnapperException($"{GetType().Name} is not activated yet: Id and the transactional API are available from activation on, not in its constructor.");
 
     internal PactParticipant<TState> PactEngine => pact ?? throw new SnapperException($"{GetType().Name} is not activated yet.");
 
@@ -62,39 +82,125 @@ public abstract class TransactionalActor<TState> : ITransactionalActor, IActorBi
     /// <summary>The state a new actor starts with; by default <c>new TState()</c>.</summary>
     protected virtual TState CreateInitialState() => new();
 
-    void IActorBinding.Bind(ActorId id, SnapperRuntime runtime)
+    /// <inheritdoc />
+    public override async Task OnActivateAsync(CancellationToken cancellationToken)
     {
+        // Activation must not complete synchronously. Orleans 10.4.2 starts an activation's message
+        // loop inside a lock on the activation (ActivationData.Start); when activation completes
+        // synchronously, the first request runs under that lock up to its first await, and if it
+        // calls another actor that is starting the same way and calls back, the two activations
+        // deadlock on each other's lock (seen with concurrent ACTs right after a silo starts). A
+        // yield here lets Start return, so requests always run outside it.
+        await Task.Yield();
+        runtime = ServiceProvider.GetService<SnapperRuntime>()
+            ?? throw new SnapperException($"{GetType().Name} is a transactional actor, but Snapper is not added to this silo: call AddSnapper() on the silo builder.");
+        var id = SelfId();
+
         // One local schedule and one set of state versions, shared by the two engines (§4.4.1).
         var versions = StateVersions<TState>.Load(id, runtime, CreateInitialState());
         var schedule = new LocalSchedule(id);
-        engine = new ActParticipant<TState>(id, runtime, versions, schedule, this);
-        pact = new PactParticipant<TState>(id, runtime, versions, schedule, this);
+        engine = new ActParticipant<TState>(id, runtime, versions, schedule);
+        pact = new PactParticipant<TState>(id, runtime, versions, schedule);
+        runtime.Activations[id] = this;
+        await base.OnActivateAsync(cancellationToken);
     }
 
-    Task<TResult> IActParticipant.RunAsRoot<TActor, TResult>(Func<TActor, TxnContext, Task<TResult>> body, bool earlyLockRelease, CancellationToken cancellationToken) =>
-        Engine.RunAsRoot(body, earlyLockRelease, cancellationToken);
+    /// <inheritdoc />
+    public override Task OnDeactivateAsync(DeactivationReason reason, CancellationToken cancellationToken)
+    {
+        if (engine is not null)
+        {
+            runtime?.Activations.TryRemove(new KeyValuePair<ActorId, object>(engine.Id, this));
+        }
 
-    Task<(TResult Result, ExecutionInfo Info)> IActParticipant.Invoke<TActor, TResult>(TxnContext ctx, Func<TActor, Task<TResult>> call) =>
-        Engine.Invoke(ctx, call);
+        return base.OnDeactivateAsync(reason, cancellationToken);
+    }
 
-    Task<Vote> IActParticipant.Prepare(long tid, HybridDecision decision, bool earlyLockRelease) => Engine.Prepare(tid, decision, earlyLockRelease);
+    async Task IIncomingGrainCallFilter.Invoke(IIncomingGrainCallContext context)
+    {
+        if (context.Request.GetArgumentCount() == 0 || context.Request.GetArgument(0) is not TxnContext ctx)
+        {
+            await context.Invoke(); // not transactional: a protocol message, or a plain method
+            return;
+        }
 
-    Task IActParticipant.Commit(long tid, HybridDecision decision) => Engine.Commit(tid, decision);
+        if (RootCall.IsMarkedFor(ctx.Tid))
+        {
+            RootCall.Take(ctx.Tid, out var earlyLockRelease);
+            if (ctx.Root != Engine.Id)
+            {
+                throw new SnapperException($"The transaction {ctx} was started on actor {ctx.Root}, but its first call reached {Engine.Id}: a RunAct or RunPact body must call the first actor it names.");
+            }
 
-    Task IActParticipant.CommitOnePhase(long tid, HybridDecision decision) => Engine.CommitOnePhase(tid, decision);
+            await (ctx.Mode == TxnMode.Pact ? PactEngine.RunPactAsRoot(ctx, context.Invoke) : Engine.RunAsRoot(ctx, earlyLockRelease, context.Invoke));
+            return;
+        }
 
-    Task IActParticipant.Abort(long tid) => Engine.Abort(tid);
+        if (ctx.Mode == TxnMode.Pact)
+        {
+            await PactEngine.InvokePact(ctx, context.Invoke);
+            return;
+        }
 
-    Task<TResult> IPactParticipant.RunPactAsRoot<TActor, TResult>(TxnContext ctx, Func<TActor, TxnContext, Task<TResult>> body) => PactEngine.RunPactAsRoot(ctx, body);
+        try
+        {
+            var info = await Engine.Invoke(ctx, context.Invoke);
+            context.Response = ExecutionInfoResponse.Create(context.Response!, info);
+        }
+        catch (ParticipantCallException failed)
+        {
+            context.Response = ExecutionInfoResponse.Create(Response.FromException(failed.Original), failed.Info);
+        }
+    }
 
-    Task<TResult> IPactParticipant.InvokePact<TActor, TResult>(TxnContext ctx, Func<TActor, Task<TResult>> call) => PactEngine.InvokePact(ctx, call);
+    Task<Vote> ISnapperParticipant.Prepare(long tid, HybridDecision decision, bool earlyLockRelease) => Engine.Prepare(tid, decision, earlyLockRelease);
 
-    void IPactParticipant.OnBatch(SubBatch batch) => PactEngine.OnBatch(batch);
+    Task ISnapperParticipant.Commit(long tid, HybridDecision decision) => Engine.Commit(tid, decision);
 
-    void IPactParticipant.OnBatchCommit(long bid) => PactEngine.OnBatchCommit(bid);
+    Task ISnapperParticipant.CommitOnePhase(long tid, HybridDecision decision) => Engine.CommitOnePhase(tid, decision);
 
-    void IPactParticipant.OnAbort(long abortedThrough, long committedThrough, IReadOnlyDictionary<long, Exception> failures) =>
+    Task ISnapperParticipant.Abort(long tid) => Engine.Abort(tid);
+
+    Task ISnapperParticipant.OnBatch(SubBatch batch)
+    {
+        PactEngine.OnBatch(batch);
+        return Task.CompletedTask;
+    }
+
+    Task ISnapperParticipant.OnBatchCommit(long bid)
+    {
+        PactEngine.OnBatchCommit(bid);
+        return Task.CompletedTask;
+    }
+
+    Task ISnapperParticipant.OnAbort(long abortedThrough, long committedThrough, Dictionary<long, Exception> failures)
+    {
         PactEngine.OnAbort(abortedThrough, committedThrough, failures);
+        return Task.CompletedTask;
+    }
 
-    (long Tid, string Description) IPactParticipant.DescribeWait(long bid) => PactEngine.DescribeWait(bid);
+    Task<(long Tid, string Description)> ISnapperParticipant.DescribeWait(long bid) => Task.FromResult(PactEngine.DescribeWait(bid));
+
+    // The actor's id is its transactional interface (the most derived one it implements) and its
+    // Orleans key, read according to that interface's key kind.
+    private ActorId SelfId()
+    {
+        var actorInterface = ActorInterfaces.GetOrAdd(GetType(), static type =>
+        {
+            var candidates = type.GetInterfaces()
+                .Where(i => i != typeof(ITransactionalActor) && typeof(ITransactionalActor).IsAssignableFrom(i))
+                .ToArray();
+            var mostDerived = candidates.Where(c => !candidates.Any(o => o != c && c.IsAssignableFrom(o))).ToArray();
+            return mostDerived.Length == 1
+                ? mostDerived[0]
+                : throw new SnapperException(
+                    $"{type.FullName} must implement exactly one transactional actor interface (deriving from {nameof(ITransactionalActor)}); it implements {(mostDerived.Length == 0 ? "none" : string.Join(", ", mostDerived.Select(i => i.FullName)))}.");
+        });
+
+        var key = typeof(IGrainWithIntegerKey).IsAssignableFrom(actorInterface) ? this.GetPrimaryKeyLong().ToString(CultureInfo.InvariantCulture)
+            : typeof(IGrainWithStringKey).IsAssignableFrom(actorInterface) ? this.GetPrimaryKeyString()
+            : typeof(IGrainWithGuidKey).IsAssignableFrom(actorInterface) ? this.GetPrimaryKey().ToString()
+            : throw new SnapperException($"Actor interface {actorInterface.FullName} must also derive from an Orleans key interface: IGrainWithIntegerKey, IGrainWithStringKey or IGrainWithGuidKey.");
+        return ActorId.Create(actorInterface, key);
+    }
 }

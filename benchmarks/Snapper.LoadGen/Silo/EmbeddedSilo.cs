@@ -1,11 +1,8 @@
-using ListAppend;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
-using SmallBank;
 using Snapper.Hosting;
 using Snapper.LoadGen.Options;
-using TpcC;
 
 namespace Snapper.LoadGen.Silo;
 
@@ -62,11 +59,11 @@ public sealed class EmbeddedSilo : IAsyncDisposable
         var logDirectory = options.Logger == LoggerKind.File
             ? options.LogDir ?? Path.Combine(Path.GetTempPath(), $"snapper-loadgen-{Environment.ProcessId}-{Guid.NewGuid():N}")
             : null;
-        builder.Services.AddSnapper(snapper => snapper
-            .AddSmallBank()
-            .AddListAppend()
-            .AddTpcC()
-            .Configure(o =>
+        // A real Orleans silo in this process, on loopback ports the OS hands out (a second
+        // LoadGen, or a SiloHost on the default ports, may be running).
+        builder.UseOrleans(silo => silo
+            .UseLocalhostClustering(FreePort(), FreePort(), serviceId: "snapper-loadgen", clusterId: $"loadgen-{Environment.ProcessId}")
+            .AddSnapper(snapper => snapper.Configure(o =>
             {
                 o.Logging = options.Logger switch
                 {
@@ -76,7 +73,7 @@ public sealed class EmbeddedSilo : IAsyncDisposable
                 };
                 o.LogDirectory = logDirectory;
                 o.LogWriteDelay = TimeSpan.FromMilliseconds(options.LogDelayMs);
-            }));
+            })));
 
         var host = builder.Build();
         try
@@ -114,5 +111,12 @@ public sealed class EmbeddedSilo : IAsyncDisposable
                 Directory.Delete(LogDirectory, recursive: true);
             }
         }
+    }
+
+    private static int FreePort()
+    {
+        using var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        listener.Start();
+        return ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
     }
 }

@@ -6,7 +6,7 @@ using TpcC.Transactions;
 namespace TpcC.Actors;
 
 /// <summary>One partition of a district's customers with their history, as an actor; the root of OrderStatus.</summary>
-public interface ICustomerActor : ITransactionalActor
+public interface ICustomerActor : ITransactionalActor, IGrainWithStringKey
 {
     /// <summary>Fills the actor with the initial customers and history rows of its partition (TPC-C §4.3.3.1), dated <paramref name="now"/>.</summary>
     Task Load(TxnContext ctx, TpcCDatabase db, int w, int d, int partition, DateTime now);

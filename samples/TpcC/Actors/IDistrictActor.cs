@@ -8,7 +8,7 @@ namespace TpcC.Actors;
 /// A DISTRICT row as an actor, and the first actor (the root) of NewOrder, Payment, StockLevel and
 /// Delivery: NewOrder and Payment write the district anyway, so starting there costs no extra actor.
 /// </summary>
-public interface IDistrictActor : ITransactionalActor
+public interface IDistrictActor : ITransactionalActor, IGrainWithStringKey
 {
     /// <summary>Fills the actor with district (w, d)'s initial row (TPC-C §4.3.3.1).</summary>
     Task Load(TxnContext ctx, TpcCDatabase db, int w, int d);

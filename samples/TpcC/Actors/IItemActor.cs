@@ -5,7 +5,7 @@ using TpcC.Schema;
 namespace TpcC.Actors;
 
 /// <summary>One partition of the read-only ITEM catalogue, as an actor.</summary>
-public interface IItemActor : ITransactionalActor
+public interface IItemActor : ITransactionalActor, IGrainWithStringKey
 {
     /// <summary>Fills the actor with the items of its partition (TPC-C §4.3.3.1).</summary>
     Task Load(TxnContext ctx, TpcCDatabase db, int partition);

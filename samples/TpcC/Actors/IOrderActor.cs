@@ -6,7 +6,7 @@ using TpcC.Transactions;
 namespace TpcC.Actors;
 
 /// <summary>One partition of a district's ORDER, NEW-ORDER and ORDER-LINE rows, as an actor.</summary>
-public interface IOrderActor : ITransactionalActor
+public interface IOrderActor : ITransactionalActor, IGrainWithStringKey
 {
     /// <summary>Fills the actor with the initial orders of its partition (TPC-C §4.3.3.1), entered <paramref name="now"/>.</summary>
     Task Load(TxnContext ctx, TpcCDatabase db, int w, int d, int partition, DateTime now);

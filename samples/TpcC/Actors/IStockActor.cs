@@ -5,7 +5,7 @@ using TpcC.Schema;
 namespace TpcC.Actors;
 
 /// <summary>One partition of a warehouse's STOCK rows, as an actor.</summary>
-public interface IStockActor : ITransactionalActor
+public interface IStockActor : ITransactionalActor, IGrainWithStringKey
 {
     /// <summary>Fills the actor with the initial stock rows of its partition (TPC-C §4.3.3.1).</summary>
     Task Load(TxnContext ctx, TpcCDatabase db, int w, int partition);

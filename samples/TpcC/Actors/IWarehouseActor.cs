@@ -5,7 +5,7 @@ using TpcC.Schema;
 namespace TpcC.Actors;
 
 /// <summary>A WAREHOUSE row as an actor: read by NewOrder for W_TAX, written by Payment (W_YTD).</summary>
-public interface IWarehouseActor : ITransactionalActor
+public interface IWarehouseActor : ITransactionalActor, IGrainWithStringKey
 {
     /// <summary>Fills the actor with warehouse <paramref name="w"/>'s initial row (TPC-C §4.3.3.1).</summary>
     Task Load(TxnContext ctx, TpcCDatabase db, int w);

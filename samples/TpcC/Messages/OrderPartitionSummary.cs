@@ -11,4 +11,5 @@ namespace TpcC.Messages;
 /// <param name="MaxNewOrderId">max(NO_O_ID), null without new orders.</param>
 /// <param name="OrderLineCountSum">sum(O_OL_CNT).</param>
 /// <param name="OrderLines">Number of ORDER-LINE rows.</param>
+[GenerateSerializer]
 public sealed record OrderPartitionSummary(int Orders, int? MaxOrderId, int NewOrders, int? MinNewOrderId, int? MaxNewOrderId, long OrderLineCountSum, long OrderLines);

@@ -4,6 +4,7 @@ namespace TpcC.Transactions;
 /// How Payment and OrderStatus name their customer: by C_ID, or by C_LAST (§2.5.2.2: of the
 /// customers with that name, sorted by C_FIRST, the one at position ⌈n/2⌉).
 /// </summary>
+[GenerateSerializer]
 public sealed record CustomerSelector
 {
     private CustomerSelector(int? id, string? lastName)
@@ -13,9 +14,11 @@ public sealed record CustomerSelector
     }
 
     /// <summary>C_ID, when selecting by id.</summary>
+    [Id(0)]
     public int? Id { get; }
 
     /// <summary>C_LAST, when selecting by last name.</summary>
+    [Id(1)]
     public string? LastName { get; }
 
     /// <summary>Selects customer <paramref name="id"/>.</summary>

@@ -1,6 +1,7 @@
 namespace TpcC.Transactions;
 
 /// <summary>NewOrder's output (§2.4.3.3): the order entered and its total.</summary>
+[GenerateSerializer]
 public sealed record NewOrderResult(
     int WarehouseId,
     int DistrictId,

@@ -1,6 +1,7 @@
 namespace TpcC.Transactions;
 
 /// <summary>The input of one TPC-C transaction; the derived record says which.</summary>
+[GenerateSerializer]
 public abstract record TpcCInput
 {
     /// <summary>Which transaction this input is for.</summary>

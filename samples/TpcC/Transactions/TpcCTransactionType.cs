@@ -1,6 +1,7 @@
 namespace TpcC.Transactions;
 
 /// <summary>The five TPC-C transactions (§2.4–§2.8).</summary>
+[GenerateSerializer]
 public enum TpcCTransactionType
 {
     /// <summary>Enter an order of 5–15 lines (read-write, 45% of the mix).</summary>

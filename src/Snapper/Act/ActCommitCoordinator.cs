@@ -1,5 +1,5 @@
 using Microsoft.Extensions.Logging;
-using Snapper.Actors;
+using Snapper.Grains;
 using Snapper.Diagnostics;
 using Snapper.Hybrid;
 using Snapper.Logging;
@@ -14,7 +14,7 @@ namespace Snapper.Act;
 /// With early lock release (Thorp §II) participants release their locks at Prepare; the root then
 /// waits for the ACT's commit dependencies before it logs CoordCommit.
 /// </summary>
-internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool loggers, ActiveTransactions acts, TimeProvider clock, ILoggerFactory loggerFactory)
+internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool loggers, ActiveTransactions acts, TimeProvider clock, ILoggerFactory loggerFactory)
 {
     private readonly ILogger diagnostics = loggerFactory.CreateLogger("Snapper.Act");
 
@@ -211,17 +211,9 @@ internal sealed class ActCommitCoordinator(ActorDirectory directory, LoggerPool 
         }
     }
 
-    private Task<T> Send<T>(ActorId actor, Func<IActParticipant, Task<T>> message)
-    {
-        var activation = directory.Get(actor);
-        return activation.Run(() => message((IActParticipant)activation.Instance));
-    }
+    private Task<T> Send<T>(ActorId actor, Func<ISnapperParticipant, Task<T>> message) => message(actors.Participant(actor));
 
-    private Task Send(ActorId actor, Func<IActParticipant, Task> message)
-    {
-        var activation = directory.Get(actor);
-        return activation.Run(() => message((IActParticipant)activation.Instance));
-    }
+    private Task Send(ActorId actor, Func<ISnapperParticipant, Task> message) => message(actors.Participant(actor));
 
     private static TransactionAbortedException Failed(long tid, string detail, Exception? cause) =>
         new(AbortReason.Failure, detail, cause) { Tid = tid };

@@ -1,5 +1,4 @@
-using System.Runtime.ExceptionServices;
-using Snapper.Actors;
+using Snapper.Grains;
 using Snapper.Concurrency;
 using Snapper.Hybrid;
 using Snapper.Logging;
@@ -24,7 +23,6 @@ internal sealed class ActParticipant<TState>
     where TState : class
 {
     private readonly SnapperRuntime runtime;
-    private readonly object owner;
     private readonly Logger? logger;
     private readonly StateVersions<TState> versions;
     private readonly LocalSchedule schedule;
@@ -41,11 +39,10 @@ internal sealed class ActParticipant<TState>
     // conflicts with it here, so its BeforeSet is part of theirs (§4.4.3).
     private long precedingActsMaxBeforeBid;
 
-    public ActParticipant(ActorId id, SnapperRuntime runtime, StateVersions<TState> versions, LocalSchedule schedule, object owner)
+    public ActParticipant(ActorId id, SnapperRuntime runtime, StateVersions<TState> versions, LocalSchedule schedule)
     {
         Id = id;
         this.runtime = runtime;
-        this.owner = owner;
         this.versions = versions;
         this.schedule = schedule;
         logger = runtime.Loggers.For(id);
@@ -90,6 +87,11 @@ internal sealed class ActParticipant<TState>
         return acquire.IsCompletedSuccessfully ? new ValueTask<TState>(StateFor(record, mode)) : AwaitLock(acquire, record, mode);
     }
 
+    /// <summary>
+    /// A nested call within the ACT, made from this actor against an ordinary grain reference. The
+    /// callee's execution info comes back inside the response (<see cref="ExecutionInfoResponse"/>)
+    /// and is merged into this actor's record, so it reaches the root with this actor's own report.
+    /// </summary>
     public async Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId target, Func<TActor, Task<TResult>> call)
         where TActor : ITransactionalActor
     {
@@ -100,34 +102,35 @@ internal sealed class ActParticipant<TState>
             throw new SnapperException($"CallActor from {Id} with the context of {ctx}, but {Id} is not running that transaction.");
         }
 
+        var callee = runtime.Resolver.Get<TActor>(target);
+        var learned = new ExecutionInfo();
+        var outer = ExecutionInfoSink.Value;
         act.CallStarted();
         try
         {
-            var activation = runtime.Directory.Get<TActor>(target);
-            var callee = (IActParticipant)activation.Instance;
-            var (result, info) = await activation.Run(() => callee.Invoke(ctx, call));
-            record.Learned.Merge(info);
-            return result;
-        }
-        catch (ParticipantCallException failed)
-        {
-            record.Learned.Merge(failed.Info);
-            record.Learned.Fail(failed.Original);
-            ExceptionDispatchInfo.Throw(failed.Original);
-            throw; // unreachable
+            ExecutionInfoSink.Value = learned;
+            return await call(callee);
         }
         catch (Exception e)
         {
-            record.Learned.Fail(e);
+            learned.Fail(e);
             throw;
         }
         finally
         {
+            ExecutionInfoSink.Value = outer;
+            record.Learned.Merge(learned);
             act.CallEnded();
         }
     }
 
-    public async Task<(TResult Result, ExecutionInfo Info)> Invoke<TActor, TResult>(TxnContext ctx, Func<TActor, Task<TResult>> call)
+    /// <summary>
+    /// A call of the ACT arrives here (<paramref name="invoke"/> runs the user's method): join the
+    /// transaction (and the local schedule) on the first call, wait to be admitted, run it, and
+    /// report this actor's execution info. On failure throws <see cref="ParticipantCallException"/>
+    /// carrying the info and the original exception.
+    /// </summary>
+    public async Task<ExecutionInfo> Invoke(TxnContext ctx, Func<Task> invoke)
     {
         var act = runtime.Active.EnsureRunning(ctx, "a call");
         if (!records.TryGetValue(ctx.Tid, out var record))
@@ -156,8 +159,8 @@ internal sealed class ActParticipant<TState>
                 await record.Admission;
             }
 
-            var result = await call((TActor)owner);
-            return (result, Report(record));
+            await invoke();
+            return Report(record);
         }
         catch (Exception e)
         {
@@ -165,25 +168,29 @@ internal sealed class ActParticipant<TState>
         }
     }
 
-    public async Task<TResult> RunAsRoot<TActor, TResult>(Func<TActor, TxnContext, Task<TResult>> body, bool earlyLockRelease, CancellationToken cancellationToken)
+    /// <summary>
+    /// The root of ACT <paramref name="ctx"/> (Snapper §4.3.3): runs the first call
+    /// (<paramref name="invoke"/>) as a participant, then, once every call of the transaction has
+    /// returned, decides: the serializability check, 2PC, and the answer to the caller. Throws
+    /// <see cref="TransactionAbortedException"/> if it aborted.
+    /// </summary>
+    public async Task RunAsRoot(TxnContext ctx, bool earlyLockRelease, Func<Task> invoke)
     {
-        cancellationToken.ThrowIfCancellationRequested();
         var started = runtime.Clock.GetTimestamp();
-        var ctx = new TxnContext(runtime.Tids.NextActTid(), TxnMode.Act, Id, runtime.Clock.GetUtcNow() + runtime.Options.TransactionTimeout);
         var act = runtime.Active.Begin(ctx);
         try
         {
             ExecutionInfo info;
-            TResult result = default!;
             try
             {
-                (result, info) = await Invoke<TActor, TResult>(ctx, actor => body(actor, ctx));
+                info = await Invoke(ctx, invoke);
             }
             catch (ParticipantCallException failed)
             {
                 info = failed.Info;
                 info.Fail(failed.Original);
             }
+
             runtime.Active.Completing(ctx.Tid);
             await AwaitStrayCalls(ctx, act, info);
             if (info.Failure is null && runtime.Clock.GetUtcNow() > ctx.Deadline)
@@ -218,7 +225,6 @@ internal sealed class ActParticipant<TState>
             act.SetDecided(true);
             act.SetDurable(true);
             runtime.Metrics.Committed(TxnMode.Act, runtime.Clock.GetElapsedTime(started));
-            return result;
         }
         catch (TransactionAbortedException aborted)
         {

@@ -1,4 +1,3 @@
-using Snapper.Actors;
 using Snapper.Logging;
 using Snapper.Pact;
 

@@ -1,7 +1,7 @@
 using System.Collections.Immutable;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
-using Snapper.Actors;
+using Snapper.Grains;
 using Snapper.Diagnostics;
 using Snapper.Hosting;
 using Snapper.Logging;
@@ -35,7 +35,7 @@ internal sealed class PactRing
     // committed (Outcome). Kept for twice the transaction timeout, longer than any ACT can ask.
     private readonly Dictionary<long, DateTimeOffset> aborted = new();
     private readonly PactCoordinator[] coordinators;
-    private readonly ActorDirectory directory;
+    private readonly ActorResolver actors;
     private readonly TidAuthority tids;
     private readonly TimeProvider clock;
     private readonly SnapperOptions options;
@@ -47,11 +47,11 @@ internal sealed class PactRing
     private bool sweeping;
     private long highestCommitted;
 
-    public PactRing(IOptions<SnapperOptions> options, ActorDirectory directory, LoggerPool loggers, TidAuthority tids, SnapperMetrics metrics, TimeProvider clock, ILoggerFactory loggerFactory)
+    public PactRing(IOptions<SnapperOptions> options, ActorResolver actors, LoggerPool loggers, TidAuthority tids, SnapperMetrics metrics, TimeProvider clock, ILoggerFactory loggerFactory)
     {
         this.metrics = metrics;
         this.options = options.Value;
-        this.directory = directory;
+        this.actors = actors;
         this.tids = tids;
         this.clock = clock;
         diagnostics = loggerFactory.CreateLogger("Snapper.Pact");
@@ -244,10 +244,21 @@ internal sealed class PactRing
     }
 
     /// <summary>Sends a one-way message to a participant, in its turn.</summary>
-    public void Send(ActorId actor, Action<IPactParticipant> message)
+    public void Send(ActorId actor, Func<ISnapperParticipant, Task> message) => _ = Deliver(actor, message);
+
+    private async Task Deliver(ActorId actor, Func<ISnapperParticipant, Task> message)
     {
-        var activation = directory.Get(actor);
-        _ = activation.Run(() => message((IPactParticipant)activation.Instance));
+        try
+        {
+            await message(actors.Participant(actor)).ConfigureAwait(false);
+        }
+        catch (Exception e)
+        {
+            // BatchMsg and BatchCommit are one-way: a lost BatchMsg stalls its batch until the
+            // declaration sweep aborts it; a lost BatchCommit is covered by the next BatchCommit
+            // or abort that reaches the actor, since both carry the highest committed bid.
+            LogMessages.DeliveryFailed(diagnostics, e, actor);
+        }
     }
 
     private async Task<bool> AfterResolved(EmittedBatch batch)
@@ -426,8 +437,7 @@ internal sealed class PactRing
         LogMessages.PactCascade(diagnostics, aborting.Count, through);
         await Task.WhenAll(aborting.SelectMany(b => b.Participants).Distinct().Select(actor =>
         {
-            var activation = directory.Get(actor);
-            return activation.Run(() => ((IPactParticipant)activation.Instance).OnAbort(through, committedThrough, causes));
+            return actors.Participant(actor).OnAbort(through, committedThrough, causes);
         })).ConfigureAwait(false);
 
         PactCoordinator? wake;
@@ -498,8 +508,7 @@ internal sealed class PactRing
 
             foreach (var actor in stalled)
             {
-                var activation = directory.Get(actor);
-                var (tid, description) = await activation.Run(() => Task.FromResult(((IPactParticipant)activation.Instance).DescribeWait(overdue.Bid))).ConfigureAwait(false);
+                var (tid, description) = await actors.Participant(actor).DescribeWait(overdue.Bid).ConfigureAwait(false);
                 if (tid != 0)
                 {
                     Abort(overdue.Bid, tid, new TransactionAbortedException(

@@ -22,4 +22,7 @@ internal static partial class LogMessages
 
     [LoggerMessage(EventId = 4, Level = LogLevel.Debug, Message = "Actor {Actor} activated")]
     public static partial void ActorActivated(ILogger logger, ActorId actor);
+
+    [LoggerMessage(EventId = 40, Level = LogLevel.Warning, Message = "A one-way protocol message to actor {Actor} failed")]
+    public static partial void DeliveryFailed(ILogger logger, Exception exception, ActorId actor);
 }

@@ -1,9 +1,13 @@
-using Snapper.Act;
-using Snapper.Pact;
+using Snapper.Grains;
 
 namespace Snapper.Hosting;
 
-/// <summary>Starts transactions on their first actor, which runs them and coordinates their commit.</summary>
+/// <summary>
+/// Starts transactions from a silo (its host or its grains). The body runs here, against an
+/// ordinary grain reference to the first actor; its first call carries the root mark
+/// (<see cref="RootCall"/>), so the first actor runs the transaction as its root and answers only
+/// once the transaction has committed or aborted.
+/// </summary>
 internal sealed class SnapperClient(SnapperRuntime runtime) : ISnapperClient
 {
     public Task<TResult> RunAct<TActor, TResult>(ActorId first, Func<TActor, TxnContext, Task<TResult>> body, CancellationToken cancellationToken = default)
@@ -15,10 +19,11 @@ internal sealed class SnapperClient(SnapperRuntime runtime) : ISnapperClient
     {
         ArgumentNullException.ThrowIfNull(body);
         ArgumentNullException.ThrowIfNull(options);
+        cancellationToken.ThrowIfCancellationRequested();
         var earlyLockRelease = options.EarlyLockRelease ?? runtime.Options.EarlyLockRelease;
-        var activation = runtime.Directory.Get<TActor>(first);
-        var root = (IActParticipant)activation.Instance;
-        return activation.Run(() => root.RunAsRoot(body, earlyLockRelease, cancellationToken));
+        var actor = runtime.Resolver.Get<TActor>(first);
+        var ctx = new TxnContext(runtime.Tids.NextActTid(), TxnMode.Act, first, runtime.Clock.GetUtcNow() + runtime.Options.TransactionTimeout);
+        return Start(ctx, earlyLockRelease, () => body(actor, ctx));
     }
 
     public Task RunAct<TActor>(ActorId first, Func<TActor, TxnContext, Task> body, CancellationToken cancellationToken = default)
@@ -38,24 +43,25 @@ internal sealed class SnapperClient(SnapperRuntime runtime) : ISnapperClient
         ArgumentNullException.ThrowIfNull(body);
         ArgumentNullException.ThrowIfNull(declared);
         cancellationToken.ThrowIfCancellationRequested();
-        var activation = runtime.Directory.Get<TActor>(first);
+        var actor = runtime.Resolver.Get<TActor>(first);
         if (declared.CallsOn(first) == 0)
         {
             throw new TransactionAbortedException(AbortReason.DeclarationError, $"the PACT starts on actor {first}, which its declaration does not name ({declared})");
         }
 
-        foreach (var actor in declared.Accesses.Keys)
+        foreach (var declaredActor in declared.Accesses.Keys)
         {
-            // Fail before the PACT joins a batch: an unknown actor there would stall the batch.
-            if (runtime.Directory.Get(actor).Instance is not IPactParticipant)
+            // Fail before the PACT joins a batch: an actor that cannot take part would stall it.
+            if (ActorTypes.Resolve(declaredActor.Type) is not { } type || !typeof(ITransactionalActor).IsAssignableFrom(type))
             {
-                throw new SnapperException($"The PACT declares actor {actor}, which is not a transactional actor.");
+                throw new SnapperException($"The PACT declares actor {declaredActor}, which is not a transactional actor.");
             }
+
+            runtime.Resolver.GrainIdOf(declaredActor);
         }
 
         var ctx = await runtime.Ring.NewPact(first, declared);
-        var root = (IPactParticipant)activation.Instance;
-        return await activation.Run(() => root.RunPactAsRoot(ctx, body));
+        return await Start(ctx, earlyLockRelease: false, () => body(actor, ctx));
     }
 
     public Task RunPact<TActor>(ActorId first, Func<TActor, TxnContext, Task> body, AccessSet declared, CancellationToken cancellationToken = default)
@@ -73,8 +79,13 @@ internal sealed class SnapperClient(SnapperRuntime runtime) : ISnapperClient
         where TActor : IActor
     {
         ArgumentNullException.ThrowIfNull(call);
-        var activation = runtime.Directory.Get<TActor>(actor);
-        var instance = (TActor)activation.Instance;
-        return activation.Run(() => call(instance));
+        return call(runtime.Resolver.Get<TActor>(actor));
+    }
+
+    // Async so the root mark stays in this flow's request context and never leaks to the caller's.
+    private static async Task<TResult> Start<TResult>(TxnContext ctx, bool earlyLockRelease, Func<Task<TResult>> body)
+    {
+        RootCall.Mark(ctx.Tid, earlyLockRelease);
+        return await body();
     }
 }

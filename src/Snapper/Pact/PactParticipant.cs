@@ -21,19 +21,17 @@ internal sealed class PactParticipant<TState>
 {
     private readonly SnapperRuntime runtime;
     private readonly StateVersions<TState> versions;
-    private readonly object owner;
     private readonly Logger? logger;
     private readonly LocalSchedule schedule;
     private readonly Dictionary<long, (long Bid, TaskCompletionSource Outcome)> outcomes = new();
     private readonly HashSet<long> failedBatches = new();
     private TState? working;
 
-    public PactParticipant(ActorId id, SnapperRuntime runtime, StateVersions<TState> versions, LocalSchedule schedule, object owner)
+    public PactParticipant(ActorId id, SnapperRuntime runtime, StateVersions<TState> versions, LocalSchedule schedule)
     {
         Id = id;
         this.runtime = runtime;
         this.versions = versions;
-        this.owner = owner;
         this.schedule = schedule;
         logger = runtime.Loggers.For(id);
         schedule.Started += _ => working = null;
@@ -57,24 +55,27 @@ internal sealed class PactParticipant<TState>
         return mode == AccessMode.ReadWrite ? working ??= runtime.Serializer.Copy(versions.Latest) : working ?? versions.Latest;
     }
 
+    /// <summary>A nested call within the PACT: an ordinary grain call, which the callee runs in its schedule.</summary>
     public Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId target, Func<TActor, Task<TResult>> call)
         where TActor : ITransactionalActor
     {
         ArgumentNullException.ThrowIfNull(call);
-        var activation = runtime.Directory.Get<TActor>(target);
-        var callee = (IPactParticipant)activation.Instance;
-        return activation.Run(() => callee.InvokePact(ctx, call));
+        return call(runtime.Resolver.Get<TActor>(target));
     }
 
-    public async Task<TResult> RunPactAsRoot<TActor, TResult>(TxnContext ctx, Func<TActor, TxnContext, Task<TResult>> body)
+    /// <summary>
+    /// The root of PACT <paramref name="ctx"/>: runs its first call (<paramref name="invoke"/>),
+    /// then waits for its batch to commit or abort (Snapper §4.2.4). Throws
+    /// <see cref="TransactionAbortedException"/> if the batch aborted.
+    /// </summary>
+    public async Task RunPactAsRoot(TxnContext ctx, Func<Task> invoke)
     {
         var started = runtime.Clock.GetTimestamp();
         var outcome = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         outcomes[ctx.Tid] = (ctx.Bid, outcome);
-        TResult result = default!;
         try
         {
-            result = await InvokePact<TActor, TResult>(ctx, actor => body(actor, ctx));
+            await InvokePact(ctx, invoke);
         }
         catch
         {
@@ -93,7 +94,6 @@ internal sealed class PactParticipant<TState>
         {
             await outcome.Task;
             runtime.Metrics.Committed(TxnMode.Pact, runtime.Clock.GetElapsedTime(started));
-            return result;
         }
         catch (TransactionAbortedException aborted)
         {
@@ -102,7 +102,8 @@ internal sealed class PactParticipant<TState>
         }
     }
 
-    public async Task<TResult> InvokePact<TActor, TResult>(TxnContext ctx, Func<TActor, Task<TResult>> call)
+    /// <summary>A call of PACT <paramref name="ctx"/> arrives here: wait for its turn in the local schedule, run it (<paramref name="invoke"/>), count it out.</summary>
+    public async Task InvokePact(TxnContext ctx, Func<Task> invoke)
     {
         if (ctx.Declared is not { } declared || declared.CallsOn(Id) == 0)
         {
@@ -123,14 +124,14 @@ internal sealed class PactParticipant<TState>
 
         try
         {
-            return await call((TActor)owner);
+            await invoke();
         }
         catch (Exception e)
         {
             // The actor that catches a PACT's exception detects the batch's abort (§4.2.4). It is
             // marked failed here before the call counts as done, so the batch can never report
             // BatchComplete for a PACT that threw.
-            Fail(ctx, e is ParticipantCallException p ? p.Original : e);
+            Fail(ctx, e);
             throw;
         }
         finally

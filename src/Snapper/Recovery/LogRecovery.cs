@@ -1,4 +1,3 @@
-using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Snapper.Coordination;
@@ -28,8 +27,12 @@ internal sealed class LogRecovery(
     IOptions<SnapperOptions> options,
     RecoveredState recovered,
     TidAuthority tids,
-    ILogger<LogRecovery> diagnostics) : IHostedService
+    ILogger<LogRecovery> diagnostics) : ILifecycleParticipant<ISiloLifecycle>
 {
+    /// <summary>Runs with the silo's application services, before the silo becomes active and grains serve calls.</summary>
+    public void Participate(ISiloLifecycle lifecycle) =>
+        lifecycle.Subscribe(nameof(LogRecovery), ServiceLifecycleStage.ApplicationServices, StartAsync);
+
     public async Task StartAsync(CancellationToken cancellationToken)
     {
         var settings = options.Value;
@@ -97,8 +100,6 @@ internal sealed class LogRecovery(
         tids.AdvancePast(recovered.MaxTid);
         LogMessages.Recovered(diagnostics, recovered.Count, logs.Sum(l => l.Records.Count), recovered.MaxTid);
     }
-
-    public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 
     /// <summary>
     /// The ACTs that committed: a CoordCommit counts only if every ACT it depends on committed too

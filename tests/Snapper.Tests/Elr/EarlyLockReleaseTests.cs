@@ -64,11 +64,7 @@ public sealed class EarlyLockReleaseTests
         // T2 builds on T1's state, T3 on T2's: a chain T1 → T2 → T3 of commit dependencies.
         var t2 = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.Add(ctx, 10));
         await Poll.Until(() => engine.ActiveVersionCount == 2, "T2 exposes its prepared state");
-        var t3 = silo.Client.RunAct<ITestActor, int>(x, async (a, ctx) =>
-        {
-            await a.Add(ctx, 100);
-            return await a.Read(ctx);
-        });
+        var t3 = silo.Client.RunAct<ITestActor, int>(x, (a, ctx) => a.AddThenRead(ctx, 100));
         await Poll.Until(() => engine.ActiveVersionCount == 3, "T3 exposes its prepared state");
         Assert.False(t3.IsCompleted, "T3 committed before the ACTs it depends on");
 

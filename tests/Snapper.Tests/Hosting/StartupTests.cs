@@ -1,4 +1,5 @@
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
 using SmallBank;
 using Snapper.Hosting;
@@ -47,26 +48,29 @@ public sealed class StartupTests
     }
 
     [Fact]
-    public void Registering_an_actor_twice_or_a_transactional_actor_behind_a_plain_interface_is_refused()
+    public void Adding_Snapper_twice_to_a_silo_is_refused()
     {
-        var twice = Assert.Throws<ArgumentException>(() =>
-            new ServiceCollection().AddSnapper(s => s.AddActor<IAccountActor, AccountActor>().AddActor<IAccountActor, AccountActor>()));
-        Assert.Contains("already registered", twice.Message);
-
-        var mismatch = Assert.Throws<ArgumentException>(() => new ServiceCollection().AddSnapper(s => s.AddActor<IPlainTestActor, PlainButTransactional>()));
-        Assert.Contains("must derive from ITransactionalActor", mismatch.Message);
-
-        var services = new ServiceCollection().AddSnapper(s => s.AddSmallBank());
-        Assert.Throws<InvalidOperationException>(() => services.AddSnapper(s => s.AddSmallBank()));
+        var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        var twice = Assert.Throws<InvalidOperationException>(() => builder.UseOrleans(silo => silo.AddSnapper().AddSnapper()));
+        Assert.Contains("AddSnapper was called twice", twice.Message);
     }
 
     [Fact]
-    public async Task Calling_an_unregistered_actor_type_names_it()
+    public async Task A_transactional_grain_without_a_transactional_interface_fails_activation_naming_it()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var failure = await Assert.ThrowsAnyAsync<Exception>(() =>
+            silo.Client.Call<IPlainTestActor, int>(ActorId.Create<IPlainTestActor>("p"), a => a.Ping()));
+        Assert.Contains("PlainButTransactional must implement exactly one transactional actor interface", failure.ToString());
+    }
+
+    [Fact]
+    public async Task Calling_an_actor_interface_no_grain_implements_names_it()
     {
         await using var silo = await TestSilo.StartAsync();
         var failure = await Assert.ThrowsAsync<SnapperException>(() =>
             silo.Client.RunAct<IUnregisteredActor, int>(ActorId.Create<IUnregisteredActor>("x"), (a, ctx) => a.Go(ctx)));
-        Assert.Contains("No actor implementation is registered for Snapper.Tests.Hosting.IUnregisteredActor", failure.Message);
+        Assert.Contains("no grain class implementing Snapper.Tests.Hosting.IUnregisteredActor", failure.Message);
     }
 
     [Fact]
@@ -89,15 +93,17 @@ public sealed class StartupTests
     }
 }
 
-public interface IUnregisteredActor : ITransactionalActor
+public interface IUnregisteredActor : ITransactionalActor, IGrainWithStringKey
 {
     Task<int> Go(TxnContext ctx);
 }
 
-public interface IPlainTestActor : IActor
+public interface IPlainTestActor : IActor, IGrainWithStringKey
 {
+    Task<int> Ping();
 }
 
 public sealed class PlainButTransactional : TransactionalActor<Counter>, IPlainTestActor
 {
+    public Task<int> Ping() => Task.FromResult(1);
 }

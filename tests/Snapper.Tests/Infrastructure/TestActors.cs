@@ -8,7 +8,7 @@ public sealed class Counter
 }
 
 /// <summary>A transactional actor whose steps a test can script and stop at gates.</summary>
-public interface ITestActor : ITransactionalActor
+public interface ITestActor : ITransactionalActor, IGrainWithStringKey
 {
     Task<int> Read(TxnContext ctx);
 
@@ -23,6 +23,8 @@ public interface ITestActor : ITransactionalActor
     Task AddThenThrow(TxnContext ctx, int delta, string message);
 
     Task AddThenAbort(TxnContext ctx, int delta, AbortReason reason);
+
+    Task<int> AddThenRead(TxnContext ctx, int delta);
 
     Task AddThenCallAborting(TxnContext ctx, int delta, ActorId next, AbortReason reason);
 
@@ -82,6 +84,12 @@ public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestA
     {
         await Add(ctx, delta);
         throw new InvalidOperationException(message);
+    }
+
+    public async Task<int> AddThenRead(TxnContext ctx, int delta)
+    {
+        await Add(ctx, delta);
+        return await Read(ctx);
     }
 
     // User code that throws (or lets escape) an abort exception of any reason.
@@ -175,7 +183,7 @@ public sealed class Journal
 }
 
 /// <summary>Records the tids of the transactions that ran on it, in the order they ran.</summary>
-public interface IRecorderActor : ITransactionalActor
+public interface IRecorderActor : ITransactionalActor, IGrainWithStringKey
 {
     Task Record(TxnContext ctx);
 
@@ -203,7 +211,7 @@ public sealed class Unserializable
     public int Value { get; set; }
 }
 
-public interface IUnserializableActor : ITransactionalActor
+public interface IUnserializableActor : ITransactionalActor, IGrainWithStringKey
 {
     Task Touch(TxnContext ctx);
 }

@@ -1,15 +1,15 @@
+using System.Net;
+using System.Net.Sockets;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
-using ListAppend;
-using SmallBank;
 using Snapper.Hosting;
 using Snapper.Logging;
 
 namespace Snapper.Tests.Infrastructure;
 
 /// <summary>
-/// A silo for one test: a generic host running the Snapper runtime with SmallBank and the test
-/// actors. Each test gets its own, so tests share no state.
+/// A real Orleans silo for one test, in this process on loopback, with Snapper added and the
+/// samples' and the test actors' grains. Each test gets its own cluster, so tests share no state.
 /// </summary>
 public sealed class TestSilo : IAsyncDisposable
 {
@@ -35,25 +35,46 @@ public sealed class TestSilo : IAsyncDisposable
         var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
         builder.Services.AddSingleton<Gates>();
         services?.Invoke(builder.Services);
-        builder.Services.AddSnapper(snapper =>
-        {
-            snapper.AddSmallBank()
-                   .AddActor<ITestActor, TestActor>()
-                   .AddActor<IUnserializableActor, UnserializableActor>()
-                   .AddActor<IRecorderActor, RecorderActor>()
-                   .AddListAppend()
-                   .Configure(o => o.LoggerCount = 2);
-            configure?.Invoke(snapper);
-        });
+        var (siloPort, gatewayPort) = (FreePort(), FreePort());
+        builder.UseOrleans(silo => silo
+            .UseLocalhostClustering(siloPort, gatewayPort, serviceId: "snapper-tests", clusterId: $"test-{Guid.NewGuid():N}")
+            .AddSnapper(snapper =>
+            {
+                snapper.Configure(o => o.LoggerCount = 2);
+                configure?.Invoke(snapper);
+            }));
         var host = builder.Build();
-        await host.StartAsync();
+        try
+        {
+            await host.StartAsync();
+        }
+        catch
+        {
+            host.Dispose();
+            throw;
+        }
+
         return new TestSilo(host);
     }
 
-    /// <summary>The ACT engine of a transactional actor, for checking locks and records.</summary>
+    /// <summary>The ACT engine of an active transactional actor, for checking locks and records.</summary>
     internal Snapper.Act.ActParticipant<TState> Engine<TState>(ActorId id)
         where TState : class, new() =>
-        ((TransactionalActor<TState>)Runtime.Directory.Get(id).Instance).Engine;
+        Actor<TState>(id).Engine;
+
+    /// <summary>A transactional actor's grain instance on this silo, activated first if need be.</summary>
+    internal TransactionalActor<TState> Actor<TState>(ActorId id)
+        where TState : class, new()
+    {
+        if (!Runtime.Activations.TryGetValue(id, out var actor))
+        {
+            // Any protocol message activates it; this one only reads.
+            Runtime.Resolver.Participant(id).DescribeWait(0).GetAwaiter().GetResult();
+            actor = Runtime.Activations[id];
+        }
+
+        return (TransactionalActor<TState>)actor;
+    }
 
     /// <summary>Every record in every logger's log, decoded, in append order per log.</summary>
     internal async Task<List<LogRecord>> LogRecords()
@@ -88,7 +109,21 @@ public sealed class TestSilo : IAsyncDisposable
 
     public async ValueTask DisposeAsync()
     {
-        await host.StopAsync();
-        host.Dispose();
+        try
+        {
+            await host.StopAsync();
+        }
+        finally
+        {
+            host.Dispose();
+        }
+    }
+
+    // A port the OS just handed out; tests start silos in parallel, so fixed ports would collide.
+    private static int FreePort()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        return ((IPEndPoint)listener.LocalEndpoint).Port;
     }
 }

@@ -15,20 +15,16 @@ public sealed class PactParticipantTests
     {
         await using var silo = await TestSilo.StartAsync();
         var x = ActorId.Create<ITestActor>("late-commit");
-        var activation = silo.Runtime.Directory.Get(x);
-        var actor = (ITestActor)activation.Instance;
-        var participant = (IPactParticipant)activation.Instance;
+        var participant = silo.Runtime.Resolver.Participant(x);
+        var actor = silo.Runtime.Resolver.Get<ITestActor>(x);
         var ctx = new TxnContext(Bid, TxnMode.Pact, x, DateTimeOffset.MaxValue, Bid, AccessSet.Of(x));
 
-        await activation.Run(() => participant.OnBatch(new SubBatch(Bid, 0, 0, [(Bid, 1)])));
-        await activation.Run(() => participant.InvokePact<ITestActor, bool>(ctx, async a =>
-        {
-            await a.Add(ctx, 5);
-            return true;
-        }));
-        await activation.Run(() => participant.OnAbort(Bid, committedThrough, new Dictionary<long, Exception>()));
+        // BatchMsg, the PACT's call (not the root's: nothing waits for the outcome), then the cascade.
+        await participant.OnBatch(new SubBatch(Bid, 0, 0, [(Bid, 1)]));
+        await actor.Add(ctx, 5);
+        await participant.OnAbort(Bid, committedThrough, new Dictionary<long, Exception>());
 
         Assert.Equal(expected, silo.Engine<Counter>(x).Versions.Committed.Value);
-        Assert.False(((TransactionalActor<Counter>)actor).PactEngine.HasUncommittedBatches);
+        Assert.False(silo.Actor<Counter>(x).PactEngine.HasUncommittedBatches);
     }
 }

@@ -54,7 +54,7 @@ internal sealed class TpcCSilo : IAsyncDisposable
 
     public static async Task<TpcCSilo> StartAsync(string mode, TpcCConfig config)
     {
-        var silo = await TestSilo.StartAsync(s => s.AddTpcC().Configure(o => o.CoordinatorCount = 2));
+        var silo = await TestSilo.StartAsync(s => s.Configure(o => o.CoordinatorCount = 2));
         var client = new TpcCClient(silo.Client, new TpcCDatabase("test", config));
         await TpcCLoader.LoadAsync(client, ModeOf(mode));
         return new TpcCSilo(silo, client, ModeOf(mode));

@@ -15,7 +15,7 @@ public sealed class TpcCWorkloadTests
     [InlineData("act")]
     public async Task The_workload_loads_issues_the_standard_mix_and_verifies(string mode)
     {
-        await using var silo = await TestSilo.StartAsync(s => s.AddTpcC());
+        await using var silo = await TestSilo.StartAsync();
         var workload = new TpcCWorkload(silo.Client, TpcCSilo.Partitioned);
         var loaded = await workload.LoadAsync(mode);
         Assert.Equal(workload.Database(mode).AllActors().Count(), loaded.Actors);
@@ -38,7 +38,7 @@ public sealed class TpcCWorkloadTests
     [Fact]
     public async Task NewOrder_only_and_single_type_delegates_issue_only_that_type()
     {
-        await using var silo = await TestSilo.StartAsync(s => s.AddTpcC());
+        await using var silo = await TestSilo.StartAsync();
         var workload = new TpcCWorkload(silo.Client, TpcCSilo.Unpartitioned);
         await workload.LoadAsync("pact");
 
@@ -70,7 +70,7 @@ public sealed class TpcCWorkloadTests
         Assert.Equal(100, TpcCWorkload.MixPercentages(newOrderOnly: false).Sum(m => m.Percent));
         Assert.Equal(2, TpcCWorkload.DefaultConfig(2).Warehouses);
 
-        await using var silo = await TestSilo.StartAsync(s => s.AddTpcC());
+        await using var silo = await TestSilo.StartAsync();
         var workload = new TpcCWorkload(silo.Client, TpcCSilo.Partitioned);
         Assert.Throws<ArgumentOutOfRangeException>(() => workload.For("nt", newOrderOnly: false));
         Assert.Throws<ArgumentOutOfRangeException>(() => workload.For("act-elr", TpcCTransactionType.Payment));
@@ -82,7 +82,7 @@ public sealed class TpcCWorkloadTests
     [Fact]
     public async Task Kinds_give_the_driver_one_kind_per_type_at_the_standard_percentages()
     {
-        await using var silo = await TestSilo.StartAsync(s => s.AddTpcC());
+        await using var silo = await TestSilo.StartAsync();
         var workload = new TpcCWorkload(silo.Client, TpcCSilo.Unpartitioned);
         await workload.LoadAsync("act");
 

@@ -1,9 +1,9 @@
-namespace Snapper.Actors;
+namespace Snapper.Coordination;
 
 /// <summary>
 /// A single-threaded, reentrant execution context: work runs on an exclusive scheduler, so turns
 /// interleave at awaits but never run in parallel — the execution model of a reentrant Orleans
-/// grain. Actors and coordinators each own one. Code in a turn must not use
+/// grain. Coordinators each own one (actors are grains, which Orleans schedules the same way). Code in a turn must not use
 /// <c>ConfigureAwait(false)</c>, which would leave it.
 /// </summary>
 internal sealed class Turns

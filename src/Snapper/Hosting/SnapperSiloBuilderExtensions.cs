@@ -1,49 +1,47 @@
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Snapper.Act;
-using Snapper.Actors;
 using Snapper.Coordination;
 using Snapper.Diagnostics;
-using Microsoft.Extensions.Logging;
+using Snapper.Grains;
 using Snapper.Logging;
 using Snapper.Logging.FileStorage;
 using Snapper.Recovery;
-using Orleans.Serialization;
 using Snapper.Serialization;
 
 namespace Snapper.Hosting;
 
-/// <summary>The one hosting verb: <c>services.AddSnapper(snapper => ...)</c>.</summary>
-public static class SnapperServiceCollectionExtensions
+/// <summary>The hosting verb: <c>siloBuilder.AddSnapper(snapper => ...)</c>.</summary>
+public static class SnapperSiloBuilderExtensions
 {
     /// <summary>
-    /// Adds the Snapper runtime to a silo's services: the actors registered in
-    /// <paramref name="build"/>, the coordinator, loggers and an <see cref="ISnapperClient"/>.
+    /// Adds the Snapper runtime to a silo: the coordinator ring, loggers, recovery (which runs in
+    /// the silo's start-up, before grains serve calls) and an <see cref="ISnapperClient"/> for
+    /// grains and the host. Transactional actors are the grain classes deriving from
+    /// <see cref="TransactionalActor{TState}"/> that Orleans finds; nothing else registers them.
     /// Services registered before this call (log storage, state serializer, clock) win.
     /// </summary>
-    public static IServiceCollection AddSnapper(this IServiceCollection services, Action<SnapperBuilder> build)
+    public static ISiloBuilder AddSnapper(this ISiloBuilder silo, Action<SnapperBuilder>? configure = null)
     {
-        ArgumentNullException.ThrowIfNull(services);
-        ArgumentNullException.ThrowIfNull(build);
-        if (services.Any(d => d.ServiceType == typeof(ActorRegistry)))
+        ArgumentNullException.ThrowIfNull(silo);
+        var services = silo.Services;
+        if (services.Any(d => d.ServiceType == typeof(SnapperRuntime)))
         {
-            throw new InvalidOperationException("AddSnapper was called twice on the same services; register every actor in one call.");
+            throw new InvalidOperationException("AddSnapper was called twice on the same silo; configure Snapper in one call.");
         }
 
-        var builder = new SnapperBuilder(new ActorRegistry());
-        build(builder);
-
+        var builder = new SnapperBuilder();
+        configure?.Invoke(builder);
         var options = services.AddOptions<SnapperOptions>();
-        foreach (var configure in builder.Configurations)
+        foreach (var configuration in builder.Configurations)
         {
-            options.Configure(configure);
+            options.Configure(configuration);
         }
 
         options.ValidateOnStart();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<SnapperOptions>, SnapperOptionsValidator>());
-
-        services.AddSingleton(builder.Registry);
         services.TryAddSingleton(TimeProvider.System);
         services.TryAddSingleton<ILogStorage>(sp =>
         {
@@ -53,10 +51,9 @@ public static class SnapperServiceCollectionExtensions
                 ? new FileLogStorage(new FileLogStorageOptions { Directory = settings.LogDirectory! }, sp.GetService<ILogger<FileLogStorage>>())
                 : new InMemoryLogStorage();
         });
-        services.AddSerializer(); // Orleans' serializer; a silo has registered it already
         services.TryAddSingleton<IStateSerializer, OrleansStateSerializer>();
         services.TryAddSingleton<SnapperMetrics>();
-        services.AddSingleton<ActorDirectory>();
+        services.AddSingleton<ActorResolver>();
         services.AddSingleton<TidAuthority>();
         services.AddSingleton<TidSource>();
         services.AddSingleton<ActiveTransactions>();
@@ -64,9 +61,11 @@ public static class SnapperServiceCollectionExtensions
         services.AddSingleton<ActCommitCoordinator>();
         services.AddSingleton<PactRing>();
         services.AddSingleton<RecoveredState>();
-        services.AddHostedService<LogRecovery>();
+        services.AddSingleton<LogRecovery>();
+        services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>>(sp => sp.GetRequiredService<LogRecovery>());
         services.AddSingleton<SnapperRuntime>();
         services.AddSingleton<ISnapperClient, SnapperClient>();
-        return services;
+        silo.AddOutgoingGrainCallFilter<ExecutionInfoCallFilter>();
+        return silo;
     }
 }

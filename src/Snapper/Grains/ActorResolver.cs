@@ -1,0 +1,85 @@
+using System.Collections.Concurrent;
+using System.Globalization;
+
+namespace Snapper.Grains;
+
+/// <summary>
+/// Turns an <see cref="ActorId"/> (actor interface and key) into Orleans grain references: the
+/// typed user interface for calls, <see cref="ISnapperParticipant"/> for protocol messages. The
+/// key is read according to the interface's Orleans key kind.
+/// </summary>
+internal sealed class ActorResolver(IGrainFactory grains)
+{
+    private readonly ConcurrentDictionary<ActorId, GrainId> ids = new();
+
+    /// <summary>The grain reference of <paramref name="id"/> as a <typeparamref name="TActor"/>.</summary>
+    public TActor Get<TActor>(ActorId id)
+        where TActor : IActor
+    {
+        if (id.IsDefault)
+        {
+            throw new SnapperException($"default(ActorId) names no actor; create ids with ActorId.Create<{typeof(TActor).Name}>(key).");
+        }
+
+        if (!string.Equals(id.Type, typeof(TActor).FullName, StringComparison.Ordinal))
+        {
+            throw new SnapperException($"Actor id {id} names a {id.Type}, but it was called as a {typeof(TActor).FullName}.");
+        }
+
+        return (TActor)Reference(typeof(TActor), id);
+    }
+
+    /// <summary>The protocol interface of transactional actor <paramref name="id"/>.</summary>
+    public ISnapperParticipant Participant(ActorId id) => grains.GetGrain<ISnapperParticipant>(GrainIdOf(id));
+
+    /// <summary>The grain id of <paramref name="id"/>; throws <see cref="SnapperException"/> naming it if it names no actor.</summary>
+    public GrainId GrainIdOf(ActorId id)
+    {
+        if (ids.TryGetValue(id, out var known))
+        {
+            return known;
+        }
+
+        var type = id.IsDefault ? null : ActorTypes.Resolve(id.Type);
+        if (type is null)
+        {
+            throw new SnapperException($"Actor {id} names no actor interface known here: {(id.IsDefault ? "default(ActorId)" : id.Type)} is not a loaded interface deriving from {nameof(IActor)}.");
+        }
+
+        var grainId = Reference(type, id).GetGrainId();
+        ids.TryAdd(id, grainId);
+        return grainId;
+    }
+
+    private IAddressable Reference(Type type, ActorId id)
+    {
+        try
+        {
+            if (typeof(IGrainWithIntegerKey).IsAssignableFrom(type))
+            {
+                return grains.GetGrain(type, long.Parse(id.Key, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture));
+            }
+
+            if (typeof(IGrainWithStringKey).IsAssignableFrom(type))
+            {
+                return grains.GetGrain(type, id.Key);
+            }
+
+            if (typeof(IGrainWithGuidKey).IsAssignableFrom(type))
+            {
+                return grains.GetGrain(type, Guid.Parse(id.Key));
+            }
+        }
+        catch (FormatException e)
+        {
+            throw new SnapperException($"Actor {id}: the key '{id.Key}' is not valid for {type.Name}'s Orleans key kind: {e.Message}", e);
+        }
+        catch (ArgumentException e)
+        {
+            throw new SnapperException($"Actor {id}: Orleans has no grain class implementing {type.FullName} ({e.Message}).", e);
+        }
+
+        throw new SnapperException(
+            $"Actor interface {type.FullName} must also derive from an Orleans key interface: IGrainWithIntegerKey, IGrainWithStringKey or IGrainWithGuidKey.");
+    }
+}

@@ -1,0 +1,50 @@
+using Orleans.Serialization.Invocation;
+using Snapper.Act;
+
+namespace Snapper.Grains;
+
+/// <summary>
+/// Callee → caller: the response of a call made within an ACT, with the callee's execution info
+/// (participants, roles, hybrid bounds, commit dependencies, first failure) riding along. The
+/// callee's <see cref="TransactionalActor{TState}"/> call filter makes it;
+/// <see cref="ExecutionInfoCallFilter"/> on the caller's side takes the info out and rethrows the
+/// callee's exception, if any.
+/// </summary>
+/// <remarks>
+/// <see cref="Exception"/> reads as null on purpose (as Orleans' own transaction response does): a
+/// failed call must still complete as a response, so the caller's filter sees the info before it
+/// throws. <see cref="GetResult{T}"/> and <see cref="Result"/> still throw the callee's exception.
+/// </remarks>
+[GenerateSerializer]
+internal sealed class ExecutionInfoResponse : Response
+{
+    [Id(0)]
+    private Response inner = Completed;
+
+    [Id(1)]
+    public ExecutionInfo Info { get; private set; } = new();
+
+    public static ExecutionInfoResponse Create(Response inner, ExecutionInfo info) => new() { inner = inner, Info = info };
+
+    /// <summary>The callee's exception, or null if the call returned.</summary>
+    public Exception? Failure => inner.Exception;
+
+    public override object? Result
+    {
+        get => inner.Result;
+        set => inner.Result = value;
+    }
+
+    public override Exception? Exception
+    {
+        get => null;
+        set => inner.Exception = value;
+    }
+
+    [return: System.Diagnostics.CodeAnalysis.MaybeNull]
+    public override T GetResult<T>() => inner.GetResult<T>();
+
+    public override void Dispose() => inner.Dispose();
+
+    public override string ToString() => inner.ToString();
+}

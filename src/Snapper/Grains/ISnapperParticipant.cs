@@ -1,0 +1,37 @@
+using Snapper.Act;
+using Snapper.Hybrid;
+using Snapper.Pact;
+
+namespace Snapper.Grains;
+
+/// <summary>
+/// The protocol messages every transactional actor receives, as grain calls on an interface that
+/// <see cref="TransactionalActor{TState}"/> implements. Addressed by the actor's <c>GrainId</c>,
+/// whatever key kind its user interface has.
+/// </summary>
+internal interface ISnapperParticipant : IGrain
+{
+    /// <summary>ACT root → participant: phase one of 2PC (Snapper §4.3.3).</summary>
+    Task<Vote> Prepare(long tid, HybridDecision decision, bool earlyLockRelease);
+
+    /// <summary>ACT root → participant: phase two, commit.</summary>
+    Task Commit(long tid, HybridDecision decision);
+
+    /// <summary>ACT root → its only writer: commit in one phase.</summary>
+    Task CommitOnePhase(long tid, HybridDecision decision);
+
+    /// <summary>ACT root → participant: abort (presumed abort: a participant that misses it finds no CoordCommit).</summary>
+    Task Abort(long tid);
+
+    /// <summary>Coordinator → actor: BatchMsg, the actor's sub-batch (Snapper §4.2.2).</summary>
+    Task OnBatch(SubBatch batch);
+
+    /// <summary>Coordinator → actor: BatchCommit, every batch up to <paramref name="bid"/> committed.</summary>
+    Task OnBatchCommit(long bid);
+
+    /// <summary>Coordinator → actor: an abort cascade took every batch up to <paramref name="abortedThrough"/>.</summary>
+    Task OnAbort(long abortedThrough, long committedThrough, Dictionary<long, Exception> failures);
+
+    /// <summary>Coordinator → actor: which PACT batch <paramref name="bid"/> waits for here, for a declaration-error message.</summary>
+    Task<(long Tid, string Description)> DescribeWait(long bid);
+}
