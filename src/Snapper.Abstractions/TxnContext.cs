@@ -42,6 +42,10 @@ public sealed record TxnContext
     [Id(5)]
     internal AccessSet? Declared { get; }
 
+    /// <summary>For a PACT, the key of the coordinator that emitted its batch: where its failure is reported.</summary>
+    [Id(6)]
+    internal string? Coordinator { get; init; }
+
     /// <inheritdoc />
     public override string ToString() => $"{Mode} {Tid} (root {Root})";
 }

@@ -1,9 +1,9 @@
+using System.Collections.Concurrent;
 using Microsoft.Extensions.Options;
 using Snapper.Act;
-using System.Collections.Concurrent;
-using Snapper.Grains;
 using Snapper.Coordination;
 using Snapper.Diagnostics;
+using Snapper.Grains;
 using Snapper.Hosting;
 using Snapper.Logging;
 using Snapper.Recovery;
@@ -14,12 +14,11 @@ namespace Snapper;
 /// <summary>The silo's Snapper services, handed to each transactional actor when it is activated.</summary>
 internal sealed class SnapperRuntime(
     IOptions<SnapperOptions> options,
+    IGrainFactory grains,
     ActorResolver resolver,
-    TidSource tids,
     ActiveTransactions active,
     LoggerPool loggers,
     ActCommitCoordinator commit,
-    PactRing ring,
     IStateSerializer serializer,
     RecoveredState recovered,
     SnapperMetrics metrics,
@@ -33,15 +32,11 @@ internal sealed class SnapperRuntime(
     /// <summary>The transactional actors active on this silo, by id (for diagnostics and tests).</summary>
     public ConcurrentDictionary<ActorId, object> Activations { get; } = new();
 
-    public TidSource Tids { get; } = tids;
-
     public ActiveTransactions Active { get; } = active;
 
     public LoggerPool Loggers { get; } = loggers;
 
     public ActCommitCoordinator Commit { get; } = commit;
-
-    public PactRing Ring { get; } = ring;
 
     public IStateSerializer Serializer { get; } = serializer;
 
@@ -50,4 +45,23 @@ internal sealed class SnapperRuntime(
     public SnapperMetrics Metrics { get; } = metrics;
 
     public TimeProvider Clock { get; } = clock;
+
+    /// <summary>The coordinator grain with key <paramref name="key"/> (a batch's, from its sub-batch or context).</summary>
+    public ICoordinator Coordinator(string key) => grains.GetGrain<ICoordinator>(key);
+
+    /// <summary>Completes once batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> has resolved.</summary>
+    public async Task<BatchOutcome> BatchOutcome(long bid, string coordinator)
+    {
+        while (true)
+        {
+            try
+            {
+                return await Coordinator(coordinator).WaitResolved(bid);
+            }
+            catch (TimeoutException)
+            {
+                // A long chain of batches can outlast one response timeout: ask again.
+            }
+        }
+    }
 }

@@ -173,9 +173,9 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         return Task.CompletedTask;
     }
 
-    Task ISnapperParticipant.OnAbort(long abortedThrough, long committedThrough, Dictionary<long, Exception> failures)
+    Task ISnapperParticipant.OnAbort(long bid, long through, Dictionary<long, Exception> failures)
     {
-        PactEngine.OnAbort(abortedThrough, committedThrough, failures);
+        PactEngine.OnAbort(bid, through, failures);
         return Task.CompletedTask;
     }
 

@@ -140,7 +140,7 @@ internal sealed class ActParticipant<TState>
             act.Joined(Id);
             if (record.Group.Phase == ActGroupPhase.Open)
             {
-                record.BeforeBid = schedule.LastBatchBid;
+                NoteBatchBefore(record);
             }
             else
             {
@@ -207,7 +207,7 @@ internal sealed class ActParticipant<TState>
             HybridDecision decision;
             try
             {
-                decision = await SerializabilityCheck.Run(act, info, runtime.Ring, runtime.Options.DeadlockTimeout, runtime.Clock);
+                decision = await SerializabilityCheck.Run(act, info, b => runtime.BatchOutcome(b.Bid, b.Coordinator), runtime.Options.DeadlockTimeout, runtime.Clock);
                 if (!earlyLockRelease)
                 {
                     // Holding its locks, it may as well wait here: nothing it logs may claim a
@@ -426,7 +426,15 @@ internal sealed class ActParticipant<TState>
             throw;
         }
 
-        record.BeforeBid = schedule.LastBatchBid;
+        NoteBatchBefore(record);
+    }
+
+    // The ACT is admitted: it runs after the last batch that completed here.
+    private void NoteBatchBefore(ActRecord<TState> record)
+    {
+        var (bid, coordinator, committed) = versions.LastBatch;
+        record.BeforeBatch = new BatchRef(bid, coordinator ?? string.Empty);
+        record.BeforeCommitted = committed;
     }
 
     // Waits for the lock. Meanwhile the ACTs ahead of this one precede it, so the batches it holds
@@ -484,6 +492,6 @@ internal sealed class ActParticipant<TState>
             _ => ParticipantRole.Visitor,
         };
         var after = records.ContainsKey(record.Context.Tid) ? schedule.BatchAfter(record.Group) : 0;
-        return record.Learned.Snapshot(Id, role, record.BeforeBid, after, precedingActsMaxBeforeBid, record.DependsOn);
+        return record.Learned.Snapshot(Id, role, record.BeforeBatch, record.BeforeCommitted, after, precedingActsMaxBeforeBid, record.DependsOn);
     }
 }

@@ -20,8 +20,11 @@ internal sealed class ActRecord<TState>(TxnContext ctx)
     /// <summary>Completes when the group is admitted here; every call of the ACT on this actor awaits it.</summary>
     public Task Admission { get; set; } = Task.CompletedTask;
 
-    /// <summary>The batch just before the ACT here when it was admitted (0: none): its bound on the BeforeSet.</summary>
-    public long BeforeBid { get; set; }
+    /// <summary>The batch just before the ACT here when it was admitted (bid 0: none): its bound on the BeforeSet.</summary>
+    public BatchRef BeforeBatch { get; set; }
+
+    /// <summary><see cref="BeforeBatch"/> had already committed when the ACT was admitted: nothing to wait for.</summary>
+    public bool BeforeCommitted { get; set; } = true;
 
     /// <summary>The undecided ACT whose prepared state it read here (early lock release), or null.</summary>
     public ActDependency? DependsOn { get; set; }

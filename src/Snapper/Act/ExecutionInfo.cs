@@ -64,10 +64,10 @@ internal sealed class ExecutionInfo
 
     /// <summary>
     /// A copy to hand to the caller: what this actor learned plus its own role and its place among
-    /// batches (<paramref name="beforeBid"/>, <paramref name="afterBid"/>: 0 for none, and the
-    /// max(BeforeSet) of ACTs that preceded this one here).
+    /// batches (<paramref name="before"/> and whether it had committed, <paramref name="afterBid"/>:
+    /// 0 for none, and the max(BeforeSet) of ACTs that preceded this one here).
     /// </summary>
-    public ExecutionInfo Snapshot(ActorId self, ParticipantRole selfRole, long beforeBid, long afterBid, long precedingActsMaxBeforeBid, ActDependency? dependency)
+    public ExecutionInfo Snapshot(ActorId self, ParticipantRole selfRole, BatchRef before, bool beforeCommitted, long afterBid, long precedingActsMaxBeforeBid, ActDependency? dependency)
     {
         var copy = new ExecutionInfo();
         copy.Merge(this);
@@ -78,9 +78,9 @@ internal sealed class ExecutionInfo
         }
 
         copy.AfterSetIncomplete |= afterBid == 0;
-        if (beforeBid > 0 || afterBid > 0 || precedingActsMaxBeforeBid > 0)
+        if (before.Bid > 0 || afterBid > 0 || precedingActsMaxBeforeBid > 0)
         {
-            (copy.Bounds ??= new HybridBounds()).Add(beforeBid, afterBid, precedingActsMaxBeforeBid);
+            (copy.Bounds ??= new HybridBounds()).Add(before, beforeCommitted, afterBid, precedingActsMaxBeforeBid);
         }
 
         return copy;

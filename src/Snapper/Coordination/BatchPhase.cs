@@ -6,7 +6,7 @@ internal enum BatchPhase : byte
     /// <summary>BatchMsgs sent; waiting for BatchComplete from every participant.</summary>
     Emitted = 1,
 
-    /// <summary>Every participant completed it; waiting for the previous batch to commit.</summary>
+    /// <summary>Every participant completed it; waiting for the previous batch to resolve.</summary>
     Completed = 2,
 
     /// <summary>Logging BatchCommit: the decision is being made and can no longer be undone by a cascade.</summary>
@@ -15,6 +15,6 @@ internal enum BatchPhase : byte
     /// <summary>Committed (BatchCommit durable) or aborted: resolved either way.</summary>
     Resolved = 4,
 
-    /// <summary>Taken by an abort cascade; will never commit.</summary>
+    /// <summary>Failed, or doomed by an aborted predecessor: it will abort once its predecessor has resolved.</summary>
     Aborting = 5,
 }

@@ -1,18 +1,48 @@
 namespace Snapper.Coordination;
 
 /// <summary>
-/// The token passed around the coordinator ring (Snapper §4.2.1–4.2.2). Whoever holds it may form
-/// a batch: it alone knows the last batch emitted and, per actor, the last batch that actor was
-/// sent, which becomes the new sub-batch's prevBid.
+/// The token passed around the coordinator ring (Snapper §4.2.1–4.2.2), coordinator → next
+/// coordinator, as the argument of <see cref="ICoordinator.PassToken"/>. Whoever holds it may form
+/// a batch or hand out ACT tids: it alone knows the last tid given out, the last batch emitted and,
+/// per actor, the last batch that actor was sent (the new sub-batch's prevBid).
 /// </summary>
+/// <remarks>
+/// Marked <c>[Immutable]</c> although the holder updates it: ownership moves with the message (the
+/// sender drops its reference when it passes the token on), so Orleans need not copy it between
+/// coordinators of one silo. Across silos it is serialized as usual.
+/// </remarks>
+[GenerateSerializer, Immutable]
 internal sealed class BatchToken
 {
+    /// <summary>The last tid handed out, to a PACT or in an ACT tid range (Snapper §4.3.1).</summary>
+    [Id(0)]
+    public long LastTid { get; set; }
+
     /// <summary>The bid of the last batch emitted by any coordinator (0: none).</summary>
+    [Id(1)]
     public long LastBid { get; set; }
 
-    /// <summary>Actor → bid of the last batch it was sent. Entries at or below the highest committed bid are stale and read as 0.</summary>
-    public Dictionary<ActorId, long> PrevBid { get; } = new();
+    /// <summary>The coordinator that emitted <see cref="LastBid"/>: the next batch commits only after it resolves.</summary>
+    [Id(2)]
+    public string? LastBidCoordinator { get; set; }
 
-    /// <summary>Coordinator visits in a row that found nothing to batch; a full idle lap parks the token.</summary>
+    /// <summary>Actor → bid of the last batch it was sent. Entries at or below <see cref="ResolvedThrough"/> are stale and read as 0.</summary>
+    [Id(3)]
+    public Dictionary<ActorId, long> PrevBid { get; set; } = new();
+
+    /// <summary>Every batch up to this bid has committed or aborted (as far as the coordinators visited know).</summary>
+    [Id(4)]
+    public long ResolvedThrough { get; set; }
+
+    /// <summary>Coordinator visits in a row that found nothing to do; a full idle lap parks the token.</summary>
+    [Id(5)]
     public int IdleVisits { get; set; }
+
+    /// <summary>How often the token has been parked: orders "parked at" announcements.</summary>
+    [Id(6)]
+    public long Parkings { get; set; }
+
+    /// <summary>The ring the token travels.</summary>
+    [Id(7)]
+    public RingView View { get; set; } = RingView.Empty;
 }

@@ -1,6 +1,6 @@
 namespace Snapper.Coordination;
 
-/// <summary>NewPact, first actor → coordinator: a PACT waiting for the token to join a batch.</summary>
+/// <summary>NewPact at a coordinator: a PACT waiting for the token to join a batch.</summary>
 internal sealed class PendingPact(ActorId root, AccessSet declared)
 {
     public ActorId Root { get; } = root;

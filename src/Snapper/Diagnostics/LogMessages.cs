@@ -14,8 +14,8 @@ internal static partial class LogMessages
     [LoggerMessage(EventId = 3, Level = LogLevel.Error, Message = "ACT {Tid} is committed but participant {Actor} failed to apply the commit")]
     public static partial void CommitDeliveryFailed(ILogger logger, Exception exception, long tid, ActorId actor);
 
-    [LoggerMessage(EventId = 5, Level = LogLevel.Information, Message = "PACT abort cascade: {Count} uncommitted batch(es) aborted, through bid {Through}")]
-    public static partial void PactCascade(ILogger logger, int count, long through);
+    [LoggerMessage(EventId = 5, Level = LogLevel.Information, Message = "PACT abort cascade sealed by coordinator {Coordinator} ended: batches through bid {Through} resolved")]
+    public static partial void PactCascade(ILogger logger, string coordinator, long through);
 
     [LoggerMessage(EventId = 6, Level = LogLevel.Information, Message = "Recovered the committed state of {Actors} actor(s) from {Records} log record(s); tids resume after {MaxTid}")]
     public static partial void Recovered(ILogger logger, int actors, int records, long maxTid);
@@ -23,6 +23,15 @@ internal static partial class LogMessages
     [LoggerMessage(EventId = 4, Level = LogLevel.Debug, Message = "Actor {Actor} activated")]
     public static partial void ActorActivated(ILogger logger, ActorId actor);
 
-    [LoggerMessage(EventId = 40, Level = LogLevel.Warning, Message = "A one-way protocol message to actor {Actor} failed")]
+    [LoggerMessage(EventId = 40, Level = LogLevel.Warning, Message = "A protocol message to actor {Actor} failed")]
     public static partial void DeliveryFailed(ILogger logger, Exception exception, ActorId actor);
+
+    [LoggerMessage(EventId = 41, Level = LogLevel.Warning, Message = "Coordinator {From} could not pass the token to {To}; it keeps it and tries again")]
+    public static partial void TokenPassFailed(ILogger logger, Exception exception, string from, string to);
+
+    [LoggerMessage(EventId = 42, Level = LogLevel.Warning, Message = "A message from {From} to coordinator {To} failed")]
+    public static partial void CoordinatorMessageFailed(ILogger logger, Exception exception, string from, string to);
+
+    [LoggerMessage(EventId = 43, Level = LogLevel.Warning, Message = "Silo {Silo} could not leave the coordinator ring cleanly")]
+    public static partial void RingLeaveFailed(ILogger logger, Exception exception, string silo);
 }

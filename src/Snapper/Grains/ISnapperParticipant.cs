@@ -1,3 +1,4 @@
+using Orleans.Concurrency;
 using Snapper.Act;
 using Snapper.Hybrid;
 using Snapper.Pact;
@@ -23,14 +24,20 @@ internal interface ISnapperParticipant : IGrain
     /// <summary>ACT root → participant: abort (presumed abort: a participant that misses it finds no CoordCommit).</summary>
     Task Abort(long tid);
 
-    /// <summary>Coordinator → actor: BatchMsg, the actor's sub-batch (Snapper §4.2.2).</summary>
+    /// <summary>Coordinator → actor, one-way: BatchMsg, the actor's sub-batch (Snapper §4.2.2). Sent once BatchInfo is durable.</summary>
+    [OneWay]
     Task OnBatch(SubBatch batch);
 
-    /// <summary>Coordinator → actor: BatchCommit, every batch up to <paramref name="bid"/> committed.</summary>
+    /// <summary>Coordinator → actor, one-way: BatchCommit, every batch up to <paramref name="bid"/> committed. Sent once BatchCommit is durable.</summary>
+    [OneWay]
     Task OnBatchCommit(long bid);
 
-    /// <summary>Coordinator → actor: an abort cascade took every batch up to <paramref name="abortedThrough"/>.</summary>
-    Task OnAbort(long abortedThrough, long committedThrough, Dictionary<long, Exception> failures);
+    /// <summary>
+    /// Coordinator → actor: batch <paramref name="bid"/> aborted in a cascade that ends at
+    /// <paramref name="through"/>; roll back the batches from it through that end. Answered once
+    /// done, so the cascade ends only when no actor keeps aborted state.
+    /// </summary>
+    Task OnAbort(long bid, long through, Dictionary<long, Exception> failures);
 
     /// <summary>Coordinator → actor: which PACT batch <paramref name="bid"/> waits for here, for a declaration-error message.</summary>
     Task<(long Tid, string Description)> DescribeWait(long bid);

@@ -1,3 +1,5 @@
+using Microsoft.Extensions.Options;
+using Snapper.Coordination;
 using Snapper.Grains;
 
 namespace Snapper.Hosting;
@@ -8,22 +10,30 @@ namespace Snapper.Hosting;
 /// (<see cref="RootCall"/>), so the first actor runs the transaction as its root and answers only
 /// once the transaction has committed or aborted.
 /// </summary>
-internal sealed class SnapperClient(SnapperRuntime runtime) : ISnapperClient
+internal sealed class SnapperClient(
+    IOptions<SnapperOptions> options,
+    ActorResolver resolver,
+    TidSource tids,
+    ICoordinatorDirectory coordinators,
+    TimeProvider clock) : ISnapperClient
 {
+    private readonly SnapperOptions settings = options.Value;
+
     public Task<TResult> RunAct<TActor, TResult>(ActorId first, Func<TActor, TxnContext, Task<TResult>> body, CancellationToken cancellationToken = default)
         where TActor : ITransactionalActor =>
         RunAct(first, body, ActOptions.Default, cancellationToken);
 
-    public Task<TResult> RunAct<TActor, TResult>(ActorId first, Func<TActor, TxnContext, Task<TResult>> body, ActOptions options, CancellationToken cancellationToken = default)
+    public async Task<TResult> RunAct<TActor, TResult>(ActorId first, Func<TActor, TxnContext, Task<TResult>> body, ActOptions options, CancellationToken cancellationToken = default)
         where TActor : ITransactionalActor
     {
         ArgumentNullException.ThrowIfNull(body);
         ArgumentNullException.ThrowIfNull(options);
         cancellationToken.ThrowIfCancellationRequested();
-        var earlyLockRelease = options.EarlyLockRelease ?? runtime.Options.EarlyLockRelease;
-        var actor = runtime.Resolver.Get<TActor>(first);
-        var ctx = new TxnContext(runtime.Tids.NextActTid(), TxnMode.Act, first, runtime.Clock.GetUtcNow() + runtime.Options.TransactionTimeout);
-        return Start(ctx, earlyLockRelease, () => body(actor, ctx));
+        var earlyLockRelease = options.EarlyLockRelease ?? settings.EarlyLockRelease;
+        var actor = resolver.Get<TActor>(first);
+        var tid = await tids.NextActTid();
+        var ctx = new TxnContext(tid, TxnMode.Act, first, clock.GetUtcNow() + settings.TransactionTimeout);
+        return await Start(ctx, earlyLockRelease, () => body(actor, ctx));
     }
 
     public Task RunAct<TActor>(ActorId first, Func<TActor, TxnContext, Task> body, CancellationToken cancellationToken = default)
@@ -43,7 +53,7 @@ internal sealed class SnapperClient(SnapperRuntime runtime) : ISnapperClient
         ArgumentNullException.ThrowIfNull(body);
         ArgumentNullException.ThrowIfNull(declared);
         cancellationToken.ThrowIfCancellationRequested();
-        var actor = runtime.Resolver.Get<TActor>(first);
+        var actor = resolver.Get<TActor>(first);
         if (declared.CallsOn(first) == 0)
         {
             throw new TransactionAbortedException(AbortReason.DeclarationError, $"the PACT starts on actor {first}, which its declaration does not name ({declared})");
@@ -57,10 +67,11 @@ internal sealed class SnapperClient(SnapperRuntime runtime) : ISnapperClient
                 throw new SnapperException($"The PACT declares actor {declaredActor}, which is not a transactional actor.");
             }
 
-            runtime.Resolver.GrainIdOf(declaredActor);
+            resolver.GrainIdOf(declaredActor);
         }
 
-        var ctx = await runtime.Ring.NewPact(first, declared);
+        var coordinator = await coordinators.ForPact(first);
+        var ctx = await coordinator.NewPact(first, declared);
         return await Start(ctx, earlyLockRelease: false, () => body(actor, ctx));
     }
 
@@ -79,7 +90,7 @@ internal sealed class SnapperClient(SnapperRuntime runtime) : ISnapperClient
         where TActor : IActor
     {
         ArgumentNullException.ThrowIfNull(call);
-        return call(runtime.Resolver.Get<TActor>(actor));
+        return call(resolver.Get<TActor>(actor));
     }
 
     // Async so the root mark stays in this flow's request context and never leaks to the caller's.

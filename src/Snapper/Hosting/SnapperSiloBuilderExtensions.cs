@@ -54,15 +54,16 @@ public static class SnapperSiloBuilderExtensions
         services.TryAddSingleton<IStateSerializer, OrleansStateSerializer>();
         services.TryAddSingleton<SnapperMetrics>();
         services.AddSingleton<ActorResolver>();
-        services.AddSingleton<TidAuthority>();
+        services.AddSingleton<ICoordinatorDirectory, SiloCoordinators>();
         services.AddSingleton<TidSource>();
         services.AddSingleton<ActiveTransactions>();
         services.AddSingleton<LoggerPool>();
         services.AddSingleton<ActCommitCoordinator>();
-        services.AddSingleton<PactRing>();
         services.AddSingleton<RecoveredState>();
         services.AddSingleton<LogRecovery>();
         services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>>(sp => sp.GetRequiredService<LogRecovery>());
+        services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>, SiloRingMembership>();
+        services.AddPlacementDirector<SiloBoundPlacement, SiloBoundPlacementDirector>();
         services.AddSingleton<SnapperRuntime>();
         services.AddSingleton<ISnapperClient, SnapperClient>();
         silo.AddOutgoingGrainCallFilter<ExecutionInfoCallFilter>();

@@ -11,7 +11,7 @@ namespace Snapper.Hybrid;
 internal sealed class HybridBounds
 {
     [Id(0)]
-    private List<long>? beforeBids;
+    private List<BatchRef>? beforeBatches;
 
     /// <summary>max(BeforeSet): the batches before the ACT on its actors, and the max(BeforeSet) of ACTs that preceded it there.</summary>
     [Id(1)]
@@ -22,24 +22,28 @@ internal sealed class HybridBounds
     public long MinAfterBid { get; private set; } = long.MaxValue;
 
     /// <summary>
-    /// The batches directly before the ACT on the actors it reached. It read their (possibly not yet
-    /// committed) states, so each of them must commit before the ACT may.
+    /// The uncommitted batches directly before the ACT on the actors it reached. It read their
+    /// states, so each of them must commit before the ACT may.
     /// </summary>
-    public IReadOnlyList<long> BeforeBids => (IReadOnlyList<long>?)beforeBids ?? [];
+    public IReadOnlyList<BatchRef> BeforeBatches => (IReadOnlyList<BatchRef>?)beforeBatches ?? [];
 
-    /// <summary>One actor's view: the batch just before the ACT, the batch just after it, and the max(BeforeSet) of ACTs that committed there before.</summary>
-    public void Add(long beforeBid, long afterBid, long precedingActsMaxBeforeBid)
+    /// <summary>
+    /// One actor's view: the batch just before the ACT (<paramref name="before"/>, bid 0 for none;
+    /// <paramref name="beforeCommitted"/> if it had already committed), the batch just after it, and
+    /// the max(BeforeSet) of ACTs that committed there before.
+    /// </summary>
+    public void Add(BatchRef before, bool beforeCommitted, long afterBid, long precedingActsMaxBeforeBid)
     {
-        if (beforeBid > 0)
+        if (before.Bid > 0 && !beforeCommitted)
         {
-            beforeBids ??= new List<long>(2);
-            if (!beforeBids.Contains(beforeBid))
+            beforeBatches ??= new List<BatchRef>(2);
+            if (!beforeBatches.Contains(before))
             {
-                beforeBids.Add(beforeBid);
+                beforeBatches.Add(before);
             }
         }
 
-        MaxBeforeBid = Math.Max(MaxBeforeBid, Math.Max(beforeBid, precedingActsMaxBeforeBid));
+        MaxBeforeBid = Math.Max(MaxBeforeBid, Math.Max(before.Bid, precedingActsMaxBeforeBid));
         if (afterBid > 0)
         {
             MinAfterBid = Math.Min(MinAfterBid, afterBid);
@@ -48,9 +52,9 @@ internal sealed class HybridBounds
 
     public void Merge(HybridBounds other)
     {
-        foreach (var bid in other.BeforeBids)
+        foreach (var batch in other.BeforeBatches)
         {
-            Add(bid, 0, 0);
+            Add(batch, beforeCommitted: false, 0, 0);
         }
 
         MaxBeforeBid = Math.Max(MaxBeforeBid, other.MaxBeforeBid);

@@ -27,7 +27,12 @@ namespace Snapper.Hybrid;
 /// </remarks>
 internal static class SerializabilityCheck
 {
-    public static async ValueTask<HybridDecision> Run(RunningAct act, ExecutionInfo info, PactRing ring, TimeSpan timeout, TimeProvider clock)
+    /// <param name="act">The ACT's record at its root.</param>
+    /// <param name="info">What the ACT's calls reported.</param>
+    /// <param name="outcomeOf">Asks a batch's coordinator how the batch ended, once it has.</param>
+    /// <param name="timeout">The deadlock timeout.</param>
+    /// <param name="clock">The clock.</param>
+    public static async ValueTask<HybridDecision> Run(RunningAct act, ExecutionInfo info, Func<BatchRef, Task<BatchOutcome>> outcomeOf, TimeSpan timeout, TimeProvider clock)
     {
         if (info.Bounds is not { } bounds)
         {
@@ -44,16 +49,20 @@ internal static class SerializabilityCheck
         }
 
         var onTimeout = info.AfterSetIncomplete ? AbortReason.SerializabilityUncertain : AbortReason.Deadlock;
-        foreach (var bid in bounds.BeforeBids)
+        var committedThrough = 0L;
+        foreach (var batch in bounds.BeforeBatches)
         {
-            var outcome = ring.Outcome(bid);
-            await act.WaitForBatch(bid, outcome, $"batch {bid}, whose state it read, to commit", timeout, onTimeout, clock);
-            if (!await outcome)
+            var outcome = outcomeOf(batch);
+            await act.WaitForBatch(batch.Bid, outcome, $"batch {batch.Bid}, whose state it read, to commit", timeout, onTimeout, clock);
+            if (!(await outcome).Committed)
             {
-                throw new TransactionAbortedException(AbortReason.Cascading, $"batch {bid}, whose state it read, aborted") { Tid = act.Tid };
+                throw new TransactionAbortedException(AbortReason.Cascading, $"batch {batch.Bid}, whose state it read, aborted") { Tid = act.Tid };
             }
+
+            // Batches resolve in bid order: every batch up to this one has committed or aborted.
+            committedThrough = Math.Max(committedThrough, batch.Bid);
         }
 
-        return new HybridDecision(bounds.MaxBeforeBid, ring.CommittedThrough);
+        return new HybridDecision(bounds.MaxBeforeBid, committedThrough);
     }
 }

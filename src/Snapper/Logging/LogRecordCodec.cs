@@ -17,9 +17,12 @@ namespace Snapper.Logging;
 public static class LogRecordCodec
 {
     /// <summary>The format version this build writes.</summary>
-    public const byte CurrentVersion = 2;
+    public const byte CurrentVersion = 3;
 
-    /// <summary>Version 1 had no commit dependencies in CoordCommit; it is still read.</summary>
+    /// <summary>
+    /// Version 1 had no commit dependencies in CoordCommit; versions 1 and 2 named a batch's
+    /// coordinator by its index in a one-silo ring (read back as that number); both are still read.
+    /// </summary>
     private const byte FirstVersion = 1;
 
     /// <summary>Encodes a record into a new array.</summary>
@@ -64,12 +67,12 @@ public static class LogRecordCodec
                 WriteBytes(output, r.State.Span);
                 break;
             case BatchInfoRecord r:
-                WriteUInt32(output, (uint)r.Coordinator);
+                WriteString(output, r.Coordinator);
                 WriteActors(output, r.Participants);
                 break;
             case BatchCompleteRecord r:
                 WriteActor(output, r.Actor);
-                WriteUInt32(output, (uint)r.Coordinator);
+                WriteString(output, r.Coordinator);
                 WriteBytes(output, r.State.Span);
                 break;
             case BatchCommitRecord:
@@ -97,8 +100,8 @@ public static class LogRecordCodec
             LogRecordKind.Prepare => new PrepareRecord(tid, reader.Actor(), reader.Actor(), reader.Bytes()),
             LogRecordKind.CoordCommit => new CoordCommitRecord(tid) { DependsOn = version >= 2 ? reader.Int64s() : [] },
             LogRecordKind.Commit => new CommitRecord(tid, reader.Actor(), reader.Bytes()),
-            LogRecordKind.BatchInfo => new BatchInfoRecord(tid, reader.Int32(), reader.Actors()),
-            LogRecordKind.BatchComplete => new BatchCompleteRecord(tid, reader.Actor(), reader.Int32(), reader.Bytes()),
+            LogRecordKind.BatchInfo => new BatchInfoRecord(tid, reader.Coordinator(version), reader.Actors()),
+            LogRecordKind.BatchComplete => new BatchCompleteRecord(tid, reader.Actor(), reader.Coordinator(version), reader.Bytes()),
             LogRecordKind.BatchCommit => new BatchCommitRecord(tid),
             _ => throw new InvalidDataException($"Log record of transaction {tid} has unknown kind {(byte)kind}."),
         };
@@ -155,6 +158,9 @@ public static class LogRecordCodec
         public ReadOnlyMemory<byte> Bytes() => Take(Length()).ToArray();
 
         public ActorId Actor() => ActorId.FromParts(String(), String());
+
+        /// <summary>A batch's coordinator: its key since version 3, its ring index before.</summary>
+        public string Coordinator(byte version) => version >= 3 ? String() : Int32().ToString(System.Globalization.CultureInfo.InvariantCulture);
 
         public ImmutableArray<long> Int64s()
         {

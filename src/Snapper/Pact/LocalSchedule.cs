@@ -29,22 +29,16 @@ internal sealed class LocalSchedule(ActorId actor)
     // Calls that arrived before their batch started, by bid.
     private readonly Dictionary<long, List<TaskCompletionSource>> callsBeforeBatch = new();
 
+    // Bid ranges taken by abort cascades, newest last: their late messages and calls are refused.
+    private readonly List<(long From, long Through)> aborted = new();
+
     private SubBatch? running;
     private ScheduledPact[] pacts = [];
     private int turn;
-    private long chainTail; // bid of the last batch placed in the schedule (0: none since start or abort)
+    private long chainTail; // bid of the last batch placed in the schedule and not aborted (0: none)
 
     /// <summary>The highest bid that ever completed here; a call for a batch at or below it that is not running comes too late.</summary>
     public long HighestCompletedBid { get; private set; }
-
-    /// <summary>
-    /// The last batch before the ACTs admitted now: the last completed batch that was not aborted
-    /// (0: none). An admitted ACT records it as its bound on this actor's BeforeSet.
-    /// </summary>
-    public long LastBatchBid { get; private set; }
-
-    /// <summary>Batches with a bid up to this one were aborted: their messages and calls are refused.</summary>
-    public long AbortedThrough { get; private set; }
 
     /// <summary>The batch now running here, if any.</summary>
     public SubBatch? Running => running;
@@ -67,12 +61,12 @@ internal sealed class LocalSchedule(ActorId actor)
     /// <summary>BatchMsg arrived.</summary>
     public void Add(SubBatch batch)
     {
-        if (batch.Bid <= AbortedThrough)
+        if (IsAborted(batch.Bid))
         {
-            return; // emitted before an abort cascade that already removed it
+            return; // a cascade already took it here
         }
 
-        // prevBid 0: the predecessor (if any) has committed, so it has completed here.
+        // prevBid 0: the predecessor (if any) has resolved, so it has completed (or was aborted) here.
         if (batch.PrevBid == 0 || batch.PrevBid == chainTail)
         {
             Place(batch);
@@ -221,50 +215,91 @@ internal sealed class LocalSchedule(ActorId actor)
     /// <summary>The tid of the PACT whose turn it is in batch <paramref name="bid"/>, or 0.</summary>
     public long CurrentPact(long bid) => running is not null && running.Bid == bid && turn < pacts.Length ? pacts[turn].Tid : 0;
 
-    /// <summary>
-    /// Abort cascade: forget every batch up to <paramref name="abortedThrough"/>; calls waiting for
-    /// them fail. The chain restarts empty: new batches carry prevBid 0 until they chain again.
-    /// ACT groups stay, now adjacent, so ACTs that waited behind an aborted batch are admitted
-    /// (on the state the last committed batch, <paramref name="lastCommittedBid"/>, left).
-    /// </summary>
-    public void AbortThrough(long abortedThrough, long lastCommittedBid)
+    /// <summary>True if an abort cascade took batch <paramref name="bid"/> here.</summary>
+    public bool IsAborted(long bid)
     {
-        AbortedThrough = Math.Max(AbortedThrough, abortedThrough);
+        foreach (var (from, through) in aborted)
+        {
+            if (bid >= from && bid <= through)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    /// <summary>
+    /// Abort cascade: batches <paramref name="from"/> through <paramref name="through"/> are gone
+    /// from here; calls waiting for them fail, and their late messages and calls will be refused.
+    /// Earlier batches stay. ACT groups stay too, now perhaps adjacent, so ACTs that waited behind an
+    /// aborted batch are admitted, on the state of <paramref name="lastCompletedBid"/>, the last batch
+    /// that completed here and survives. Returns true if the running batch was among them.
+    /// </summary>
+    public bool AbortRange(long from, long through, long lastCompletedBid)
+    {
+        aborted.Add((from, through));
+        if (aborted.Count > 32)
+        {
+            aborted.RemoveAt(0); // cascades end in bid order: the oldest ranges have no stragglers left
+        }
+
         var cascading = new TransactionAbortedException(AbortReason.Cascading, $"its batch was aborted on actor {actor}");
-        if (running is not null)
+        var droppedRunning = false;
+        if (running is not null && IsAborted(running.Bid))
         {
             foreach (var pact in pacts)
             {
                 pact.Turn?.TrySetException(cascading);
             }
+
+            running = null;
+            pacts = [];
+            turn = 0;
+            droppedRunning = true;
         }
 
-        foreach (var waiting in callsBeforeBatch.Values.SelectMany(w => w))
+        foreach (var bid in callsBeforeBatch.Keys.Where(IsAborted).ToList())
         {
-            waiting.TrySetException(cascading);
+            foreach (var waiting in callsBeforeBatch[bid])
+            {
+                waiting.TrySetException(cascading);
+            }
+
+            callsBeforeBatch.Remove(bid);
         }
 
-        running = null;
-        pacts = [];
-        turn = 0;
-        chainTail = 0;
-        callsBeforeBatch.Clear();
-        LastBatchBid = lastCommittedBid;
+        foreach (var (predecessor, waiting) in waitingForPredecessor.Where(kv => IsAborted(kv.Value.Bid)).ToList())
+        {
+            waitingForPredecessor.Remove(predecessor);
+        }
 
-        // Emission was paused for the cascade, so every batch still here is an aborted one.
-        waitingForPredecessor.Clear();
+        var tail = lastCompletedBid;
         for (var node = entries.First; node is not null;)
         {
             var next = node.Next;
-            if (node.Value is SubBatch)
+            if (node.Value is SubBatch batch)
             {
-                entries.Remove(node);
+                if (IsAborted(batch.Bid))
+                {
+                    entries.Remove(node);
+                }
+                else
+                {
+                    tail = Math.Max(tail, batch.Bid);
+                }
             }
 
             node = next;
         }
 
+        if (IsAborted(chainTail))
+        {
+            chainTail = tail;
+        }
+
         Pump();
+        return droppedRunning;
     }
 
     private void Place(SubBatch batch)
@@ -356,7 +391,6 @@ internal sealed class LocalSchedule(ActorId actor)
         running = null;
         pacts = [];
         entries.RemoveFirst(); // the running batch is always the head
-        LastBatchBid = done.Bid;
         HighestCompletedBid = Math.Max(HighestCompletedBid, done.Bid);
         Completed?.Invoke(done);
         Pump();
@@ -377,7 +411,7 @@ internal sealed class LocalSchedule(ActorId actor)
 
     private void ThrowIfAborted(TxnContext ctx)
     {
-        if (ctx.Bid <= AbortedThrough)
+        if (IsAborted(ctx.Bid))
         {
             throw new TransactionAbortedException(AbortReason.Cascading, $"its batch {ctx.Bid} was aborted") { Tid = ctx.Tid };
         }

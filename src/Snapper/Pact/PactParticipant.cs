@@ -82,12 +82,12 @@ internal sealed class PactParticipant<TState>
             // Reported to the ring by InvokePact; the outcome below says how the batch ended.
         }
 
-        if (ctx.Bid <= schedule.AbortedThrough)
+        if (schedule.IsAborted(ctx.Bid))
         {
             // The batch was aborted before this root got to run (its outcome was not registered
             // yet when the cascade came by).
             outcomes.Remove(ctx.Tid);
-            outcome.TrySetException(new TransactionAbortedException(AbortReason.Cascading, "aborted with every uncommitted batch after another PACT aborted") { Tid = ctx.Tid });
+            outcome.TrySetException(Cascaded(ctx.Tid));
         }
 
         try
@@ -158,24 +158,31 @@ internal sealed class PactParticipant<TState>
         failedBatches.RemoveWhere(b => b <= bid);
     }
 
-    public void OnAbort(long abortedThrough, long committedThrough, IReadOnlyDictionary<long, Exception> failures)
+    /// <summary>
+    /// A coordinator aborted batch <paramref name="bid"/> in a cascade that ends at
+    /// <paramref name="through"/>: the batches from <paramref name="bid"/> through
+    /// <paramref name="through"/> are rolled back here (earlier ones stay: they may still commit),
+    /// and the PACTs of them rooted here learn why (<paramref name="failures"/> for those that
+    /// failed, <see cref="AbortReason.Cascading"/> for the rest).
+    /// </summary>
+    public void OnAbort(long bid, long through, IReadOnlyDictionary<long, Exception> failures)
     {
-        OnBatchCommit(committedThrough);
-        schedule.AbortThrough(abortedThrough, versions.LastCommittedBid);
-        versions.DropUncommittedBatches();
-        working = null;
-        failedBatches.Clear();
+        versions.DropBatches(bid, through);
+        if (schedule.AbortRange(bid, through, versions.LastBatch.Bid))
+        {
+            working = null;
+        }
+
+        failedBatches.RemoveWhere(b => b >= bid && b <= through);
         foreach (var (tid, (batchId, outcome)) in outcomes.ToList())
         {
-            if (batchId > abortedThrough)
+            if (batchId < bid || batchId > through)
             {
                 continue;
             }
 
             outcomes.Remove(tid);
-            outcome.TrySetException(failures.TryGetValue(tid, out var cause)
-                ? ActCommitCoordinator.AbortedBy(tid, cause)
-                : new TransactionAbortedException(AbortReason.Cascading, "aborted with every uncommitted batch after another PACT aborted") { Tid = tid });
+            outcome.TrySetException(failures.TryGetValue(tid, out var cause) ? ActCommitCoordinator.AbortedBy(tid, cause) : Cascaded(tid));
         }
     }
 
@@ -190,7 +197,7 @@ internal sealed class PactParticipant<TState>
 
         var written = working;
         working = null;
-        versions.BatchCompleted(batch.Bid, written);
+        versions.BatchCompleted(batch.Bid, batch.Coordinator, written);
         var state = written is null ? ReadOnlyMemory<byte>.Empty : runtime.Serializer.Serialize(written);
         _ = ReportCompleted(batch, state);
     }
@@ -205,11 +212,11 @@ internal sealed class PactParticipant<TState>
                 await logger.Append(new BatchCompleteRecord(batch.Bid, Id, batch.Coordinator, state));
             }
 
-            runtime.Ring.BatchComplete(batch.Bid, Id);
+            await runtime.Coordinator(batch.Coordinator).BatchComplete(batch.Bid, Id);
         }
         catch (Exception e)
         {
-            runtime.Ring.Abort(batch.Bid, 0, new TransactionAbortedException(AbortReason.Failure, $"actor {Id} could not log the state of batch {batch.Bid}: {e.Message}", e));
+            await runtime.Coordinator(batch.Coordinator).Fail(batch.Bid, 0, new TransactionAbortedException(AbortReason.Failure, $"actor {Id} could not log the state of batch {batch.Bid}: {e.Message}", e));
         }
     }
 
@@ -218,12 +225,15 @@ internal sealed class PactParticipant<TState>
     // fine, and that PACT must still abort. Reporting a batch a cascade already aborts is harmless.
     private void Fail(TxnContext ctx, Exception failure)
     {
-        if (ctx.Bid <= schedule.AbortedThrough)
+        if (schedule.IsAborted(ctx.Bid))
         {
             return; // this actor has already taken the batch's abort
         }
 
         failedBatches.Add(ctx.Bid);
-        runtime.Ring.Abort(ctx.Bid, ctx.Tid, failure);
+        _ = runtime.Coordinator(ctx.Coordinator!).Fail(ctx.Bid, ctx.Tid, failure);
     }
+
+    private static TransactionAbortedException Cascaded(long tid) =>
+        new(AbortReason.Cascading, "aborted with the batches after another PACT that aborted") { Tid = tid };
 }

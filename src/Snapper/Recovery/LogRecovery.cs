@@ -18,15 +18,14 @@ namespace Snapper.Recovery;
 /// Prepare whose tid has a CoordCommit, or a BatchComplete whose batch has a BatchCommit. A Prepare
 /// with no CoordCommit, or a BatchComplete with no BatchCommit, is aborted: presumed abort, and the
 /// process that could still have decided them is gone.</para>
-/// <para>The tid authority resumes above every tid and bid in the logs, so tids keep increasing
-/// across restarts. The logger count must stay the same across restarts: it decides which log an
+/// <para>The silo joins the ring with the highest tid and bid in its logs as the ring's tid floor,
+/// so tids keep increasing across restarts. The logger count must stay the same across restarts: it decides which log an
 /// actor's records are in.</para>
 /// </remarks>
 internal sealed class LogRecovery(
     ILogStorage storage,
     IOptions<SnapperOptions> options,
     RecoveredState recovered,
-    TidAuthority tids,
     ILogger<LogRecovery> diagnostics) : ILifecycleParticipant<ISiloLifecycle>
 {
     /// <summary>Runs with the silo's application services, before the silo becomes active and grains serve calls.</summary>
@@ -97,7 +96,6 @@ internal sealed class LogRecovery(
             }
         }
 
-        tids.AdvancePast(recovered.MaxTid);
         LogMessages.Recovered(diagnostics, recovered.Count, logs.Sum(l => l.Records.Count), recovered.MaxTid);
     }
 

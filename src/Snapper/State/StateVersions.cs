@@ -12,8 +12,8 @@ namespace Snapper.State;
 internal sealed class StateVersions<TState>(TState committed)
     where TState : class
 {
-    // (bid, state left by it or null if the batch did not write here), in bid order.
-    private readonly List<(long Bid, TState? State)> uncommitted = new();
+    // (bid, its coordinator, state left by it or null if the batch did not write here), in bid order.
+    private readonly List<(long Bid, string Coordinator, TState? State)> uncommitted = new();
 
     /// <summary>
     /// The versions of a newly activated actor: its last committed state from the log if recovery
@@ -60,6 +60,14 @@ internal sealed class StateVersions<TState>(TState committed)
     /// <summary>True while a completed batch's state waits for its commit.</summary>
     public bool HasUncommitted => uncommitted.Count > 0;
 
+    /// <summary>
+    /// The last batch that completed here and was not aborted (bid 0: none), the coordinator that
+    /// emitted it, and whether it has committed. An ACT admitted now runs after it: it is the ACT's
+    /// bound on this actor's BeforeSet (§4.4.3), and unless committed the ACT must wait for it.
+    /// </summary>
+    public (long Bid, string? Coordinator, bool Committed) LastBatch =>
+        uncommitted.Count > 0 ? (uncommitted[^1].Bid, uncommitted[^1].Coordinator, false) : (LastCommittedBid, null, true);
+
     /// <summary>The newest state: that of the last completed batch, or the committed one.</summary>
     public TState Latest
     {
@@ -78,7 +86,7 @@ internal sealed class StateVersions<TState>(TState committed)
     }
 
     /// <summary>A batch completed here, leaving <paramref name="written"/> (null: it only read).</summary>
-    public void BatchCompleted(long bid, TState? written) => uncommitted.Add((bid, written));
+    public void BatchCompleted(long bid, string coordinator, TState? written) => uncommitted.Add((bid, coordinator, written));
 
     /// <summary>
     /// Batches commit in bid order, so every batch up to <paramref name="bid"/> is committed now.
@@ -99,8 +107,8 @@ internal sealed class StateVersions<TState>(TState committed)
         uncommitted.RemoveRange(0, i);
     }
 
-    /// <summary>Abort cascade: every uncommitted batch state is gone.</summary>
-    public void DropUncommittedBatches() => uncommitted.Clear();
+    /// <summary>Abort cascade: the states left by batches <paramref name="from"/> through <paramref name="through"/> are gone; earlier ones stay.</summary>
+    public void DropBatches(long from, long through) => uncommitted.RemoveAll(v => v.Bid >= from && v.Bid <= through);
 
     /// <summary>An ACT committed <paramref name="state"/> here (it ran after every batch still listed had committed).</summary>
     public void CommitAct(TState state)

@@ -116,13 +116,13 @@ public sealed class EarlyLockReleaseTests
         committed.SetDurable(true);
         acts.End(ended.Tid, mayHaveDependents: true);
         var info = new ExecutionInfo();
-        info.Merge(new ExecutionInfo().Snapshot(x, ParticipantRole.Reader, 0, 0, 0, new ActDependency(ended.Tid, x)));
+        info.Merge(new ExecutionInfo().Snapshot(x, ParticipantRole.Reader, default, true, 0, 0, new ActDependency(ended.Tid, x)));
         Assert.True(CommitDependency.WaitDurable(2, info, acts, DateTimeOffset.MaxValue, TimeProvider.System).IsCompletedSuccessfully);
         Assert.True(CommitDependency.WaitOrdered(2, info, acts, DateTimeOffset.MaxValue, TimeProvider.System).IsCompletedSuccessfully);
 
         // One the root has no record of is presumed aborted, as recovery presumes.
         var unknown = new ExecutionInfo();
-        unknown.Merge(new ExecutionInfo().Snapshot(x, ParticipantRole.Reader, 0, 0, 0, new ActDependency(999_999, x)));
+        unknown.Merge(new ExecutionInfo().Snapshot(x, ParticipantRole.Reader, default, true, 0, 0, new ActDependency(999_999, x)));
         var presumed = await Assert.ThrowsAsync<TransactionAbortedException>(async () => await CommitDependency.WaitDurable(2, unknown, acts, null, TimeProvider.System));
         Assert.Equal(AbortReason.Cascading, presumed.Reason);
     }

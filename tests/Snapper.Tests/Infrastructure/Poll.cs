@@ -14,4 +14,14 @@ public static class Poll
             await Task.Delay(5);
         }
     }
+
+    public static async Task Until(Func<Task<bool>> condition, string what)
+    {
+        var until = DateTime.UtcNow + Patience;
+        while (!await condition())
+        {
+            Assert.True(DateTime.UtcNow < until, $"timed out waiting until {what}");
+            await Task.Delay(5);
+        }
+    }
 }

@@ -57,6 +57,18 @@ public sealed class TestSilo : IAsyncDisposable
         return new TestSilo(host);
     }
 
+    /// <summary>The key of this silo's coordinator <paramref name="index"/>.</summary>
+    internal string CoordinatorKey(int index) => Snapper.Coordination.CoordinatorKey.For(Services.GetRequiredService<ILocalSiloDetails>().Name, index);
+
+    /// <summary>What the coordinators of the ring say, summed up.</summary>
+    internal async Task<RingState> Ring()
+    {
+        var grains = Services.GetRequiredService<IGrainFactory>();
+        var view = await grains.GetGrain<Snapper.Coordination.IRingMembership>(0).View();
+        var statuses = await Task.WhenAll(view.Members.Select(k => grains.GetGrain<Snapper.Coordination.ICoordinator>(k).Status()));
+        return new RingState(statuses.Any(s => s.Parked), statuses.Sum(s => s.Unresolved), statuses.Any(s => s.Cascading));
+    }
+
     /// <summary>The ACT engine of an active transactional actor, for checking locks and records.</summary>
     internal Snapper.Act.ActParticipant<TState> Engine<TState>(ActorId id)
         where TState : class, new() =>
@@ -127,3 +139,6 @@ public sealed class TestSilo : IAsyncDisposable
         return ((IPEndPoint)listener.LocalEndpoint).Port;
     }
 }
+
+/// <summary>The ring, summed up over its coordinators.</summary>
+internal readonly record struct RingState(bool Parked, int Unresolved, bool Cascading);

@@ -15,9 +15,9 @@ public sealed class LogRecordCodecTests
         new CoordCommitRecord(7),
         new CommitRecord(9, B, ReadOnlyMemory<byte>.Empty),
         new CommitRecord(9, B, new byte[300]),
-        new BatchInfoRecord(11, 3, [A, B]),
-        new BatchCompleteRecord(11, A, 3, new byte[] { 4, 5 }),
-        new BatchCompleteRecord(11, B, 0, ReadOnlyMemory<byte>.Empty),
+        new BatchInfoRecord(11, "silo-a/3", [A, B]),
+        new BatchCompleteRecord(11, A, "silo-a/3", new byte[] { 4, 5 }),
+        new BatchCompleteRecord(11, B, "127.0.0.1:11111/0", ReadOnlyMemory<byte>.Empty),
         new BatchCommitRecord(11),
     };
 
@@ -61,13 +61,23 @@ public sealed class LogRecordCodecTests
     }
 
     [Fact]
+    public void A_version_2_batch_record_reads_its_coordinator_index_as_the_coordinator()
+    {
+        // Version 2 BatchInfo: header, coordinator index (u32), then the participants (none here).
+        byte[] version2 = [2, (byte)LogRecordKind.BatchInfo, 11, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0];
+        var old = Assert.IsType<BatchInfoRecord>(LogRecordCodec.Decode(version2));
+        Assert.Equal((11L, "3"), (old.Bid, old.Coordinator));
+        Assert.Empty(old.Participants);
+    }
+
+    [Fact]
     public void A_record_of_another_version_or_kind_or_with_trailing_bytes_is_refused()
     {
         var bytes = LogRecordCodec.Encode(new CoordCommitRecord(5));
 
         var newer = (byte[])bytes.Clone();
-        newer[0] = 3;
-        Assert.Contains("format version 3", Assert.Throws<InvalidDataException>(() => LogRecordCodec.Decode(newer)).Message);
+        newer[0] = LogRecordCodec.CurrentVersion + 1;
+        Assert.Contains($"format version {LogRecordCodec.CurrentVersion + 1}", Assert.Throws<InvalidDataException>(() => LogRecordCodec.Decode(newer)).Message);
 
         var unknownKind = (byte[])bytes.Clone();
         unknownKind[1] = 99;

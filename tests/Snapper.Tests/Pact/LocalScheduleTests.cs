@@ -11,7 +11,7 @@ public sealed class LocalScheduleTests
     private static TxnContext Ctx(long tid, long bid, int calls = 1) =>
         new(tid, TxnMode.Pact, Me, DateTimeOffset.MaxValue, bid, AccessSet.Of(Me, calls));
 
-    private static SubBatch Batch(long bid, long prev, params (long Tid, int Calls)[] pacts) => new(bid, prev, 0, [.. pacts]);
+    private static SubBatch Batch(long bid, long prev, params (long Tid, int Calls)[] pacts) => new(bid, prev, "silo/0", [.. pacts]);
 
     private static async Task Call(LocalSchedule schedule, TxnContext ctx)
     {
@@ -80,7 +80,7 @@ public sealed class LocalScheduleTests
         var waiting = schedule.Enter(Ctx(6, 5)).AsTask();
         var early = schedule.Enter(Ctx(9, 9)).AsTask();
 
-        schedule.AbortThrough(9, lastCommittedBid: 0);
+        schedule.AbortRange(5, 9, lastCompletedBid: 0);
 
         Assert.Equal(AbortReason.Cascading, (await Assert.ThrowsAsync<TransactionAbortedException>(() => waiting)).Reason);
         Assert.Equal(AbortReason.Cascading, (await Assert.ThrowsAsync<TransactionAbortedException>(() => early)).Reason);

@@ -6,25 +6,35 @@ namespace Snapper.Tests.Pact;
 /// <summary>One actor's PACT engine driven by hand, with messages in a chosen order.</summary>
 public sealed class PactParticipantTests
 {
-    private const long Bid = 1_000_000; // far above anything the ring hands out in this silo
+    private const long First = 1_000_000; // far above anything the ring hands out in this silo
+    private const long Second = 1_000_010;
 
     [Theory]
-    [InlineData(Bid, 5)] // the batch committed but its BatchCommit had not arrived: the cascade must keep it
-    [InlineData(0, 0)] // the batch was not committed: the cascade rolls it back
-    public async Task An_abort_cascade_keeps_a_committed_batch_whose_commit_message_is_late(long committedThrough, int expected)
+    [InlineData(Second, 5)] // the cascade starts after the first batch: it keeps it, and its late BatchCommit commits it
+    [InlineData(First, 0)] // the cascade starts at the first batch: both are rolled back
+    public async Task An_abort_cascade_rolls_back_from_its_batch_on_and_keeps_the_batches_before(long abortedFrom, int expected)
     {
         await using var silo = await TestSilo.StartAsync();
         var x = ActorId.Create<ITestActor>("late-commit");
         var participant = silo.Runtime.Resolver.Participant(x);
         var actor = silo.Runtime.Resolver.Get<ITestActor>(x);
-        var ctx = new TxnContext(Bid, TxnMode.Pact, x, DateTimeOffset.MaxValue, Bid, AccessSet.Of(x));
+        var coordinator = silo.CoordinatorKey(0);
 
-        // BatchMsg, the PACT's call (not the root's: nothing waits for the outcome), then the cascade.
-        await participant.OnBatch(new SubBatch(Bid, 0, 0, [(Bid, 1)]));
-        await actor.Add(ctx, 5);
-        await participant.OnAbort(Bid, committedThrough, new Dictionary<long, Exception>());
+        // Two batches ran here (their PACTs' calls, not the roots': nothing waits for the outcome),
+        // neither has committed yet. Then a cascade from abortedFrom through the second batch.
+        await participant.OnBatch(new SubBatch(First, 0, coordinator, [(First, 1)]));
+        await actor.Add(Ctx(First), 5);
+        await participant.OnBatch(new SubBatch(Second, First, coordinator, [(Second, 1)]));
+        await actor.Add(Ctx(Second), 100);
+        await participant.OnAbort(abortedFrom, Second, new Dictionary<long, Exception>());
+        if (abortedFrom == Second)
+        {
+            await participant.OnBatchCommit(First);
+        }
 
+        await Poll.Until(() => !silo.Actor<Counter>(x).PactEngine.HasUncommittedBatches, "no batch is left uncommitted");
         Assert.Equal(expected, silo.Engine<Counter>(x).Versions.Committed.Value);
-        Assert.False(silo.Actor<Counter>(x).PactEngine.HasUncommittedBatches);
+
+        TxnContext Ctx(long bid) => new(bid, TxnMode.Pact, x, DateTimeOffset.MaxValue, bid, AccessSet.Of(x)) { Coordinator = coordinator };
     }
 }

@@ -93,7 +93,7 @@ public sealed class PactTests
         }
 
         Assert.Equal(3 * 2 * Account.InitialBalance, total);
-        Assert.Equal(0, silo.Runtime.Ring.UnresolvedCount);
+        Assert.Equal(0, (await silo.Ring()).Unresolved);
     }
 
     [Fact]
@@ -212,12 +212,7 @@ public sealed class PactTests
         var a = Actor("idle");
         await silo.Client.RunPact<ITestActor>(a, (x, ctx) => x.Add(ctx, 1), AccessSet.Of(a));
 
-        var until = DateTime.UtcNow.AddSeconds(10);
-        while (!silo.Runtime.Ring.IsParked)
-        {
-            Assert.True(DateTime.UtcNow < until, "the token never parked");
-            await Task.Delay(5);
-        }
+        await Poll.Until(async () => (await silo.Ring()).Parked, "the token parks");
 
         await silo.Client.RunPact<ITestActor>(a, (x, ctx) => x.Add(ctx, 1), AccessSet.Of(a)).WaitAsync(TimeSpan.FromSeconds(10));
         Assert.Equal(2, await Value(silo, a));

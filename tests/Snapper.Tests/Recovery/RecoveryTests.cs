@@ -31,10 +31,10 @@ public sealed class RecoveryTests : IDisposable
             new CoordCommitRecord(5),                                              // decided: committed
             new PrepareRecord(6, Actor("two-phase"), Actor("two-phase"), State(12)), // no CoordCommit: aborted
             new PrepareRecord(8, Actor("in-doubt"), Actor("in-doubt"), State(99)),   // no CoordCommit: aborted
-            new BatchInfoRecord(20, 0, [Actor("batch")]),
-            new BatchCompleteRecord(20, Actor("batch"), 0, State(21)),
+            new BatchInfoRecord(20, "silo/0", [Actor("batch")]),
+            new BatchCompleteRecord(20, Actor("batch"), "silo/0", State(21)),
             new BatchCommitRecord(20),                                             // decided: committed
-            new BatchCompleteRecord(30, Actor("batch"), 0, State(31)),             // no BatchCommit: aborted
+            new BatchCompleteRecord(30, Actor("batch"), "silo/0", State(31)),             // no BatchCommit: aborted
         ];
         await storage.AppendAsync(LoggerPool.LogName(0), [.. log.Select(r => (ReadOnlyMemory<byte>)LogRecordCodec.Encode(r))], CancellationToken.None);
 

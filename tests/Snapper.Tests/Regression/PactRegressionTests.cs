@@ -42,7 +42,7 @@ public sealed class PactRegressionTests
 
         // Batch 2 (q) throws: a cascade starts and waits for batch 1's commit to finish.
         var second = silo.Client.RunPact<ITestActor>(q, (a, ctx) => a.AddThenThrow(ctx, 1, "boom"), AccessSet.Of(q));
-        await Poll.Until(() => silo.Runtime.Ring.IsCascading, "the abort cascade has started");
+        await Poll.Until(async () => (await silo.Ring()).Cascading, "the abort cascade has started");
 
         // The BatchCommit write fails: batch 1 is not committed after all, and the cascade takes it.
         commit.Fail();
@@ -56,7 +56,7 @@ public sealed class PactRegressionTests
         await silo.Client.RunPact<ITestActor>(p, (a, ctx) => a.AddThenCall(ctx, 10, q, 10), AccessSet.Of(p).And(q)).WaitAsync(Bound);
         Assert.Equal(10, await silo.Client.RunAct<ITestActor, int>(p, (a, ctx) => a.Read(ctx)));
         Assert.Equal(10, await silo.Client.RunAct<ITestActor, int>(q, (a, ctx) => a.Read(ctx)));
-        Assert.Equal(0, silo.Runtime.Ring.UnresolvedCount);
+        Assert.Equal(0, (await silo.Ring()).Unresolved);
     }
 
     [Theory]

@@ -59,7 +59,7 @@ public sealed class MessageSerializationTests
     [Fact]
     public void Protocol_messages_round_trip()
     {
-        var sub = new SubBatch(100, 90, 1, ImmutableArray.Create((100L, 1), (101L, 2)));
+        var sub = new SubBatch(100, 90, "silo/1", ImmutableArray.Create((100L, 1), (101L, 2)));
         var subBack = RoundTrip(sub);
         Assert.Equal((sub.Bid, sub.PrevBid, sub.Coordinator), (subBack.Bid, subBack.PrevBid, subBack.Coordinator));
         Assert.Equal(sub.Pacts.ToArray(), subBack.Pacts.ToArray());
@@ -74,16 +74,16 @@ public sealed class MessageSerializationTests
     {
         // What a callee reports to its caller: participants with roles, hybrid bounds, a commit
         // dependency by tid and root, and the first failure.
-        var nested = new ExecutionInfo().Snapshot(Y, ParticipantRole.Writer, beforeBid: 30, afterBid: 50, precedingActsMaxBeforeBid: 35, new ActDependency(17, Y));
+        var nested = new ExecutionInfo().Snapshot(Y, ParticipantRole.Writer, new BatchRef(30, "silo/0"), beforeCommitted: false, afterBid: 50, precedingActsMaxBeforeBid: 35, dependency: new ActDependency(17, Y));
         nested.Fail(new InvalidOperationException("nested boom"));
-        var info = new ExecutionInfo().Snapshot(X, ParticipantRole.Reader, 0, 0, 0, null);
+        var info = new ExecutionInfo().Snapshot(X, ParticipantRole.Reader, default, true, 0, 0, null);
         info.Merge(nested);
 
         var back = RoundTrip(info);
         Assert.Equal(ParticipantRole.Writer, back.Participants[Y]);
         Assert.Equal(ParticipantRole.Reader, back.Participants[X]);
         Assert.Equal((35L, 50L), (back.Bounds!.MaxBeforeBid, back.Bounds.MinAfterBid));
-        Assert.Equal([30L], back.Bounds.BeforeBids);
+        Assert.Equal([new BatchRef(30, "silo/0")], back.Bounds.BeforeBatches);
         Assert.True(back.AfterSetIncomplete); // X reported no batch after it
         Assert.Equal([new ActDependency(17, Y)], back.Dependencies!);
         Assert.IsType<InvalidOperationException>(back.Failure);

@@ -1,0 +1,40 @@
+
+namespace Snapper.Coordination;
+
+/// <summary>
+/// On a cluster client: any coordinator on the ring, from the ring membership's view, which is
+/// fetched once and again when it is older than a few seconds (silos come and go).
+/// </summary>
+internal sealed class ClientCoordinators(IGrainFactory grains, TimeProvider clock) : ICoordinatorDirectory
+{
+    private static readonly TimeSpan Refresh = TimeSpan.FromSeconds(5);
+    private (RingView View, DateTimeOffset At)? known;
+
+    public async ValueTask<ICoordinator> ForPact(ActorId root)
+    {
+        var members = await Members();
+        return grains.GetGrain<ICoordinator>(members[(int)(Logging.StableHash.Of(root) % (ulong)members.Length)]);
+    }
+
+    public async ValueTask<ICoordinator> ForTids()
+    {
+        var members = await Members();
+        return grains.GetGrain<ICoordinator>(members[Random.Shared.Next(members.Length)]);
+    }
+
+    private async ValueTask<string[]> Members()
+    {
+        if (known is not { } current || clock.GetUtcNow() - current.At > Refresh || current.View.Members.IsEmpty)
+        {
+            var view = await grains.GetGrain<IRingMembership>(0).View();
+            if (view.Members.IsEmpty)
+            {
+                throw new SnapperException("The cluster has no Snapper coordinators: no silo with AddSnapper() has joined it.");
+            }
+
+            known = current = (view, clock.GetUtcNow());
+        }
+
+        return [.. current.View.Members];
+    }
+}

@@ -1,0 +1,333 @@
+using Snapper.Diagnostics;
+using Snapper.Logging;
+
+namespace Snapper.Coordination;
+
+/// <summary>
+/// Commit and abort of the batches this coordinator emitted (Snapper §4.2.4).
+/// </summary>
+/// <remarks>
+/// <para><b>Commit in bid order across the ring.</b> Each batch waits for the batch emitted just
+/// before it (by any coordinator: the token names it) to resolve, asking that coordinator
+/// (<see cref="ICoordinator.WaitResolved"/>); once it has and every participant sent BatchComplete,
+/// it logs BatchCommit and sends BatchCommit. So batches resolve one after another in bid order, and
+/// "batch b has resolved" means every batch before it has too.</para>
+/// <para><b>Abort cascade.</b> A PACT that throws (or a declaration error, or a failed log write)
+/// fails its batch b. The paper aborts every uncommitted batch; here the batches before b are left
+/// to commit, and every batch emitted after b up to the point the cascade is <em>sealed</em> aborts,
+/// since each may have read b's writes: the coordinator that holds the token next seals the cascade
+/// at the token's last bid T (emission pauses while it holds the token), tells the other
+/// coordinators T, and each doomed batch aborts once its predecessor has resolved — b with the
+/// PACTs' causes, the batches after it because their predecessor's outcome says "aborted through T".
+/// Participants roll back the batches from the aborted one through T. When batch T has resolved,
+/// nothing of the cascade is left in any schedule, so the token forgets its prevBids and emission
+/// resumes; a batch formed after that follows T but is beyond it, so T's outcome does not doom it.</para>
+/// </remarks>
+internal sealed partial class Coordinator
+{
+    private readonly SortedDictionary<long, EmittedBatch> unresolved = new();
+
+    // Own batches that aborted, with the end of their cascade, remembered for WaitResolved for twice
+    // the transaction timeout (longer than anyone can still ask); an own bid not found is committed.
+    private readonly Dictionary<long, (long Through, DateTimeOffset At)> aborted = new();
+
+    // PACTs that failed in this coordinator's batches: the cause their callers get.
+    private readonly Dictionary<long, Exception> failures = new();
+    private long resolvedThrough;
+    private bool cascading;      // holding the token until a cascade this coordinator sealed has ended
+    private long ongoingCascade; // T of a cascade sealed anywhere and not known to be over (0: none)
+
+    public Task BatchComplete(long bid, ActorId actor)
+    {
+        if (unresolved.TryGetValue(bid, out var batch) && batch.Phase == BatchPhase.Emitted && batch.Pending.Remove(actor) && batch.Pending.Count == 0)
+        {
+            batch.Phase = BatchPhase.Completed;
+            if (batch.PredecessorSettled)
+            {
+                _ = Commit(batch);
+            }
+        }
+
+        return Task.CompletedTask;
+    }
+
+    public Task Fail(long bid, long tid, Exception cause)
+    {
+        if (unresolved.TryGetValue(bid, out var batch))
+        {
+            FailBatch(batch, tid, cause);
+        }
+
+        return Task.CompletedTask;
+    }
+
+    public Task<BatchOutcome> WaitResolved(long bid) => LocalOutcome(bid);
+
+    public Task CascadeSealed(long through)
+    {
+        ongoingCascade = Math.Max(ongoingCascade, through);
+        foreach (var batch in unresolved.Values.Where(b => b.Phase == BatchPhase.Aborting && b.SealedThrough == 0 && b.Bid <= through).ToList())
+        {
+            Seal(batch, through);
+        }
+
+        return Task.CompletedTask;
+    }
+
+    private void Track(EmittedBatch batch)
+    {
+        unresolved[batch.Bid] = batch;
+        EnsureDeclarationSweep();
+        _ = AwaitPredecessor(batch);
+    }
+
+    private void FailBatch(EmittedBatch batch, long tid, Exception cause)
+    {
+        if (batch.Phase is BatchPhase.Committing or BatchPhase.Resolved)
+        {
+            return; // decided: its BatchCommit is being written or was
+        }
+
+        if (tid != 0)
+        {
+            failures.TryAdd(tid, cause);
+        }
+        else
+        {
+            batch.Failure ??= cause;
+        }
+
+        if (batch.Phase == BatchPhase.Aborting)
+        {
+            return; // already on its way out; the cause is recorded for its callers
+        }
+
+        batch.Phase = BatchPhase.Aborting;
+        if (ongoingCascade >= batch.Bid)
+        {
+            // Emission is paused for a cascade sealed past this batch: it ends there too.
+            Seal(batch, ongoingCascade);
+        }
+        else
+        {
+            RequestToken(); // sealed where the token is (OnToken → SealCascade)
+        }
+    }
+
+    private bool NeedsCascade()
+    {
+        foreach (var batch in unresolved.Values)
+        {
+            if (batch.Phase == BatchPhase.Aborting && batch.SealedThrough == 0)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    // The token is here and a batch of this coordinator failed: everything emitted so far is in
+    // the cascade. Hold the token (no batch is formed meanwhile) until the cascade has ended.
+    private void SealCascade(BatchToken held)
+    {
+        cascading = true;
+        var through = held.LastBid;
+        ongoingCascade = through;
+        foreach (var batch in unresolved.Values.Where(b => b.Phase == BatchPhase.Aborting && b.SealedThrough == 0).ToList())
+        {
+            Seal(batch, through);
+        }
+
+        foreach (var member in view.Members)
+        {
+            if (member != key)
+            {
+                _ = Send(member, c => c.CascadeSealed(through));
+            }
+        }
+
+        _ = EndCascade(held, through, held.LastBidCoordinator);
+    }
+
+    private void Seal(EmittedBatch batch, long through)
+    {
+        batch.SealedThrough = through;
+        if (batch.PredecessorSettled)
+        {
+            _ = AbortBatch(batch);
+        }
+    }
+
+    private async Task EndCascade(BatchToken held, long through, string? throughCoordinator)
+    {
+        await OutcomeOf(through, throughCoordinator); // every batch up to T has resolved
+
+        // No batch of the cascade is left in any schedule: the prevBids in the token point at
+        // batches that are committed or gone (§4.2.5).
+        held.PrevBid.Clear();
+        held.ResolvedThrough = Math.Max(held.ResolvedThrough, through);
+        LogMessages.PactCascade(diagnostics, key, through);
+        cascading = false;
+        ongoingCascade = 0;
+        OnToken();
+    }
+
+    // Batches resolve in bid order: each waits for its predecessor, then commits once complete, or
+    // aborts if the predecessor's cascade takes it (or it failed itself).
+    private async Task AwaitPredecessor(EmittedBatch batch)
+    {
+        var previous = await OutcomeOf(batch.PreviousBid, batch.PreviousCoordinator);
+        batch.PredecessorSettled = true;
+        if (previous.Dooms(batch.Bid))
+        {
+            if (batch.Phase is not (BatchPhase.Committing or BatchPhase.Resolved))
+            {
+                batch.Phase = BatchPhase.Aborting;
+                batch.SealedThrough = previous.AbortedThrough;
+                await AbortBatch(batch);
+            }
+
+            return;
+        }
+
+        if (batch.Phase == BatchPhase.Completed)
+        {
+            await Commit(batch);
+        }
+        else if (batch.Phase == BatchPhase.Aborting && batch.SealedThrough > 0)
+        {
+            await AbortBatch(batch);
+        }
+    }
+
+    private async Task Commit(EmittedBatch batch)
+    {
+        if (batch.Phase != BatchPhase.Completed)
+        {
+            return;
+        }
+
+        batch.Phase = BatchPhase.Committing;
+        try
+        {
+            if (log is not null)
+            {
+                await log.Append(new BatchCommitRecord(batch.Bid));
+            }
+        }
+        catch (Exception e)
+        {
+            batch.Phase = BatchPhase.Completed; // undecided again: the failure aborts it
+            FailBatch(batch, 0, new TransactionAbortedException(AbortReason.Failure, $"coordinator {key} could not log BatchCommit of batch {batch.Bid}: {e.Message}", e));
+            return;
+        }
+
+        foreach (var actor in batch.Participants)
+        {
+            Deliver(actor, p => p.OnBatchCommit(batch.Bid));
+        }
+
+        Resolve(batch, BatchOutcome.Commit);
+    }
+
+    // Rolls the batch back on every participant (and, there, every batch after it through the
+    // cascade's end), then resolves it as aborted. Participants answer once they have rolled back,
+    // so when the cascade's last batch has resolved no aborted state is left anywhere.
+    private async Task AbortBatch(EmittedBatch batch)
+    {
+        if (batch.AbortStarted || batch.Phase is BatchPhase.Committing or BatchPhase.Resolved)
+        {
+            return;
+        }
+
+        batch.AbortStarted = true;
+        batch.Phase = BatchPhase.Aborting;
+        var causes = new Dictionary<long, Exception>();
+        foreach (var tid in batch.Tids)
+        {
+            if (failures.Remove(tid, out var cause))
+            {
+                causes[tid] = cause;
+            }
+            else if (batch.Failure is { } whole)
+            {
+                causes[tid] = whole;
+            }
+        }
+
+        var through = batch.SealedThrough;
+        await Task.WhenAll(batch.Participants.Select(async actor =>
+        {
+            try
+            {
+                await actors.Participant(actor).OnAbort(batch.Bid, through, causes);
+            }
+            catch (Exception e)
+            {
+                LogMessages.DeliveryFailed(diagnostics, e, actor);
+            }
+        }));
+
+        Resolve(batch, BatchOutcome.Abort(through));
+    }
+
+    private void Resolve(EmittedBatch batch, BatchOutcome outcome)
+    {
+        batch.Phase = BatchPhase.Resolved;
+        unresolved.Remove(batch.Bid);
+        resolvedThrough = Math.Max(resolvedThrough, batch.Bid);
+        var now = clock.GetUtcNow();
+        if (!outcome.Committed)
+        {
+            aborted[batch.Bid] = (outcome.AbortedThrough, now);
+        }
+
+        if (aborted.Count > 64)
+        {
+            var forgetBefore = now - (2 * settings.TransactionTimeout);
+            foreach (var old in aborted.Where(kv => kv.Value.At < forgetBefore).Select(kv => kv.Key).ToList())
+            {
+                aborted.Remove(old);
+            }
+        }
+
+        batch.Resolved.TrySetResult(outcome);
+    }
+
+    private Task<BatchOutcome> LocalOutcome(long bid)
+    {
+        if (unresolved.TryGetValue(bid, out var batch))
+        {
+            return batch.Resolved.Task;
+        }
+
+        return Task.FromResult(aborted.TryGetValue(bid, out var abort) ? BatchOutcome.Abort(abort.Through) : BatchOutcome.Commit);
+    }
+
+    /// <summary>How batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> resolved, once it has.</summary>
+    private async Task<BatchOutcome> OutcomeOf(long bid, string? coordinator)
+    {
+        if (bid == 0 || coordinator is null)
+        {
+            return BatchOutcome.Commit;
+        }
+
+        if (coordinator == key)
+        {
+            return await LocalOutcome(bid);
+        }
+
+        while (true)
+        {
+            try
+            {
+                return await GrainFactory.GetGrain<ICoordinator>(coordinator).WaitResolved(bid);
+            }
+            catch (TimeoutException)
+            {
+                // A long chain of batches can outlast one response timeout: ask again.
+            }
+        }
+    }
+}

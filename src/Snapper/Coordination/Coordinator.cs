@@ -1,0 +1,362 @@
+using System.Collections.Immutable;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+using Orleans.Concurrency;
+using Snapper.Diagnostics;
+using Snapper.Grains;
+using Snapper.Hosting;
+using Snapper.Logging;
+
+namespace Snapper.Coordination;
+
+/// <summary>
+/// One coordinator of the PACT token ring (Snapper §4.2.1–4.2.2), a grain bound to its silo. It
+/// buffers the PACTs and ACT tid requests sent to it; when the token arrives it hands out the tid
+/// ranges, puts the buffered PACTs into one batch (bid = first tid) with one sub-batch per actor
+/// and that actor's prevBid from the token, passes the token on at once, then logs BatchInfo and
+/// sends the BatchMsgs. It then commits its batches in bid order across the whole ring
+/// (<c>Coordinator.Resolution.cs</c>) and aborts batches whose declarations are not kept
+/// (<c>Coordinator.Declarations.cs</c>).
+/// </summary>
+/// <remarks>
+/// <para>Reentrant: NewPact and AllocateActTids wait for the token, and the token must still get
+/// in. Never collected: it may hold the only token, or batches other coordinators wait on.</para>
+/// <para>An idle ring parks its token: after a full lap that found nothing to do, the holder keeps
+/// it and tells the other coordinators where it is; the first of them to get work wakes it. As a
+/// safety net against a lost announcement, a coordinator that has waited for the token a while
+/// wakes every coordinator (a wake reaching one that does not hold a parked token is ignored).</para>
+/// </remarks>
+[Reentrant]
+[SiloBoundPlacement]
+[CollectionAgeLimit(AlwaysActive = true)]
+internal sealed partial class Coordinator(
+    IOptions<SnapperOptions> options,
+    LoggerPool loggers,
+    ActorResolver actors,
+    SnapperMetrics metrics,
+    TimeProvider clock,
+    ILoggerFactory loggerFactory) : Grain, ICoordinator
+{
+    /// <summary>The pseudo actor whose id picks a coordinator's logger.</summary>
+    internal const string LogActorType = "snapper.coordinator";
+
+    private static readonly TimeSpan WakeAfter = TimeSpan.FromMilliseconds(100);
+    private readonly SnapperOptions settings = options.Value;
+    private readonly ILogger diagnostics = loggerFactory.CreateLogger("Snapper.Pact");
+    private string key = string.Empty;
+    private Logger? log;
+    private RingView view = RingView.Empty;
+    private BatchToken? token;
+    private bool parked;
+    private bool sawToken;
+    private (string? Holder, long Parkings) parkedAt;
+    private List<PendingPact> buffer = [];
+    private List<PendingTids> tidRequests = [];
+    private IGrainTimer? wakeTimer;
+
+    private bool HasWork => buffer.Count > 0 || tidRequests.Count > 0 || NeedsCascade();
+
+    /// <inheritdoc />
+    public override async Task OnActivateAsync(CancellationToken cancellationToken)
+    {
+        await Task.Yield(); // never complete activation synchronously: see TransactionalActor.OnActivateAsync
+        key = this.GetPrimaryKeyString();
+        log = loggers.For(ActorId.FromParts(LogActorType, key));
+        await base.OnActivateAsync(cancellationToken);
+    }
+
+    public Task PassToken(BatchToken arrived)
+    {
+        token = arrived;
+        sawToken = true;
+        parked = false;
+        view = RingView.Newer(view, arrived.View);
+        arrived.View = view;
+        if (!cascading)
+        {
+            ongoingCascade = 0; // a cascade elsewhere has ended: its holder passed the token on
+        }
+
+        OnToken();
+        return Task.CompletedTask;
+    }
+
+    public Task UpdateView(RingView newer)
+    {
+        view = RingView.Newer(view, newer);
+        if (token is { } held)
+        {
+            held.View = RingView.Newer(held.View, view);
+            if (parked && !view.Members.Contains(key) && view.Members.Length > 0)
+            {
+                // This coordinator's silo is leaving: the token must not stay with it.
+                parked = false;
+                PassOn();
+            }
+        }
+
+        return Task.CompletedTask;
+    }
+
+    public Task TokenParked(string holder, long parkings)
+    {
+        if (parkings > parkedAt.Parkings)
+        {
+            parkedAt = (holder, parkings);
+            if (token is null && HasWork)
+            {
+                WakeHolder();
+            }
+        }
+
+        return Task.CompletedTask;
+    }
+
+    public Task Wake()
+    {
+        if (token is { } held && parked)
+        {
+            parked = false;
+            held.IdleVisits = 0;
+            OnToken();
+        }
+
+        return Task.CompletedTask;
+    }
+
+    public Task<TxnContext> NewPact(ActorId root, AccessSet declared)
+    {
+        var pending = new PendingPact(root, declared);
+        buffer.Add(pending);
+        RequestToken();
+        return pending.Placed.Task;
+    }
+
+    public Task<TidRange> AllocateActTids(int count)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(count, 1);
+        var pending = new PendingTids(count);
+        tidRequests.Add(pending);
+        RequestToken();
+        return pending.Allocated.Task;
+    }
+
+    public Task<CoordinatorStatus> Status() =>
+        Task.FromResult(new CoordinatorStatus(token is not null, parked, sawToken, unresolved.Count, cascading, view.Epoch, settings.CoordinatorCount));
+
+    // The token is here: hand out tids, form a batch, pass the token on (or park it, or hold it for
+    // an abort cascade), then emit the batch.
+    private void OnToken()
+    {
+        if (token is not { } held || cascading)
+        {
+            return;
+        }
+
+        if (NeedsCascade())
+        {
+            SealCascade(held);
+            return;
+        }
+
+        held.ResolvedThrough = Math.Max(held.ResolvedThrough, resolvedThrough);
+        held.LastTid = Math.Max(held.LastTid, view.TidFloor);
+        if (tidRequests.Count == 0 && buffer.Count == 0)
+        {
+            if (++held.IdleVisits >= Math.Max(1, view.Members.Length))
+            {
+                Park(held);
+                return;
+            }
+
+            PassOn();
+            return;
+        }
+
+        held.IdleVisits = 0;
+        foreach (var request in tidRequests)
+        {
+            var first = held.LastTid + 1;
+            held.LastTid += request.Count;
+            request.Allocated.TrySetResult(new TidRange(first, request.Count));
+        }
+
+        tidRequests = [];
+        FormedBatch? formed = null;
+        if (buffer.Count > 0)
+        {
+            var pacts = buffer.ToImmutableArray();
+            buffer = [];
+            var now = clock.GetUtcNow();
+            formed = BatchFormation.Form(held, pacts, key, now + settings.TransactionTimeout, now);
+            metrics.BatchFormed(pacts.Length);
+            Track(formed.Batch);
+        }
+
+        // Passed on as soon as the batch is formed, before it is emitted, executed or committed (§4.2.1).
+        PassOn();
+        if (formed is not null)
+        {
+            _ = Emit(formed);
+        }
+    }
+
+    private void Park(BatchToken held)
+    {
+        parked = true;
+        held.Parkings++;
+        foreach (var member in view.Members)
+        {
+            if (member != key)
+            {
+                _ = Send(member, c => c.TokenParked(key, held.Parkings));
+            }
+        }
+    }
+
+    private void PassOn()
+    {
+        var passing = token!;
+        token = null;
+        _ = Pass(passing);
+    }
+
+    private async Task Pass(BatchToken passing)
+    {
+        while (true)
+        {
+            if (view.Successor(key) is not { } next)
+            {
+                // No ring (every silo left): keep the token.
+                token = passing;
+                parked = true;
+                return;
+            }
+
+            try
+            {
+                await GrainFactory.GetGrain<ICoordinator>(next).PassToken(passing);
+                return;
+            }
+            catch (Exception e)
+            {
+                // The next coordinator could not take it (its silo is going away): keep it, and try
+                // again along the newest view.
+                LogMessages.TokenPassFailed(diagnostics, e, key, next);
+                await Task.Delay(WakeAfter, clock);
+            }
+        }
+    }
+
+    // Someone here needs the token: take it off the shelf if it is parked here, else wake the
+    // coordinator it was last seen parked at. A token under way will get here by itself.
+    private void RequestToken()
+    {
+        if (token is { } held)
+        {
+            if (parked)
+            {
+                parked = false;
+                held.IdleVisits = 0;
+                OnToken();
+            }
+
+            return;
+        }
+
+        WakeHolder();
+        wakeTimer ??= this.RegisterGrainTimer(WakeEveryone, WakeAfter, WakeAfter);
+    }
+
+    private void WakeHolder()
+    {
+        if (parkedAt.Holder is { } holder && holder != key)
+        {
+            parkedAt = (null, parkedAt.Parkings);
+            _ = Send(holder, c => c.Wake());
+        }
+    }
+
+    private Task WakeEveryone()
+    {
+        if (token is not null || !HasWork)
+        {
+            wakeTimer?.Dispose();
+            wakeTimer = null;
+            return Task.CompletedTask;
+        }
+
+        foreach (var member in view.Members)
+        {
+            if (member != key)
+            {
+                _ = Send(member, c => c.Wake());
+            }
+        }
+
+        return Task.CompletedTask;
+    }
+
+    private async Task Emit(FormedBatch formed)
+    {
+        var batch = formed.Batch;
+        try
+        {
+            if (log is not null)
+            {
+                // Write-ahead: the batch's participants are durable before any BatchMsg is sent.
+                await log.Append(new BatchInfoRecord(batch.Bid, key, batch.Participants));
+            }
+        }
+        catch (Exception e)
+        {
+            var failure = new TransactionAbortedException(AbortReason.Failure, $"coordinator {key} could not log BatchInfo of batch {batch.Bid}: {e.Message}", e);
+            foreach (var pact in formed.Pacts)
+            {
+                pact.Placed.TrySetException(failure);
+            }
+
+            FailBatch(batch, 0, failure);
+            return;
+        }
+
+        foreach (var (actor, sub) in formed.SubBatches)
+        {
+            Deliver(actor, p => p.OnBatch(sub));
+        }
+
+        for (var i = 0; i < formed.Pacts.Length; i++)
+        {
+            formed.Pacts[i].Placed.TrySetResult(formed.Contexts[i]);
+        }
+    }
+
+    private async Task Send(string coordinator, Func<ICoordinator, Task> message)
+    {
+        try
+        {
+            await message(GrainFactory.GetGrain<ICoordinator>(coordinator));
+        }
+        catch (Exception e)
+        {
+            LogMessages.CoordinatorMessageFailed(diagnostics, e, key, coordinator);
+        }
+    }
+
+    // A one-way message to a participant. BatchMsg and BatchCommit are one-way in the paper: a lost
+    // BatchMsg stalls its batch until the declaration sweep aborts it; a lost BatchCommit leaves
+    // the actor's version uncommitted until a later batch commit or ACT decision covers it.
+    private void Deliver(ActorId actor, Func<ISnapperParticipant, Task> message) => _ = DeliverAsync(actor, message);
+
+    private async Task DeliverAsync(ActorId actor, Func<ISnapperParticipant, Task> message)
+    {
+        try
+        {
+            await message(actors.Participant(actor));
+        }
+        catch (Exception e)
+        {
+            LogMessages.DeliveryFailed(diagnostics, e, actor);
+        }
+    }
+}

@@ -1,0 +1,19 @@
+namespace Snapper.Coordination;
+
+/// <summary>A coordinator's answer to <see cref="ICoordinator.Status"/>.</summary>
+/// <param name="HoldsToken">It holds the token now.</param>
+/// <param name="Parked">It holds the token and the ring is idle.</param>
+/// <param name="SawToken">The token has visited it since it was activated.</param>
+/// <param name="Unresolved">Batches it emitted that are not committed or aborted yet.</param>
+/// <param name="Cascading">It holds the token while an abort cascade it started ends.</param>
+/// <param name="ViewEpoch">The epoch of the newest ring view it has.</param>
+/// <param name="SiloCoordinators">How many coordinators its silo runs.</param>
+[GenerateSerializer, Immutable]
+internal sealed record CoordinatorStatus(
+    [property: Id(0)] bool HoldsToken,
+    [property: Id(1)] bool Parked,
+    [property: Id(2)] bool SawToken,
+    [property: Id(3)] int Unresolved,
+    [property: Id(4)] bool Cascading,
+    [property: Id(5)] long ViewEpoch,
+    [property: Id(6)] int SiloCoordinators);

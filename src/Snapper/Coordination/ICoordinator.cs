@@ -1,0 +1,61 @@
+using Orleans.Concurrency;
+
+namespace Snapper.Coordination;
+
+/// <summary>
+/// A coordinator of the PACT token ring (Snapper §4.1.1, §4.2), as a grain bound to one silo
+/// (key <see cref="CoordinatorKey"/>). Each message says who sends it and whether it waits.
+/// </summary>
+internal interface ICoordinator : IGrainWithStringKey
+{
+    /// <summary>Coordinator → next coordinator (or the ring membership, once, to start the ring): the token.</summary>
+    Task PassToken(BatchToken token);
+
+    /// <summary>Ring membership → every coordinator: the ring changed (answered once taken in).</summary>
+    Task UpdateView(RingView view);
+
+    /// <summary>Coordinator → every other coordinator, one-way: "the token is parked with me" (an idle ring).</summary>
+    [OneWay]
+    Task TokenParked(string holder, long parkings);
+
+    /// <summary>Coordinator with work → the coordinator where the token is parked, one-way: move it again.</summary>
+    [OneWay]
+    Task Wake();
+
+    /// <summary>
+    /// NewPact, first actor's silo (or a client) → coordinator: completes with the PACT's context
+    /// (tid, bid) once the token has put it in a batch and the batch's BatchInfo is durable.
+    /// </summary>
+    Task<TxnContext> NewPact(ActorId root, AccessSet declared);
+
+    /// <summary>A silo's or client's tid source → coordinator: <paramref name="count"/> ACT tids from the token (§4.3.1).</summary>
+    Task<TidRange> AllocateActTids(int count);
+
+    /// <summary>BatchComplete, actor → the batch's coordinator, one-way: the batch completed there and its state is durable.</summary>
+    [OneWay]
+    Task BatchComplete(long bid, ActorId actor);
+
+    /// <summary>
+    /// Actor → the batch's coordinator, one-way: PACT <paramref name="tid"/> of batch
+    /// <paramref name="bid"/> failed (0: the whole batch), so the batch and every batch after it abort.
+    /// </summary>
+    [OneWay]
+    Task Fail(long bid, long tid, Exception cause);
+
+    /// <summary>
+    /// Coordinator that sealed an abort cascade → every other coordinator, one-way: its batches up
+    /// to <paramref name="through"/> that failed abort with that cascade (emission is paused until it ends).
+    /// </summary>
+    [OneWay]
+    Task CascadeSealed(long through);
+
+    /// <summary>
+    /// Next batch's coordinator, or an ACT root that read the batch's state → the batch's
+    /// coordinator: completes once batch <paramref name="bid"/> (and so every batch before it) is
+    /// resolved, saying how.
+    /// </summary>
+    Task<BatchOutcome> WaitResolved(long bid);
+
+    /// <summary>Ring membership (rebuilding itself) and tests → coordinator: what it knows.</summary>
+    Task<CoordinatorStatus> Status();
+}

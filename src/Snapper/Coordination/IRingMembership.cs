@@ -1,0 +1,22 @@
+namespace Snapper.Coordination;
+
+/// <summary>
+/// The one place that knows which coordinators form the ring, and that the token exists. Not on any
+/// transaction's path: it is called when a silo joins or leaves, and by clients looking for a coordinator.
+/// </summary>
+internal interface IRingMembership : IGrainWithIntegerKey
+{
+    /// <summary>
+    /// A silo starting (before it serves) → ring membership: its <paramref name="coordinators"/>
+    /// coordinators join the ring, and no tid at or below <paramref name="tidFloor"/> (the highest in
+    /// its logs) is handed out again. The first join starts the token. Returns the new view once
+    /// every coordinator has it.
+    /// </summary>
+    Task<RingView> Join(string silo, int coordinators, long tidFloor);
+
+    /// <summary>A silo stopping → ring membership: its coordinators leave the ring.</summary>
+    Task<RingView> Leave(string silo);
+
+    /// <summary>A client → ring membership: the coordinators, to pick one for NewPact or ACT tids.</summary>
+    Task<RingView> View();
+}
