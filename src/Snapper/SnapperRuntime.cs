@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Snapper.Act;
 using Snapper.Coordination;
@@ -16,13 +17,13 @@ internal sealed class SnapperRuntime(
     IOptions<SnapperOptions> options,
     IGrainFactory grains,
     ActorResolver resolver,
-    ActiveTransactions active,
     LoggerPool loggers,
     ActCommitCoordinator commit,
     IStateSerializer serializer,
     RecoveredState recovered,
     SnapperMetrics metrics,
-    TimeProvider clock)
+    TimeProvider clock,
+    ILoggerFactory loggerFactory)
 {
     public SnapperOptions Options { get; } = options.Value;
 
@@ -31,8 +32,6 @@ internal sealed class SnapperRuntime(
 
     /// <summary>The transactional actors active on this silo, by id (for diagnostics and tests).</summary>
     public ConcurrentDictionary<ActorId, object> Activations { get; } = new();
-
-    public ActiveTransactions Active { get; } = active;
 
     public LoggerPool Loggers { get; } = loggers;
 
@@ -45,6 +44,9 @@ internal sealed class SnapperRuntime(
     public SnapperMetrics Metrics { get; } = metrics;
 
     public TimeProvider Clock { get; } = clock;
+
+    /// <summary>Where the actors' warnings go.</summary>
+    public ILogger Diagnostics { get; } = loggerFactory.CreateLogger("Snapper.Actor");
 
     /// <summary>The coordinator grain with key <paramref name="key"/> (a batch's, from its sub-batch or context).</summary>
     public ICoordinator Coordinator(string key) => grains.GetGrain<ICoordinator>(key);

@@ -41,6 +41,7 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     private SnapperRuntime? runtime;
     private ActParticipant<TState>? engine;
     private PactParticipant<TState>? pact;
+    private IGrainTimer? expiryTimer;
 
     /// <summary>This actor's id. Valid from activation on (not in its constructor).</summary>
     protected ActorId Id => Engine.Id;
@@ -100,6 +101,7 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         var versions = StateVersions<TState>.Load(id, runtime, CreateInitialState());
         var schedule = new LocalSchedule(id);
         engine = new ActParticipant<TState>(id, runtime, versions, schedule);
+        engine.Attach(EnsureExpiry, retention => DelayDeactivation(retention));
         pact = new PactParticipant<TState>(id, runtime, versions, schedule);
         runtime.Activations[id] = this;
         await base.OnActivateAsync(cancellationToken);
@@ -118,6 +120,10 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
 
     async Task IIncomingGrainCallFilter.Invoke(IIncomingGrainCallContext context)
     {
+        // Every call starts outside any CallActor and incoming ACT call, whatever flow the
+        // activation was started from.
+        ExecutionInfoSink.Value = null;
+        CallScope.Current = null;
         if (context.Request.GetArgumentCount() == 0 || context.Request.GetArgument(0) is not TxnContext ctx)
         {
             await context.Invoke(); // not transactional: a protocol message, or a plain method
@@ -180,6 +186,54 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     }
 
     Task<(long Tid, string Description)> ISnapperParticipant.DescribeWait(long bid) => Task.FromResult(PactEngine.DescribeWait(bid));
+
+    Task ISnapperParticipant.BatchBehind(long tid, long bid)
+    {
+        Engine.OnBatchBehind(tid, bid);
+        return Task.CompletedTask;
+    }
+
+    Task ISnapperParticipant.LockWait(long tid, ActDependency holder, bool waiting)
+    {
+        Engine.OnLockWait(tid, holder, waiting);
+        return Task.CompletedTask;
+    }
+
+    Task ISnapperParticipant.WatchBatch(long tid, long bid, ActorId participant)
+    {
+        Engine.OnWatchBatch(tid, bid, participant);
+        return Task.CompletedTask;
+    }
+
+    Task ISnapperParticipant.BatchWaitDoomed(long tid, long behind)
+    {
+        Engine.OnBatchWaitDoomed(tid, behind);
+        return Task.CompletedTask;
+    }
+
+    Task<bool> ISnapperParticipant.ActOutcome(long tid, bool durable) => Engine.ActOutcome(tid, durable);
+
+    // While the ACT engine has records, a timer gives up those whose transaction is past its
+    // deadline without having prepared (their root will never decide them).
+    private void EnsureExpiry()
+    {
+        if (expiryTimer is null)
+        {
+            var period = runtime!.Options.TransactionTimeout / 4;
+            expiryTimer = this.RegisterGrainTimer(ExpireRecords, period, period);
+        }
+    }
+
+    private Task ExpireRecords()
+    {
+        if (Engine.ExpireRecords(runtime!.Clock.GetUtcNow()) == 0)
+        {
+            expiryTimer?.Dispose();
+            expiryTimer = null;
+        }
+
+        return Task.CompletedTask;
+    }
 
     // The actor's id is its transactional interface (the most derived one it implements) and its
     // Orleans key, read according to that interface's key kind.

@@ -14,15 +14,21 @@ namespace Snapper.Act;
 /// With early lock release (Thorp §II) participants release their locks at Prepare; the root then
 /// waits for the ACT's commit dependencies before it logs CoordCommit.
 /// </summary>
-internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool loggers, ActiveTransactions acts, TimeProvider clock, ILoggerFactory loggerFactory)
+internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool loggers, TimeProvider clock, ILoggerFactory loggerFactory)
 {
     private readonly ILogger diagnostics = loggerFactory.CreateLogger("Snapper.Act");
 
-    public async Task Commit(TxnContext ctx, RunningAct act, ExecutionInfo info, HybridDecision decision, bool earlyLockRelease)
+    /// <param name="ctx">The ACT.</param>
+    /// <param name="act">Its record at the root.</param>
+    /// <param name="info">What its calls reported: participants, roles, dependencies.</param>
+    /// <param name="decision">What the serializability check passes on to participants.</param>
+    /// <param name="earlyLockRelease">Thorp's protocol instead of strict 2PL.</param>
+    /// <param name="outcomes">Asks the root of a commit dependency for its outcome (durable or merely ordered).</param>
+    public async Task Commit(TxnContext ctx, RunningAct act, ExecutionInfo info, HybridDecision decision, bool earlyLockRelease, Func<ActDependency, bool, Task<bool>> outcomes)
     {
         if (earlyLockRelease)
         {
-            await CommitReleasingEarly(ctx, act, info, decision);
+            await CommitReleasingEarly(ctx, act, info, decision, outcomes);
             return;
         }
 
@@ -102,7 +108,7 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
     /// and skipping it lets the locks go one storage round trip earlier. Even a single writer
     /// takes this path: a one-phase commit record could not list its dependencies.
     /// </summary>
-    private async Task CommitReleasingEarly(TxnContext ctx, RunningAct act, ExecutionInfo info, HybridDecision decision)
+    private async Task CommitReleasingEarly(TxnContext ctx, RunningAct act, ExecutionInfo info, HybridDecision decision, Func<ActDependency, bool, Task<bool>> outcomes)
     {
         var tid = ctx.Tid;
         var participants = info.Participants.Keys.ToArray();
@@ -111,7 +117,7 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
         var writers = participants.Where((_, i) => votes[i].Vote == Vote.Yes).ToArray();
         try
         {
-            await CommitDependency.WaitOrdered(tid, info, acts, ctx.Deadline, clock);
+            await CommitDependency.WaitOrdered(tid, info, outcomes, ctx.Deadline, clock);
             var logged = false;
             if (writers.Length > 0 && loggers.For(ctx.Root) is { } coordinatorLog)
             {
@@ -133,7 +139,7 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
                 }
             }
 
-            await CommitDependency.WaitDurable(tid, info, acts, logged ? null : ctx.Deadline, clock);
+            await CommitDependency.WaitDurable(tid, info, outcomes, logged ? null : ctx.Deadline, clock);
         }
         catch (TransactionAbortedException)
         {

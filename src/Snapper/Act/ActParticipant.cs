@@ -1,5 +1,5 @@
-using Snapper.Grains;
 using Snapper.Concurrency;
+using Snapper.Grains;
 using Snapper.Hybrid;
 using Snapper.Logging;
 using Snapper.Pact;
@@ -10,16 +10,18 @@ namespace Snapper.Act;
 /// <summary>
 /// The ACT engine of one transactional actor (Snapper §4.3): strict 2PL through
 /// <see cref="WaitDieLock"/>, execution info for the root, and the participant's side of 2PC with
-/// presumed abort. Under hybrid execution (§4.4) an ACT first joins the actor's
+/// presumed abort (<c>ActParticipant.Commit.cs</c>); for the ACTs that start here, the root's side
+/// (<c>ActParticipant.Root.cs</c>). Under hybrid execution (§4.4) an ACT first joins the actor's
 /// <see cref="LocalSchedule"/> and runs once the batches before it have completed; it reports
 /// where it sits among batches so the root can run the serializability check.
 /// <see cref="TransactionalActor{TState}"/> is a thin shell over it.
 /// </summary>
 /// <remarks>
 /// Runs only inside the actor's turns, like a reentrant Orleans grain: turns interleave at awaits
-/// but never run in parallel, so the fields need no locking.
+/// but never run in parallel, so the fields need no locking. Everything it tells another actor —
+/// the ACT's root above all — is a grain call; nothing is shared with other actors.
 /// </remarks>
-internal sealed class ActParticipant<TState>
+internal sealed partial class ActParticipant<TState>
     where TState : class
 {
     private readonly SnapperRuntime runtime;
@@ -39,6 +41,10 @@ internal sealed class ActParticipant<TState>
     // conflicts with it here, so its BeforeSet is part of theirs (§4.4.3).
     private long precedingActsMaxBeforeBid;
 
+    // A PACT batch has been placed here since activation: from then on an ACT's lock waits are
+    // reported to its root (they may hold up batches); pure-ACT actors send nothing extra.
+    private bool seenBatches;
+
     public ActParticipant(ActorId id, SnapperRuntime runtime, StateVersions<TState> versions, LocalSchedule schedule)
     {
         Id = id;
@@ -46,13 +52,19 @@ internal sealed class ActParticipant<TState>
         this.versions = versions;
         this.schedule = schedule;
         logger = runtime.Loggers.For(id);
+        roots = new ActRoots(new Signals(this), 2 * runtime.Options.TransactionTimeout, runtime.Clock);
         schedule.BatchPlacedBehind += (group, bid) =>
         {
+            // Each ACT of the group precedes the batch: tell its root (the batch is in its AfterSet).
             foreach (var tid in group.Members)
             {
-                runtime.Active.NoteBatchBehind(tid, bid);
+                if (records.TryGetValue(tid, out var record))
+                {
+                    SignalRoot(record.Context.Root, p => p.BatchBehind(tid, bid), act => act.NoteBatchBehind(bid), tid);
+                }
             }
         };
+        schedule.Started += _ => seenBatches = true;
     }
 
     public ActorId Id { get; }
@@ -70,19 +82,13 @@ internal sealed class ActParticipant<TState>
 
     public ValueTask<TState> GetState(TxnContext ctx, AccessMode mode)
     {
-        runtime.Active.EnsureRunning(ctx, nameof(GetState));
+        ArgumentNullException.ThrowIfNull(ctx);
         if (mode is not (AccessMode.Read or AccessMode.ReadWrite))
         {
             throw new ArgumentOutOfRangeException(nameof(mode), mode, "AccessMode must be Read or ReadWrite.");
         }
 
-        if (!records.TryGetValue(ctx.Tid, out var record))
-        {
-            throw new SnapperException(
-                $"GetState on {Id} with the context of {ctx}, but {Id} is not running that transaction. " +
-                "A transaction reaches an actor only as its first actor or through CallActor.");
-        }
-
+        var record = Running(ctx, nameof(GetState));
         var acquire = @lock.Acquire(ctx.Tid, mode == AccessMode.ReadWrite ? LockMode.Write : LockMode.Read, ctx.Deadline, runtime.Clock);
         return acquire.IsCompletedSuccessfully ? new ValueTask<TState>(StateFor(record, mode)) : AwaitLock(acquire, record, mode);
     }
@@ -95,17 +101,13 @@ internal sealed class ActParticipant<TState>
     public async Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId target, Func<TActor, Task<TResult>> call)
         where TActor : ITransactionalActor
     {
-        var act = runtime.Active.EnsureRunning(ctx, nameof(CallActor));
         ArgumentNullException.ThrowIfNull(call);
-        if (!records.TryGetValue(ctx.Tid, out var record))
-        {
-            throw new SnapperException($"CallActor from {Id} with the context of {ctx}, but {Id} is not running that transaction.");
-        }
-
+        var record = Running(ctx, nameof(CallActor));
         var callee = runtime.Resolver.Get<TActor>(target);
+        var scope = CallScope.Current is { } current && current.Tid == ctx.Tid ? current : null;
         var learned = new ExecutionInfo();
         var outer = ExecutionInfoSink.Value;
-        act.CallStarted();
+        scope?.Started();
         try
         {
             ExecutionInfoSink.Value = learned;
@@ -120,31 +122,36 @@ internal sealed class ActParticipant<TState>
         {
             ExecutionInfoSink.Value = outer;
             record.Learned.Merge(learned);
-            act.CallEnded();
+            scope?.Ended();
         }
     }
 
     /// <summary>
     /// A call of the ACT arrives here (<paramref name="invoke"/> runs the user's method): join the
-    /// transaction (and the local schedule) on the first call, wait to be admitted, run it, and
-    /// report this actor's execution info. On failure throws <see cref="ParticipantCallException"/>
-    /// carrying the info and the original exception.
+    /// transaction (and the local schedule) on the first call, wait to be admitted, run it, wait
+    /// for every call it made, and report this actor's execution info. On failure throws
+    /// <see cref="ParticipantCallException"/> carrying the info and the original exception.
     /// </summary>
     public async Task<ExecutionInfo> Invoke(TxnContext ctx, Func<Task> invoke)
     {
-        var act = runtime.Active.EnsureRunning(ctx, "a call");
         if (!records.TryGetValue(ctx.Tid, out var record))
         {
+            if (runtime.Clock.GetUtcNow() > ctx.Deadline)
+            {
+                throw new SnapperException(
+                    $"{Id} was called with the TxnContext of {ctx}, which has already finished or run past its deadline; a TxnContext is valid only inside its own transaction.");
+            }
+
             record = new ActRecord<TState>(ctx) { Group = schedule.JoinAct(ctx.Tid) };
             records.Add(ctx.Tid, record);
-            act.Joined(Id);
+            expiry();
             if (record.Group.Phase == ActGroupPhase.Open)
             {
                 NoteBatchBefore(record);
             }
             else
             {
-                record.Admission = Admit(act, record);
+                record.Admission = Admit(record);
             }
         }
         else if (record.State != ActRecordState.Active)
@@ -152,6 +159,9 @@ internal sealed class ActParticipant<TState>
             throw new SnapperException($"{Id} was called in {ctx} after it prepared to commit.");
         }
 
+        var scope = new CallScope(ctx.Tid);
+        CallScope.Current = scope;
+        Exception? failure = null;
         try
         {
             if (!record.Admission.IsCompletedSuccessfully)
@@ -160,270 +170,113 @@ internal sealed class ActParticipant<TState>
             }
 
             await invoke();
-            return Report(record);
         }
         catch (Exception e)
         {
-            throw new ParticipantCallException(Report(record), e is ParticipantCallException p ? p.Original : e);
-        }
-    }
-
-    /// <summary>
-    /// The root of ACT <paramref name="ctx"/> (Snapper §4.3.3): runs the first call
-    /// (<paramref name="invoke"/>) as a participant, then, once every call of the transaction has
-    /// returned, decides: the serializability check, 2PC, and the answer to the caller. Throws
-    /// <see cref="TransactionAbortedException"/> if it aborted.
-    /// </summary>
-    public async Task RunAsRoot(TxnContext ctx, bool earlyLockRelease, Func<Task> invoke)
-    {
-        var started = runtime.Clock.GetTimestamp();
-        var act = runtime.Active.Begin(ctx);
-        try
-        {
-            ExecutionInfo info;
-            try
-            {
-                info = await Invoke(ctx, invoke);
-            }
-            catch (ParticipantCallException failed)
-            {
-                info = failed.Info;
-                info.Fail(failed.Original);
-            }
-
-            runtime.Active.Completing(ctx.Tid);
-            await AwaitStrayCalls(ctx, act, info);
-            if (info.Failure is null && runtime.Clock.GetUtcNow() > ctx.Deadline)
-            {
-                info.Fail(new TransactionAbortedException(AbortReason.Timeout, $"ran past its deadline of {runtime.Options.TransactionTimeout}"));
-            }
-
-            if (info.Failure is { } failure)
-            {
-                await runtime.Commit.Abort(ctx.Tid, info);
-                throw ActCommitCoordinator.AbortedBy(ctx.Tid, failure);
-            }
-
-            HybridDecision decision;
-            try
-            {
-                decision = await SerializabilityCheck.Run(act, info, b => runtime.BatchOutcome(b.Bid, b.Coordinator), runtime.Options.DeadlockTimeout, runtime.Clock);
-                if (!earlyLockRelease)
-                {
-                    // Holding its locks, it may as well wait here: nothing it logs may claim a
-                    // commit before the ACTs it read from have committed.
-                    await CommitDependency.WaitDurable(ctx.Tid, info, runtime.Active, ctx.Deadline, runtime.Clock);
-                }
-            }
-            catch (TransactionAbortedException refused)
-            {
-                await runtime.Commit.Abort(ctx.Tid, info);
-                throw ActCommitCoordinator.AbortedBy(ctx.Tid, refused);
-            }
-
-            await runtime.Commit.Commit(ctx, act, info, decision, earlyLockRelease);
-            act.SetDecided(true);
-            act.SetDurable(true);
-            runtime.Metrics.Committed(TxnMode.Act, runtime.Clock.GetElapsedTime(started));
-        }
-        catch (TransactionAbortedException aborted)
-        {
-            runtime.Metrics.Aborted(TxnMode.Act, aborted.Reason, runtime.Clock.GetElapsedTime(started));
-            throw;
+            failure = e is ParticipantCallException p ? p.Original : e;
         }
         finally
         {
-            act.SetDecided(false); // no-ops once committed
-            act.SetDurable(false);
-            runtime.Active.End(ctx.Tid, mayHaveDependents: earlyLockRelease);
+            CallScope.Current = null;
         }
+
+        if (scope.InFlight > 0)
+        {
+            failure ??= new SnapperException(
+                $"A call of transaction {ctx.Tid} made from actor {Id} was still running when the method that made it returned: await every CallActor (and every task that makes one) before returning.");
+            await AwaitStrayCalls(ctx, scope);
+        }
+
+        return failure is null ? Report(record) : throw new ParticipantCallException(Report(record), failure);
     }
 
-    // User code may return (or throw) while a CallActor it did not await is still under way; such
-    // a call can take locks after the root has decided. So the root waits for every call to
-    // return (no new one starts once it is completing), then aborts any actor the call tree
-    // reached but never reported, and refuses to commit with a message saying what to fix.
-    private async Task AwaitStrayCalls(TxnContext ctx, RunningAct act, ExecutionInfo info)
+    /// <summary>
+    /// Unprepared records past their transaction's deadline: their root has given up on them (or
+    /// never knew of them, if a call's answer was lost), so they are aborted here. Prepared ones
+    /// wait for the root's decision. Returns the records left.
+    /// </summary>
+    public int ExpireRecords(DateTimeOffset now)
     {
-        var returned = act.WhenCallsReturned();
-        if (!returned.IsCompleted)
+        foreach (var (tid, record) in records.ToList())
         {
-            var left = ctx.Deadline - runtime.Clock.GetUtcNow();
-            try
-            {
-                await returned.WaitAsync(left > TimeSpan.Zero ? left : TimeSpan.Zero, runtime.Clock);
-            }
-            catch (TimeoutException)
-            {
-                info.Fail(new TransactionAbortedException(AbortReason.Timeout, "a call of it was still running at its deadline"));
-            }
-        }
-
-        foreach (var actor in act.JoinedActors())
-        {
-            if (!info.Participants.ContainsKey(actor))
-            {
-                info.Add(actor, ParticipantRole.Visitor); // so that the abort reaches it
-                info.Fail(new SnapperException(
-                    $"A call of transaction {ctx.Tid} reached actor {actor} but its result never came back to the transaction's first method: await every CallActor (and every task that makes one) before returning."));
-            }
-        }
-    }
-
-    public async Task<Vote> Prepare(long tid, HybridDecision decision, bool earlyLockRelease)
-    {
-        if (!records.TryGetValue(tid, out var record))
-        {
-            return Vote.No; // it aborted here already; presumed abort
-        }
-
-        precedingActsMaxBeforeBid = Math.Max(precedingActsMaxBeforeBid, decision.MaxBeforeBid);
-        if (@lock.HeldBy(tid) != LockMode.Write || record.Working is null)
-        {
-            Forget(tid);
-            return Vote.ReadOnly;
-        }
-
-        record.State = ActRecordState.Prepared;
-        if (earlyLockRelease && activeVersions.Count < runtime.Options.MaxCommitDependencyChain)
-        {
-            // Thorp: release at Prepare, before the write below is durable; later ACTs build on
-            // this state and depend on this ACT. Past the chain limit it keeps its lock instead.
-            activeVersions.Add((tid, new ActDependency(tid, record.Context.Root), record.Working));
-            record.ReleasedEarly = true;
-            @lock.Release(tid);
-        }
-
-        if (logger is not null)
-        {
-            var state = runtime.Serializer.Serialize(record.Working);
-            await logger.Append(new PrepareRecord(tid, Id, record.Context.Root, state));
-        }
-
-        return Vote.Yes;
-    }
-
-    public Task Commit(long tid, HybridDecision decision)
-    {
-        if (records.Remove(tid, out var record))
-        {
-            Apply(record, decision);
-
-            // Informational: recovery decides from the root's CoordCommit, so the vote-to-commit
-            // path does not wait for this write. A failure is reported by the logger.
-            _ = logger?.Append(new CommitRecord(tid, Id, ReadOnlyMemory<byte>.Empty));
-        }
-
-        return Task.CompletedTask;
-    }
-
-    public async Task CommitOnePhase(long tid, HybridDecision decision)
-    {
-        if (!records.TryGetValue(tid, out var record))
-        {
-            throw new TransactionAbortedException(AbortReason.Failure, $"{Id} no longer knows the transaction") { Tid = tid };
-        }
-
-        if (logger is not null && record.Working is not null)
-        {
-            try
-            {
-                // Durable before the locks go: a later transaction must never see a lost write.
-                await logger.Append(new CommitRecord(tid, Id, runtime.Serializer.Serialize(record.Working)));
-            }
-            catch
+            if (record.State == ActRecordState.Active && now > record.Context.Deadline + ExpiryGrace)
             {
                 Forget(tid);
-                throw;
             }
         }
 
-        records.Remove(tid);
-        Apply(record, decision);
+        return records.Count;
     }
 
-    public Task Abort(long tid)
+    // Calls started by a method that has already returned: the answer waits for them (bounded by
+    // the deadline), so the root learns of every actor they reached and can roll it back.
+    private async Task AwaitStrayCalls(TxnContext ctx, CallScope scope)
     {
-        Forget(tid);
-        return Task.CompletedTask;
-    }
-
-    // The ACT committed here: the batches it waited for are committed (their BatchCommit may still
-    // be on its way), then its own write; then the locks and its place in the schedule go.
-    private void Apply(ActRecord<TState> record, HybridDecision decision)
-    {
-        versions.CommitBatchesThrough(decision.CommittedBid);
-        if (record.ReleasedEarly)
+        var left = ctx.Deadline - runtime.Clock.GetUtcNow();
+        try
         {
-            // Its version and the ones before it (its dependencies, committed first) become
-            // committed; not found: a later version that built on it has committed already.
-            var at = ActiveVersionOf(record.Context.Tid);
-            if (at >= 0)
-            {
-                var state = activeVersions[at].State;
-                activeVersions.RemoveRange(0, at + 1);
-                versions.CommitAct(state);
-            }
+            await scope.WhenDrained().WaitAsync(left > TimeSpan.Zero ? left : TimeSpan.Zero, runtime.Clock);
         }
-        else if (record.Working is { } written)
+        catch (TimeoutException)
         {
-            // Built on the newest active version while holding the lock: every active version
-            // is one of its dependencies, all committed before it.
-            activeVersions.Clear();
-            versions.CommitAct(written);
-        }
-
-        precedingActsMaxBeforeBid = Math.Max(precedingActsMaxBeforeBid, decision.MaxBeforeBid);
-        @lock.Release(record.Context.Tid);
-        schedule.LeaveAct(record.Group, record.Context.Tid);
-    }
-
-    private void Forget(long tid)
-    {
-        @lock.Release(tid);
-        if (records.Remove(tid, out var record))
-        {
-            if (record.ReleasedEarly && ActiveVersionOf(tid) is var at and >= 0)
-            {
-                // Cascading abort: the versions built on this one go too; their ACTs depend on
-                // this one and will abort when they validate.
-                activeVersions.RemoveRange(at, activeVersions.Count - at);
-            }
-
-            schedule.LeaveAct(record.Group, tid);
+            // The calls still running will be expired where they landed.
         }
     }
 
-    private int ActiveVersionOf(long tid)
+    private ActRecord<TState> Running(TxnContext ctx, string operation)
     {
-        for (var i = 0; i < activeVersions.Count; i++)
+        ArgumentNullException.ThrowIfNull(ctx);
+        if (!records.TryGetValue(ctx.Tid, out var record))
         {
-            if (activeVersions[i].Tid == tid)
-            {
-                return i;
-            }
+            throw new SnapperException(
+                $"{operation} on {Id} was given the TxnContext of {ctx}, which has already finished or is not running on {Id}. " +
+                "A TxnContext is valid only inside its own transaction, and a transaction reaches an actor only as its first actor or through CallActor.");
         }
 
-        return -1;
+        return record;
     }
 
     // The newest state an ACT may build on: the last active version, else the last completed batch's or the committed one.
     private TState Latest => activeVersions.Count > 0 ? activeVersions[^1].State : versions.Latest;
 
+
     // The ACT joined a group behind a batch that has not completed here: wait for it, bounded by
     // the deadlock timeout (§4.4.2), and leave the group at once if that fails, so the batch after
-    // it is not held up by an ACT that will abort.
-    private async Task Admit(RunningAct act, ActRecord<TState> record)
+    // it is not held up by an ACT that will abort. The root knows whether the wait is doomed (a
+    // batch up to this one is already behind the ACT elsewhere): at the root it is a local wait,
+    // elsewhere the root is asked to say so.
+    private async Task Admit(ActRecord<TState> record)
     {
+        var tid = record.Context.Tid;
         var before = schedule.BatchBefore(record.Group);
+        var waitingFor = $"batch {before} to complete on actor {Id}";
         try
         {
-            await act.WaitForBatch(before, record.Group.WhenOpen, $"batch {before} to complete on actor {Id}", runtime.Options.DeadlockTimeout, AbortReason.Deadlock, runtime.Clock);
+            if (roots.Find(tid) is { } local)
+            {
+                await local.WaitForBatch(before, record.Group.WhenOpen, waitingFor, runtime.Options.DeadlockTimeout, AbortReason.Deadlock, runtime.Clock);
+            }
+            else
+            {
+                var doomed = record.Doomed = new TaskCompletionSource<long>(TaskCreationOptions.RunContinuationsAsynchronously);
+                Send(record.Context.Root, p => p.WatchBatch(tid, before, Id));
+                await BatchWait.Until(
+                    record.Group.WhenOpen,
+                    doomed.Task,
+                    runtime.Options.DeadlockTimeout,
+                    runtime.Clock,
+                    () => RunningAct.Violation(tid, doomed.Task.Result, before, waitingFor),
+                    RunningAct.Timeout(tid, runtime.Options.DeadlockTimeout, waitingFor, AbortReason.Deadlock));
+            }
         }
         catch
         {
-            Forget(record.Context.Tid);
+            Forget(tid);
             throw;
+        }
+        finally
+        {
+            record.Doomed = null;
         }
 
         NoteBatchBefore(record);
@@ -438,20 +291,22 @@ internal sealed class ActParticipant<TState>
     }
 
     // Waits for the lock. Meanwhile the ACTs ahead of this one precede it, so the batches it holds
-    // up are held up by them too (see RunningAct): a PACT/ACT deadlock through a lock wait is then
-    // found when they wait for a batch, not after the deadlock timeout.
+    // up are held up by them too (see RunningAct): its root is told whom it waits for, and passes
+    // the batches on to their roots, so a PACT/ACT deadlock through a lock wait is found when they
+    // wait for a batch, not after the deadlock timeout. Only once batches have been seen here.
     private async ValueTask<TState> AwaitLock(ValueTask acquire, ActRecord<TState> record, AccessMode mode)
     {
-        var me = runtime.Active.Find(record.Context.Tid);
-        var ahead = new List<RunningAct>();
-        if (me is not null)
+        var tid = record.Context.Tid;
+        var ahead = new List<ActDependency>();
+        if (seenBatches)
         {
-            foreach (var tid in @lock.Ahead(record.Context.Tid))
+            foreach (var holder in @lock.Ahead(tid))
             {
-                if (runtime.Active.Find(tid) is { } holder)
+                if (records.TryGetValue(holder, out var held))
                 {
-                    ahead.Add(holder);
-                    me.BlockedBy(holder);
+                    var dependency = new ActDependency(holder, held.Context.Root);
+                    ahead.Add(dependency);
+                    SignalRoot(record.Context.Root, p => p.LockWait(tid, dependency, true), act => act.BlockedBy(dependency), tid);
                 }
             }
         }
@@ -464,7 +319,7 @@ internal sealed class ActParticipant<TState>
         {
             foreach (var holder in ahead)
             {
-                me!.Unblocked(holder);
+                SignalRoot(record.Context.Root, p => p.LockWait(tid, holder, false), act => act.Unblocked(holder.Tid), tid);
             }
         }
 

@@ -32,6 +32,9 @@ internal sealed class ActRecord<TState>(TxnContext ctx)
     /// <summary>It released its lock at Prepare and its state is one of the actor's active versions.</summary>
     public bool ReleasedEarly { get; set; }
 
+    /// <summary>While the ACT waits here to be admitted: completed by its root if the wait is doomed (with the batch behind the ACT).</summary>
+    public TaskCompletionSource<long>? Doomed { get; set; }
+
     /// <summary>What the calls this actor made in the transaction reported back.</summary>
     public ExecutionInfo Learned { get; } = new();
 }

@@ -3,7 +3,8 @@ using Snapper.Hybrid;
 namespace Snapper.Act;
 
 /// <summary>
-/// Thorp's validation (§III.F), done by the ACT's root instead of a central transaction manager:
+/// Thorp's validation (§III.F), done by the ACT's root instead of a central transaction manager,
+/// asking each dependency's root (<see cref="ActRoots"/>) for its outcome:
 /// an ACT that read prepared, undecided states commits only after every ACT it depends on, and
 /// aborts (<see cref="AbortReason.Cascading"/>) if one of them aborted.
 /// </summary>
@@ -19,15 +20,19 @@ namespace Snapper.Act;
 /// </remarks>
 internal static class CommitDependency
 {
-    public static ValueTask WaitOrdered(long tid, ExecutionInfo info, ActiveTransactions acts, DateTimeOffset deadline, TimeProvider clock) =>
-        Wait(tid, info, acts.WhenDecided, deadline, clock);
+    // A deadline further away than this is no deadline (a timer cannot wait that long anyway).
+    private static readonly TimeSpan MaxWait = TimeSpan.FromDays(1);
+
+    /// <summary>Waits until its dependencies' commits are ordered in the log. <paramref name="outcomes"/> asks a dependency's root (durable: false).</summary>
+    public static ValueTask WaitOrdered(long tid, ExecutionInfo info, Func<ActDependency, bool, Task<bool>> outcomes, DateTimeOffset deadline, TimeProvider clock) =>
+        Wait(tid, info, d => outcomes(d, false), deadline, clock);
 
     /// <summary>
     /// Waits until its dependencies' commits are durable. <paramref name="deadline"/> null: no
     /// deadline, for an ACT whose own CoordCommit is already appended (its outcome is then theirs).
     /// </summary>
-    public static ValueTask WaitDurable(long tid, ExecutionInfo info, ActiveTransactions acts, DateTimeOffset? deadline, TimeProvider clock) =>
-        Wait(tid, info, acts.WhenDurable, deadline, clock);
+    public static ValueTask WaitDurable(long tid, ExecutionInfo info, Func<ActDependency, bool, Task<bool>> outcomes, DateTimeOffset? deadline, TimeProvider clock) =>
+        Wait(tid, info, d => outcomes(d, true), deadline, clock);
 
     /// <summary>The tids of <paramref name="info"/>'s dependencies, for its CoordCommit record.</summary>
     public static System.Collections.Immutable.ImmutableArray<long> Tids(ExecutionInfo info) =>
@@ -43,7 +48,7 @@ internal static class CommitDependency
         foreach (var dependency in dependencies)
         {
             var decided = signal(dependency);
-            if (!decided.IsCompleted && deadline is { } until)
+            if (!decided.IsCompleted && deadline is { } until && until - clock.GetUtcNow() < MaxWait)
             {
                 var left = until - clock.GetUtcNow();
                 try

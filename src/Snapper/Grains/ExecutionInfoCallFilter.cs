@@ -7,7 +7,9 @@ namespace Snapper.Grains;
 /// callee's execution info out of an <see cref="ExecutionInfoResponse"/>, gives it to the
 /// <see cref="ExecutionInfoSink"/> of the <c>CallActor</c> that made the call, and throws the
 /// callee's exception if it failed. It also keeps a transaction's root mark on the body's first
-/// call only (<see cref="RootCall.BeforeSend"/>).
+/// call only (<see cref="RootCall.BeforeSend"/>), and refuses a call that carries a
+/// <see cref="TxnContext"/> but is neither that first call nor made through <c>CallActor</c>: a
+/// context kept past its transaction, or a call that would bypass Snapper.
 /// </summary>
 internal sealed class ExecutionInfoCallFilter : IOutgoingGrainCallFilter
 {
@@ -15,6 +17,13 @@ internal sealed class ExecutionInfoCallFilter : IOutgoingGrainCallFilter
     {
         RootCall.BeforeSend();
         var sink = ExecutionInfoSink.Value; // read before the await: it belongs to this call's flow
+        if (sink is null && context.Request.GetArgumentCount() > 0 && context.Request.GetArgument(0) is TxnContext ctx && !RootCall.IsMarkedFor(ctx.Tid))
+        {
+            throw new SnapperException(
+                $"A call to {context.InterfaceMethod?.Name ?? "an actor"} was given the TxnContext of {ctx}, but it is neither that transaction's first call nor made through CallActor: " +
+                "the transaction has already finished, or the call bypasses Snapper. Pass a TxnContext only in the body of RunAct/RunPact (one call, on the first actor) and through CallActor.");
+        }
+
         try
         {
             await context.Invoke();
@@ -23,7 +32,11 @@ internal sealed class ExecutionInfoCallFilter : IOutgoingGrainCallFilter
         {
             if (context.Response is ExecutionInfoResponse response)
             {
-                sink?.Merge(response.Info);
+                if (sink is not null && !ReferenceEquals(sink, ExecutionInfoSink.PactCall))
+                {
+                    sink.Merge(response.Info);
+                }
+
                 if (response.Failure is { } failure)
                 {
                     ExceptionDispatchInfo.Throw(failure);

@@ -39,6 +39,32 @@ internal interface ISnapperParticipant : IGrain
     /// </summary>
     Task OnAbort(long bid, long through, Dictionary<long, Exception> failures);
 
+    /// <summary>
+    /// Participant → the ACT's root, one-way: batch <paramref name="bid"/> was placed behind ACT
+    /// <paramref name="tid"/> (or behind an ACT waiting for its lock), so it is in the ACT's AfterSet.
+    /// </summary>
+    [OneWay]
+    Task BatchBehind(long tid, long bid);
+
+    /// <summary>Participant → the ACT's root, one-way: ACT <paramref name="tid"/> started (or stopped) waiting for <paramref name="holder"/>'s lock.</summary>
+    [OneWay]
+    Task LockWait(long tid, ActDependency holder, bool waiting);
+
+    /// <summary>Participant → the ACT's root, one-way: ACT <paramref name="tid"/> waits on <paramref name="participant"/> for batch <paramref name="bid"/> to complete; say if that is doomed.</summary>
+    [OneWay]
+    Task WatchBatch(long tid, long bid, ActorId participant);
+
+    /// <summary>The ACT's root → participant, one-way: ACT <paramref name="tid"/>'s wait there is doomed (batch <paramref name="behind"/> is behind the ACT; 0: the ACT has ended).</summary>
+    [OneWay]
+    Task BatchWaitDoomed(long tid, long behind);
+
+    /// <summary>
+    /// An ACT's root → the root of an ACT it depends on (Thorp's commit dependency): completes with
+    /// true once <paramref name="tid"/> committed (its commit durable, with <paramref name="durable"/>;
+    /// ordered in the log, without), false once it aborted or if it is unknown (presumed abort).
+    /// </summary>
+    Task<bool> ActOutcome(long tid, bool durable);
+
     /// <summary>Coordinator → actor: which PACT batch <paramref name="bid"/> waits for here, for a declaration-error message.</summary>
     Task<(long Tid, string Description)> DescribeWait(long bid);
 }

@@ -56,7 +56,6 @@ public static class SnapperSiloBuilderExtensions
         services.AddSingleton<ActorResolver>();
         services.AddSingleton<ICoordinatorDirectory, SiloCoordinators>();
         services.AddSingleton<TidSource>();
-        services.AddSingleton<ActiveTransactions>();
         services.AddSingleton<LoggerPool>();
         services.AddSingleton<ActCommitCoordinator>();
         services.AddSingleton<RecoveredState>();

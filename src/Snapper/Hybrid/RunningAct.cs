@@ -3,42 +3,39 @@ using Snapper.Act;
 namespace Snapper.Hybrid;
 
 /// <summary>
-/// An ACT's root-side record while it runs: its phase, and which PACT batches it holds up. Actors
-/// report every batch placed behind the ACT in their local schedule (that batch is in the ACT's
-/// AfterSet); the ACT, whenever it waits for a batch (to be admitted behind it, or for it to
-/// commit), fails at once with <see cref="AbortReason.SerializabilityViolation"/> if a batch with
-/// a bid up to the awaited one is already behind it: it would be before and after the same span of
-/// batches (max(BeforeSet) ≥ min(AfterSet)), and it is typically the deadlock of §4.4.2, Fig. 9a,
-/// broken immediately instead of after the deadlock timeout.
+/// An ACT's record at its root actor while it runs: which PACT batches it holds up, who waits on
+/// that, and its commit outcome for the ACTs that depend on it. Owned by the root actor and touched
+/// only in its turns; everything other actors tell it arrives as a message to the root
+/// (<see cref="IActSignals"/> sends what it tells them).
 /// </summary>
 /// <remarks>
-/// <para>Held-up batches are passed on along lock waits: while this ACT waits for a lock that ACT
-/// H holds, H precedes it, so every batch this ACT holds up is also after H (H → this → batch),
-/// and H is told (<see cref="BlockedBy"/>). Wait-die only lets older ACTs wait for younger ones,
-/// so these edges form no cycle and the forwarding ends.</para>
-/// Shared by the root and the participants in this silo (a distributed host would carry
-/// <see cref="NoteBatchBehind"/> as a one-way message to the root), so it locks.
+/// <para>Actors report every batch placed behind the ACT in their local schedule (that batch is in
+/// the ACT's AfterSet). Whenever the ACT waits for a batch — to be admitted behind it on some actor,
+/// or for it to commit — the wait fails at once with <see cref="AbortReason.SerializabilityViolation"/>
+/// if a batch with a bid up to the awaited one is behind the ACT: it would be before and after the
+/// same span of batches (max(BeforeSet) ≥ min(AfterSet)), typically the deadlock of §4.4.2, Fig. 9a,
+/// broken at once instead of after the deadlock timeout. Waits at the root are local; a participant
+/// on another actor registers its wait (<see cref="Watch"/>) and is told when it is doomed.</para>
+/// <para>Held-up batches are passed on along lock waits: while this ACT waits for a lock that ACT H
+/// holds, H precedes it, so every batch this ACT holds up is also after H (H → this → batch), and
+/// H's root is told. Wait-die lets only older ACTs wait for younger ones, so these edges form no
+/// cycle and the forwarding ends.</para>
 /// </remarks>
-internal sealed class RunningAct(long tid)
+internal sealed class RunningAct(long tid, IActSignals signals)
 {
-    private readonly object gate = new();
     private long minBatchBehind = long.MaxValue;
     private List<Wait>? waits;
-    private List<RunningAct>? blockers;
-
-    // Calls of this ACT under way anywhere, and the actors it has reached: the root decides only
-    // once every call has returned, and aborts on actors its execution info never heard of.
-    private int callsInFlight;
-    private TaskCompletionSource? callsReturned;
-    private List<ActorId>? joined;
-
-    // Most ACTs are never anyone's dependency: their outcomes get a task only when asked for.
-    private LazyOutcome decided;
-    private LazyOutcome durable;
+    private List<(long Bid, ActorId Participant)>? watchers;
+    private List<ActDependency>? blockers;
+    private bool? decided;
+    private bool? durable;
+    private TaskCompletionSource<bool>? whenDecided;
+    private TaskCompletionSource<bool>? whenDurable;
 
     public long Tid { get; } = tid;
 
-    public ActPhase Phase { get; set; } = ActPhase.Running;
+    /// <summary>The lowest bid of a batch placed behind the ACT on any actor (long.MaxValue: none).</summary>
+    public long MinBatchBehind => minBatchBehind;
 
     /// <summary>
     /// True once its commit is ordered in the log (its CoordCommit appended, maybe not durable
@@ -46,163 +43,94 @@ internal sealed class RunningAct(long tid)
     /// may log its own CoordCommit from then on (recovery honours it only if this one's is in the
     /// log too). Always set before the ACT ends.
     /// </summary>
-    public Task<bool> WhenDecided => decided.Task(gate);
+    public Task<bool> WhenDecided => Outcome(decided, ref whenDecided);
 
     /// <summary>
     /// True once its commit and those of all its dependencies are durable, false once it aborted:
     /// what a dependent waits for before it tells its caller it committed, or before it writes a
     /// commit record that does not list its dependencies. Always set before the ACT ends.
     /// </summary>
-    public Task<bool> WhenDurable => durable.Task(gate);
+    public Task<bool> WhenDurable => Outcome(durable, ref whenDurable);
 
-    /// <summary>Caller actor, before CallActor sends the call.</summary>
-    public void CallStarted()
-    {
-        lock (gate)
-        {
-            callsInFlight++;
-        }
-    }
-
-    /// <summary>Caller actor, once the call returned or failed.</summary>
-    public void CallEnded()
-    {
-        TaskCompletionSource? wake = null;
-        lock (gate)
-        {
-            if (--callsInFlight == 0)
-            {
-                (wake, callsReturned) = (callsReturned, null);
-            }
-        }
-
-        wake?.TrySetResult();
-    }
-
-    /// <summary>Completes when no call of this ACT is under way.</summary>
-    public Task WhenCallsReturned()
-    {
-        lock (gate)
-        {
-            return callsInFlight == 0
-                ? System.Threading.Tasks.Task.CompletedTask
-                : (callsReturned ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)).Task;
-        }
-    }
-
-    /// <summary>Participant → root: this ACT now has a record on <paramref name="actor"/>.</summary>
-    public void Joined(ActorId actor)
-    {
-        lock (gate)
-        {
-            (joined ??= []).Add(actor);
-        }
-    }
-
-    /// <summary>Every actor that has a record of this ACT (or had one).</summary>
-    public ActorId[] JoinedActors()
-    {
-        lock (gate)
-        {
-            return joined is null ? [] : [.. joined];
-        }
-    }
+    /// <summary>The outcomes once set (null while undecided), for remembering them after the ACT ends.</summary>
+    public (bool? Decided, bool? Durable) Outcomes => (decided, durable);
 
     /// <summary>Sets <see cref="WhenDecided"/>; the first call wins.</summary>
-    public void SetDecided(bool committed) => decided.Set(gate, committed);
+    public void SetDecided(bool committed) => Set(ref decided, whenDecided, committed);
 
     /// <summary>Sets <see cref="WhenDurable"/>; the first call wins.</summary>
-    public void SetDurable(bool committed) => durable.Set(gate, committed);
+    public void SetDurable(bool committed) => Set(ref durable, whenDurable, committed);
 
-    /// <summary>The lowest bid of a batch placed behind the ACT on any actor (long.MaxValue: none).</summary>
-    public long MinBatchBehind
-    {
-        get
-        {
-            lock (gate)
-            {
-                return minBatchBehind;
-            }
-        }
-    }
-
-    /// <summary>Actor → root: batch <paramref name="bid"/> was placed behind this ACT (or behind an ACT waiting for its lock).</summary>
+    /// <summary>An actor reported: batch <paramref name="bid"/> was placed behind this ACT (or behind an ACT waiting for its lock).</summary>
     public void NoteBatchBehind(long bid)
     {
-        List<Wait>? doomed = null;
-        RunningAct[]? forward = null;
-        lock (gate)
+        if (bid >= minBatchBehind)
         {
-            if (bid >= minBatchBehind)
-            {
-                return;
-            }
+            return;
+        }
 
-            minBatchBehind = bid;
-            if (blockers is { Count: > 0 })
+        minBatchBehind = bid;
+        if (waits is not null)
+        {
+            foreach (var wait in waits)
             {
-                forward = [.. blockers];
-            }
-
-            if (waits is not null)
-            {
-                foreach (var wait in waits)
+                if (wait.Bid >= bid)
                 {
-                    if (wait.Bid >= bid)
-                    {
-                        (doomed ??= []).Add(wait);
-                    }
+                    wait.Doomed.TrySetResult();
                 }
             }
         }
 
-        if (doomed is not null)
+        if (watchers is not null)
         {
-            foreach (var wait in doomed)
+            foreach (var (watched, participant) in watchers.Where(w => w.Bid >= bid).ToList())
             {
-                wait.Doomed.TrySetResult();
+                watchers.Remove((watched, participant));
+                signals.Doom(participant, Tid, bid);
             }
         }
 
-        if (forward is not null)
+        if (blockers is not null)
         {
-            foreach (var blocker in forward)
+            foreach (var blocker in blockers)
             {
-                blocker.NoteBatchBehind(bid);
+                signals.BatchBehind(blocker, bid);
             }
         }
     }
 
     /// <summary>This ACT starts waiting for a lock <paramref name="holder"/> holds (or will be granted first).</summary>
-    public void BlockedBy(RunningAct holder)
+    public void BlockedBy(ActDependency holder)
     {
-        long behind;
-        lock (gate)
+        (blockers ??= []).Add(holder);
+        if (minBatchBehind != long.MaxValue)
         {
-            (blockers ??= []).Add(holder);
-            behind = minBatchBehind;
-        }
-
-        if (behind != long.MaxValue)
-        {
-            holder.NoteBatchBehind(behind);
+            signals.BatchBehind(holder, minBatchBehind);
         }
     }
 
-    /// <summary>The lock wait ended (granted or failed).</summary>
-    public void Unblocked(RunningAct holder)
+    /// <summary>The lock wait on <paramref name="holderTid"/> ended (granted or failed).</summary>
+    public void Unblocked(long holderTid) => blockers?.RemoveAll(b => b.Tid == holderTid);
+
+    /// <summary>A participant on <paramref name="participant"/> waits for batch <paramref name="bid"/> for this ACT: tell it if that wait is doomed.</summary>
+    public void Watch(long bid, ActorId participant)
     {
-        lock (gate)
+        if (minBatchBehind <= bid)
         {
-            blockers?.Remove(holder);
+            signals.Doom(participant, Tid, minBatchBehind);
+        }
+        else
+        {
+            (watchers ??= []).Add((bid, participant));
         }
     }
 
     /// <summary>
-    /// Waits for <paramref name="ready"/>, which completes once batch <paramref name="bid"/> has
-    /// completed or committed. Throws <see cref="TransactionAbortedException"/>: with
-    /// <see cref="AbortReason.SerializabilityViolation"/> if a batch up to <paramref name="bid"/> is
-    /// or gets behind this ACT, with <paramref name="onTimeout"/> after <paramref name="timeout"/>.
+    /// Waits here, at the root, for <paramref name="ready"/>, which completes once batch
+    /// <paramref name="bid"/> has completed or committed. Throws
+    /// <see cref="TransactionAbortedException"/>: with <see cref="AbortReason.SerializabilityViolation"/>
+    /// if a batch up to <paramref name="bid"/> is or gets behind this ACT, with
+    /// <paramref name="onTimeout"/> after <paramref name="timeout"/>.
     /// </summary>
     public async Task WaitForBatch(long bid, Task ready, string waitingFor, TimeSpan timeout, AbortReason onTimeout, TimeProvider clock)
     {
@@ -212,47 +140,48 @@ internal sealed class RunningAct(long tid)
             return;
         }
 
-        var wait = new Wait(bid);
-        lock (gate)
+        if (minBatchBehind <= bid)
         {
-            if (minBatchBehind <= bid)
-            {
-                throw Violation(bid, waitingFor);
-            }
-
-            (waits ??= []).Add(wait);
+            throw Violation(Tid, minBatchBehind, bid, waitingFor);
         }
 
-        using var stopTimer = new CancellationTokenSource();
+        var wait = new Wait(bid);
+        (waits ??= []).Add(wait);
         try
         {
-            var timer = Task.Delay(timeout, clock, stopTimer.Token);
-            var first = await Task.WhenAny(ready, wait.Doomed.Task, timer);
-            if (first == ready)
-            {
-                await ready;
-                return;
-            }
-
-            if (first == wait.Doomed.Task)
-            {
-                throw Violation(bid, waitingFor);
-            }
-
-            throw new TransactionAbortedException(onTimeout, $"waited {timeout.TotalMilliseconds:0} ms for {waitingFor} (hybrid deadlock timeout)") { Tid = Tid };
+            await BatchWait.Until(ready, wait.Doomed.Task, timeout, clock, () => Violation(Tid, minBatchBehind, bid, waitingFor), Timeout(Tid, timeout, waitingFor, onTimeout));
         }
         finally
         {
-            stopTimer.Cancel();
-            lock (gate)
-            {
-                waits.Remove(wait);
-            }
+            waits.Remove(wait);
         }
     }
 
-    private TransactionAbortedException Violation(long bid, string waitingFor) =>
-        new(AbortReason.SerializabilityViolation, $"it needs {waitingFor}, but batch {MinBatchBehind} ≤ {bid} is already scheduled after it on another actor: max(BeforeSet) ≥ min(AfterSet)") { Tid = Tid };
+    /// <summary>The violation an ACT waiting for <paramref name="bid"/> dies of, when <paramref name="behind"/> ≤ it is behind the ACT.</summary>
+    public static TransactionAbortedException Violation(long tid, long behind, long bid, string waitingFor) =>
+        new(AbortReason.SerializabilityViolation, $"it needs {waitingFor}, but batch {behind} ≤ {bid} is already scheduled after it on another actor: max(BeforeSet) ≥ min(AfterSet)") { Tid = tid };
+
+    /// <summary>The abort of an ACT that waited <paramref name="timeout"/> for a batch.</summary>
+    public static TransactionAbortedException Timeout(long tid, TimeSpan timeout, string waitingFor, AbortReason reason) =>
+        new(reason, $"waited {timeout.TotalMilliseconds:0} ms for {waitingFor} (hybrid deadlock timeout)") { Tid = tid };
+
+    private static Task<bool> Outcome(bool? known, ref TaskCompletionSource<bool>? waiting) => known switch
+    {
+        true => Decisions.True,
+        false => Decisions.False,
+        null => (waiting ??= new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously)).Task,
+    };
+
+    private static void Set(ref bool? outcome, TaskCompletionSource<bool>? waiting, bool value)
+    {
+        if (outcome is not null)
+        {
+            return;
+        }
+
+        outcome = value;
+        waiting?.TrySetResult(value);
+    }
 
     private sealed class Wait(long bid)
     {
@@ -261,42 +190,9 @@ internal sealed class RunningAct(long tid)
         public TaskCompletionSource Doomed { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
     }
 
-    /// <summary>A true/false outcome whose task is made only if someone waits for it.</summary>
-    private struct LazyOutcome
+    private static class Decisions
     {
-        private static readonly Task<bool> True = System.Threading.Tasks.Task.FromResult(true);
-        private static readonly Task<bool> False = System.Threading.Tasks.Task.FromResult(false);
-        private TaskCompletionSource<bool>? waiting;
-        private bool? outcome;
-
-        public Task<bool> Task(object gate)
-        {
-            lock (gate)
-            {
-                return outcome switch
-                {
-                    true => True,
-                    false => False,
-                    null => (waiting ??= new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously)).Task,
-                };
-            }
-        }
-
-        public void Set(object gate, bool value)
-        {
-            TaskCompletionSource<bool>? wake;
-            lock (gate)
-            {
-                if (outcome is not null)
-                {
-                    return;
-                }
-
-                outcome = value;
-                wake = waiting;
-            }
-
-            wake?.TrySetResult(value);
-        }
+        public static readonly Task<bool> True = Task.FromResult(true);
+        public static readonly Task<bool> False = Task.FromResult(false);
     }
 }

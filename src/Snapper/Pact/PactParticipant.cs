@@ -1,4 +1,5 @@
 using Snapper.Act;
+using Snapper.Grains;
 using Snapper.Logging;
 using Snapper.State;
 
@@ -56,11 +57,21 @@ internal sealed class PactParticipant<TState>
     }
 
     /// <summary>A nested call within the PACT: an ordinary grain call, which the callee runs in its schedule.</summary>
-    public Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId target, Func<TActor, Task<TResult>> call)
+    public async Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId target, Func<TActor, Task<TResult>> call)
         where TActor : ITransactionalActor
     {
         ArgumentNullException.ThrowIfNull(call);
-        return call(runtime.Resolver.Get<TActor>(target));
+        var callee = runtime.Resolver.Get<TActor>(target);
+        var outer = ExecutionInfoSink.Value;
+        ExecutionInfoSink.Value = ExecutionInfoSink.PactCall;
+        try
+        {
+            return await call(callee);
+        }
+        finally
+        {
+            ExecutionInfoSink.Value = outer;
+        }
     }
 
     /// <summary>

@@ -107,23 +107,21 @@ public sealed class EarlyLockReleaseTests
         Assert.Equal(5, await silo.Client.RunAct<ITestActor, int>(x, (a, ctx) => a.Read(ctx)));
         silo.AssertQuiescent<Counter>(x);
 
-        // A dependency on an ACT that has already ended committed does not wait at all: its root
-        // remembers the outcome (the ACT released locks early, so it may have dependents).
-        var acts = silo.Runtime.Active;
-        var ended = new TxnContext(1, TxnMode.Act, x, DateTimeOffset.MaxValue);
-        var committed = acts.Begin(ended);
-        committed.SetDecided(true);
-        committed.SetDurable(true);
-        acts.End(ended.Tid, mayHaveDependents: true);
+        // A dependency on an ACT that has already ended committed does not wait: its root still
+        // answers for it (the ACT released locks early, so it may have dependents), by message.
+        var ended = await silo.Client.RunAct<ITestActor, TxnContext>(x, (a, ctx) => a.Leak(ctx), ActOptions.EarlyRelease);
+        var root = silo.Runtime.Resolver.Participant(x);
+        Task<bool> Outcome(ActDependency dependency, bool durable) => silo.Runtime.Resolver.Participant(dependency.Root).ActOutcome(dependency.Tid, durable);
+        Assert.True(await root.ActOutcome(ended.Tid, durable: true).WaitAsync(TimeSpan.FromSeconds(5)));
         var info = new ExecutionInfo();
         info.Merge(new ExecutionInfo().Snapshot(x, ParticipantRole.Reader, default, true, 0, 0, new ActDependency(ended.Tid, x)));
-        Assert.True(CommitDependency.WaitDurable(2, info, acts, DateTimeOffset.MaxValue, TimeProvider.System).IsCompletedSuccessfully);
-        Assert.True(CommitDependency.WaitOrdered(2, info, acts, DateTimeOffset.MaxValue, TimeProvider.System).IsCompletedSuccessfully);
+        await CommitDependency.WaitDurable(2, info, Outcome, DateTimeOffset.MaxValue, TimeProvider.System).AsTask().WaitAsync(TimeSpan.FromSeconds(5));
+        await CommitDependency.WaitOrdered(2, info, Outcome, DateTimeOffset.MaxValue, TimeProvider.System).AsTask().WaitAsync(TimeSpan.FromSeconds(5));
 
         // One the root has no record of is presumed aborted, as recovery presumes.
         var unknown = new ExecutionInfo();
         unknown.Merge(new ExecutionInfo().Snapshot(x, ParticipantRole.Reader, default, true, 0, 0, new ActDependency(999_999, x)));
-        var presumed = await Assert.ThrowsAsync<TransactionAbortedException>(async () => await CommitDependency.WaitDurable(2, unknown, acts, null, TimeProvider.System));
+        var presumed = await Assert.ThrowsAsync<TransactionAbortedException>(async () => await CommitDependency.WaitDurable(2, unknown, Outcome, null, TimeProvider.System));
         Assert.Equal(AbortReason.Cascading, presumed.Reason);
     }
 

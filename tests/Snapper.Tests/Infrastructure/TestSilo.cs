@@ -114,9 +114,8 @@ public sealed class TestSilo : IAsyncDisposable
             Assert.True(engine.ActiveRecords == 0, $"{actor} still has {engine.ActiveRecords} transaction record(s)");
             Assert.True(engine.Lock.IsFree, $"{actor} still has a lock held");
             Assert.Equal(0, engine.Lock.WaiterCount);
+            Assert.True(engine.Roots.Count == 0, $"{actor} still coordinates {engine.Roots.Count} running ACT(s)");
         }
-
-        Assert.Equal(0, Runtime.Active.Count);
     }
 
     public async ValueTask DisposeAsync()

@@ -23,9 +23,9 @@ public sealed class PactParticipantTests
         // Two batches ran here (their PACTs' calls, not the roots': nothing waits for the outcome),
         // neither has committed yet. Then a cascade from abortedFrom through the second batch.
         await participant.OnBatch(new SubBatch(First, 0, coordinator, [(First, 1)]));
-        await actor.Add(Ctx(First), 5);
+        await AsPactCall(() => actor.Add(Ctx(First), 5));
         await participant.OnBatch(new SubBatch(Second, First, coordinator, [(Second, 1)]));
-        await actor.Add(Ctx(Second), 100);
+        await AsPactCall(() => actor.Add(Ctx(Second), 100));
         await participant.OnAbort(abortedFrom, Second, new Dictionary<long, Exception>());
         if (abortedFrom == Second)
         {
@@ -34,6 +34,20 @@ public sealed class PactParticipantTests
 
         await Poll.Until(() => !silo.Actor<Counter>(x).PactEngine.HasUncommittedBatches, "no batch is left uncommitted");
         Assert.Equal(expected, silo.Engine<Counter>(x).Versions.Committed.Value);
+
+        // The call as a PACT's CallActor makes it (a context outside CallActor is refused).
+        static async Task AsPactCall(Func<Task> call)
+        {
+            Snapper.Grains.ExecutionInfoSink.Value = Snapper.Grains.ExecutionInfoSink.PactCall;
+            try
+            {
+                await call();
+            }
+            finally
+            {
+                Snapper.Grains.ExecutionInfoSink.Value = null;
+            }
+        }
 
         TxnContext Ctx(long bid) => new(bid, TxnMode.Pact, x, DateTimeOffset.MaxValue, bid, AccessSet.Of(x)) { Coordinator = coordinator };
     }

@@ -1,0 +1,147 @@
+using Snapper.Concurrency;
+using Snapper.Hybrid;
+using Snapper.Logging;
+
+namespace Snapper.Act;
+
+/// <summary>The participant's side of two-phase commit with presumed abort (Snapper §4.3.3), and early lock release (Thorp §III).</summary>
+internal sealed partial class ActParticipant<TState>
+{
+    public async Task<Vote> Prepare(long tid, HybridDecision decision, bool earlyLockRelease)
+    {
+        if (!records.TryGetValue(tid, out var record))
+        {
+            return Vote.No; // it aborted here already; presumed abort
+        }
+
+        precedingActsMaxBeforeBid = Math.Max(precedingActsMaxBeforeBid, decision.MaxBeforeBid);
+        if (@lock.HeldBy(tid) != LockMode.Write || record.Working is null)
+        {
+            Forget(tid);
+            return Vote.ReadOnly;
+        }
+
+        record.State = ActRecordState.Prepared;
+        if (earlyLockRelease && activeVersions.Count < runtime.Options.MaxCommitDependencyChain)
+        {
+            // Thorp: release at Prepare, before the write below is durable; later ACTs build on
+            // this state and depend on this ACT. Past the chain limit it keeps its lock instead.
+            activeVersions.Add((tid, new ActDependency(tid, record.Context.Root), record.Working));
+            record.ReleasedEarly = true;
+            @lock.Release(tid);
+        }
+
+        if (logger is not null)
+        {
+            var state = runtime.Serializer.Serialize(record.Working);
+            await logger.Append(new PrepareRecord(tid, Id, record.Context.Root, state));
+        }
+
+        return Vote.Yes;
+    }
+
+    public Task Commit(long tid, HybridDecision decision)
+    {
+        if (records.Remove(tid, out var record))
+        {
+            Apply(record, decision);
+
+            // Informational: recovery decides from the root's CoordCommit, so the vote-to-commit
+            // path does not wait for this write. A failure is reported by the logger.
+            _ = logger?.Append(new CommitRecord(tid, Id, ReadOnlyMemory<byte>.Empty));
+        }
+
+        return Task.CompletedTask;
+    }
+
+    public async Task CommitOnePhase(long tid, HybridDecision decision)
+    {
+        if (!records.TryGetValue(tid, out var record))
+        {
+            throw new TransactionAbortedException(AbortReason.Failure, $"{Id} no longer knows the transaction") { Tid = tid };
+        }
+
+        if (logger is not null && record.Working is not null)
+        {
+            try
+            {
+                // Durable before the locks go: a later transaction must never see a lost write.
+                await logger.Append(new CommitRecord(tid, Id, runtime.Serializer.Serialize(record.Working)));
+            }
+            catch
+            {
+                Forget(tid);
+                throw;
+            }
+        }
+
+        records.Remove(tid);
+        Apply(record, decision);
+    }
+
+    public Task Abort(long tid)
+    {
+        Forget(tid);
+        return Task.CompletedTask;
+    }
+
+    // The ACT committed here: the batches it waited for are committed (their BatchCommit may still
+    // be on its way), then its own write; then the locks and its place in the schedule go.
+    private void Apply(ActRecord<TState> record, HybridDecision decision)
+    {
+        versions.CommitBatchesThrough(decision.CommittedBid);
+        if (record.ReleasedEarly)
+        {
+            // Its version and the ones before it (its dependencies, committed first) become
+            // committed; not found: a later version that built on it has committed already.
+            var at = ActiveVersionOf(record.Context.Tid);
+            if (at >= 0)
+            {
+                var state = activeVersions[at].State;
+                activeVersions.RemoveRange(0, at + 1);
+                versions.CommitAct(state);
+            }
+        }
+        else if (record.Working is { } written)
+        {
+            // Built on the newest active version while holding the lock: every active version
+            // is one of its dependencies, all committed before it.
+            activeVersions.Clear();
+            versions.CommitAct(written);
+        }
+
+        precedingActsMaxBeforeBid = Math.Max(precedingActsMaxBeforeBid, decision.MaxBeforeBid);
+        @lock.Release(record.Context.Tid);
+        schedule.LeaveAct(record.Group, record.Context.Tid);
+    }
+
+    private void Forget(long tid)
+    {
+        @lock.Release(tid);
+        if (records.Remove(tid, out var record))
+        {
+            if (record.ReleasedEarly && ActiveVersionOf(tid) is var at and >= 0)
+            {
+                // Cascading abort: the versions built on this one go too; their ACTs depend on
+                // this one and will abort when they validate.
+                activeVersions.RemoveRange(at, activeVersions.Count - at);
+            }
+
+            schedule.LeaveAct(record.Group, tid);
+        }
+    }
+
+    private int ActiveVersionOf(long tid)
+    {
+        for (var i = 0; i < activeVersions.Count; i++)
+        {
+            if (activeVersions[i].Tid == tid)
+            {
+                return i;
+            }
+        }
+
+        return -1;
+    }
+
+}

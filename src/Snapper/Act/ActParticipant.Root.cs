@@ -1,0 +1,203 @@
+using Snapper.Diagnostics;
+using Snapper.Grains;
+using Snapper.Hybrid;
+
+namespace Snapper.Act;
+
+/// <summary>
+/// The root's side (Snapper §4.3.3): an ACT that starts on this actor is coordinated here — the
+/// serializability check (§4.4.3), commit dependencies (Thorp §III.F), two-phase commit — and the
+/// messages other actors send its <see cref="RunningAct"/> arrive here.
+/// </summary>
+internal sealed partial class ActParticipant<TState>
+{
+    // An unprepared record is given up this long after its transaction's deadline.
+    private static readonly TimeSpan ExpiryGrace = TimeSpan.FromSeconds(1);
+
+    private readonly ActRoots roots;
+    private Action expiry = static () => { };
+    private Action<TimeSpan> keepAlive = static _ => { };
+
+    /// <summary>The ACTs rooted here (for tests and the actor's quiescence).</summary>
+    internal ActRoots Roots => roots;
+
+    /// <summary>
+    /// The actor's hooks: <paramref name="onRecord"/> when a record is added (so stale ones are
+    /// expired), <paramref name="onRemembered"/> when an outcome must be answered for a while (so
+    /// the actor is not deactivated meanwhile).
+    /// </summary>
+    public void Attach(Action onRecord, Action<TimeSpan> onRemembered)
+    {
+        expiry = onRecord;
+        keepAlive = onRemembered;
+    }
+
+    /// <summary>
+    /// The root of ACT <paramref name="ctx"/> (Snapper §4.3.3): runs the first call
+    /// (<paramref name="invoke"/>) as a participant — which answers only once every call of the
+    /// transaction has returned — then decides: the serializability check, 2PC, and the answer to
+    /// the caller. Throws <see cref="TransactionAbortedException"/> if it aborted.
+    /// </summary>
+    public async Task RunAsRoot(TxnContext ctx, bool earlyLockRelease, Func<Task> invoke)
+    {
+        var started = runtime.Clock.GetTimestamp();
+        var act = roots.Begin(ctx.Tid);
+        try
+        {
+            ExecutionInfo info;
+            try
+            {
+                info = await Invoke(ctx, invoke);
+            }
+            catch (ParticipantCallException failed)
+            {
+                info = failed.Info;
+                info.Fail(failed.Original);
+            }
+
+            if (info.Failure is null && runtime.Clock.GetUtcNow() > ctx.Deadline)
+            {
+                info.Fail(new TransactionAbortedException(AbortReason.Timeout, $"ran past its deadline of {runtime.Options.TransactionTimeout}"));
+            }
+
+            if (info.Failure is { } failure)
+            {
+                await runtime.Commit.Abort(ctx.Tid, info);
+                throw ActCommitCoordinator.AbortedBy(ctx.Tid, failure);
+            }
+
+            HybridDecision decision;
+            try
+            {
+                decision = await SerializabilityCheck.Run(act, info, b => runtime.BatchOutcome(b.Bid, b.Coordinator), runtime.Options.DeadlockTimeout, runtime.Clock);
+                if (!earlyLockRelease)
+                {
+                    // Holding its locks, it may as well wait here: nothing it logs may claim a
+                    // commit before the ACTs it read from have committed.
+                    await CommitDependency.WaitDurable(ctx.Tid, info, DependencyOutcome, ctx.Deadline, runtime.Clock);
+                }
+            }
+            catch (TransactionAbortedException refused)
+            {
+                await runtime.Commit.Abort(ctx.Tid, info);
+                throw ActCommitCoordinator.AbortedBy(ctx.Tid, refused);
+            }
+
+            await runtime.Commit.Commit(ctx, act, info, decision, earlyLockRelease, DependencyOutcome);
+            act.SetDecided(true);
+            act.SetDurable(true);
+            runtime.Metrics.Committed(TxnMode.Act, runtime.Clock.GetElapsedTime(started));
+        }
+        catch (TransactionAbortedException aborted)
+        {
+            runtime.Metrics.Aborted(TxnMode.Act, aborted.Reason, runtime.Clock.GetElapsedTime(started));
+            throw;
+        }
+        finally
+        {
+            act.SetDecided(false); // no-ops once committed
+            act.SetDurable(false);
+            roots.End(ctx.Tid, mayHaveDependents: earlyLockRelease);
+            if (earlyLockRelease)
+            {
+                keepAlive(roots.Retention);
+            }
+        }
+    }
+
+    /// <summary>Participant → root: batch <paramref name="bid"/> is behind ACT <paramref name="tid"/> (or behind an ACT it waits for).</summary>
+    public void OnBatchBehind(long tid, long bid) => roots.Find(tid)?.NoteBatchBehind(bid);
+
+    /// <summary>Participant → root: ACT <paramref name="tid"/> started (or stopped) waiting for <paramref name="holder"/>'s lock.</summary>
+    public void OnLockWait(long tid, ActDependency holder, bool waiting)
+    {
+        if (roots.Find(tid) is { } act)
+        {
+            if (waiting)
+            {
+                act.BlockedBy(holder);
+            }
+            else
+            {
+                act.Unblocked(holder.Tid);
+            }
+        }
+    }
+
+    /// <summary>Participant → root: ACT <paramref name="tid"/> waits on <paramref name="participant"/> for batch <paramref name="bid"/>.</summary>
+    public void OnWatchBatch(long tid, long bid, ActorId participant)
+    {
+        if (roots.Find(tid) is { } act)
+        {
+            act.Watch(bid, participant);
+        }
+        else
+        {
+            Send(participant, p => p.BatchWaitDoomed(tid, 0)); // the ACT has ended: nothing to wait for
+        }
+    }
+
+    /// <summary>Root → participant: ACT <paramref name="tid"/>'s wait here for a batch is doomed (<paramref name="behind"/> is behind the ACT).</summary>
+    public void OnBatchWaitDoomed(long tid, long behind)
+    {
+        if (records.TryGetValue(tid, out var record))
+        {
+            record.Doomed?.TrySetResult(behind);
+        }
+    }
+
+    /// <summary>Another ACT's root → root: the outcome of ACT <paramref name="tid"/>, a commit dependency (durable, or merely ordered in the log).</summary>
+    public Task<bool> ActOutcome(long tid, bool durable) => durable ? roots.WhenDurable(tid) : roots.WhenDecided(tid);
+
+    private Task<bool> DependencyOutcome(ActDependency dependency, bool durable) =>
+        dependency.Root == Id ? ActOutcome(dependency.Tid, durable) : runtime.Resolver.Participant(dependency.Root).ActOutcome(dependency.Tid, durable);
+
+    // A message for ACT tid's root: handled in place if the root is this actor, else sent.
+    private void SignalRoot(ActorId root, Func<ISnapperParticipant, Task> message, Action<RunningAct> local, long tid)
+    {
+        if (root == Id)
+        {
+            if (roots.Find(tid) is { } act)
+            {
+                local(act);
+            }
+        }
+        else
+        {
+            Send(root, message);
+        }
+    }
+
+    private void Send(ActorId actor, Func<ISnapperParticipant, Task> message) => _ = SendAsync(actor, message);
+
+    private async Task SendAsync(ActorId actor, Func<ISnapperParticipant, Task> message)
+    {
+        try
+        {
+            await message(runtime.Resolver.Participant(actor));
+        }
+        catch (Exception e)
+        {
+            LogMessages.DeliveryFailed(runtime.Diagnostics, e, actor);
+        }
+    }
+
+    /// <summary>What the ACTs rooted here tell other actors.</summary>
+    private sealed class Signals(ActParticipant<TState> owner) : IActSignals
+    {
+        public void BatchBehind(ActDependency holder, long bid) =>
+            owner.SignalRoot(holder.Root, p => p.BatchBehind(holder.Tid, bid), act => act.NoteBatchBehind(bid), holder.Tid);
+
+        public void Doom(ActorId participant, long tid, long behind)
+        {
+            if (participant == owner.Id)
+            {
+                owner.OnBatchWaitDoomed(tid, behind);
+            }
+            else
+            {
+                owner.Send(participant, p => p.BatchWaitDoomed(tid, behind));
+            }
+        }
+    }
+}
