@@ -5,6 +5,7 @@ namespace Snapper;
 /// a state that cannot be serialized. The message names the problem. Inside a transaction it
 /// aborts the transaction with <see cref="AbortReason.Failure"/>.
 /// </summary>
+[GenerateSerializer]
 public sealed class SnapperException : Exception
 {
     /// <summary>Creates the exception with a message naming the problem.</summary>

@@ -20,7 +20,9 @@ internal sealed class SnapperRuntime(
     LoggerPool loggers,
     ActCommitCoordinator commit,
     IStateSerializer serializer,
-    RecoveredState recovered,
+    CommittedStates states,
+    IClusterMembershipService cluster,
+    ILocalSiloDetails silo,
     SnapperMetrics metrics,
     TimeProvider clock,
     ILoggerFactory loggerFactory)
@@ -39,7 +41,8 @@ internal sealed class SnapperRuntime(
 
     public IStateSerializer Serializer { get; } = serializer;
 
-    public RecoveredState Recovered { get; } = recovered;
+    /// <summary>Committed states of actors not active here (from the logs, or left by deactivated actors).</summary>
+    public CommittedStates States { get; } = states;
 
     public SnapperMetrics Metrics { get; } = metrics;
 
@@ -50,6 +53,44 @@ internal sealed class SnapperRuntime(
 
     /// <summary>The coordinator grain with key <paramref name="key"/> (a batch's, from its sub-batch or context).</summary>
     public ICoordinator Coordinator(string key) => grains.GetGrain<ICoordinator>(key);
+
+    /// <summary>
+    /// The last committed state of <paramref name="actor"/>, activating here: taken from this
+    /// silo's <see cref="CommittedStates"/> and from every other active silo's (it may have been
+    /// active there last); the highest version wins. Null for an actor that never committed.
+    /// </summary>
+    public async Task<CommittedState?> TakeCommittedState(ActorId actor)
+    {
+        var found = States.Take(actor);
+        var others = cluster.CurrentSnapshot.Members.Values.Where(m => m.Status == SiloStatus.Active && m.Name != silo.Name).ToList();
+        if (others.Count == 0)
+        {
+            return found;
+        }
+
+        var handedOver = await Task.WhenAll(others.Select(async member =>
+        {
+            try
+            {
+                return await grains.GetGrain<IStateHandoff>(StateHandoff.KeyOf(member.Name)).Take(actor);
+            }
+            catch (Exception e)
+            {
+                // A silo that is stopping cannot hand over; its logs are read at the next start.
+                Diagnostics.LogWarning(e, "Silo {Silo} could not hand over the state of {Actor}", member.Name, actor);
+                return null;
+            }
+        }));
+        foreach (var state in handedOver)
+        {
+            if (state is { } s && (found is not { } best || s.Version > best.Version))
+            {
+                found = s;
+            }
+        }
+
+        return found;
+    }
 
     /// <summary>Completes once batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> has resolved.</summary>
     public async Task<BatchOutcome> BatchOutcome(long bid, string coordinator)

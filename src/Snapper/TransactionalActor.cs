@@ -7,6 +7,7 @@ using Snapper.Act;
 using Snapper.Grains;
 using Snapper.Hybrid;
 using Snapper.Pact;
+using Snapper.Recovery;
 using Snapper.State;
 
 namespace Snapper;
@@ -98,8 +99,8 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         var id = SelfId();
 
         // One local schedule and one set of state versions, shared by the two engines (§4.4.1).
-        var versions = StateVersions<TState>.Load(id, runtime, CreateInitialState());
-        var schedule = new LocalSchedule(id);
+        var versions = StateVersions<TState>.Load(id, runtime, CreateInitialState(), await runtime.TakeCommittedState(id));
+        var schedule = new LocalSchedule(id, runtime.Clock);
         engine = new ActParticipant<TState>(id, runtime, versions, schedule);
         engine.Attach(EnsureExpiry, retention => DelayDeactivation(retention));
         pact = new PactParticipant<TState>(id, runtime, versions, schedule);
@@ -110,9 +111,13 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     /// <inheritdoc />
     public override Task OnDeactivateAsync(DeactivationReason reason, CancellationToken cancellationToken)
     {
-        if (engine is not null)
+        if (engine is not null && runtime is not null)
         {
-            runtime?.Activations.TryRemove(new KeyValuePair<ActorId, object>(engine.Id, this));
+            // Leave the committed state on this silo: the next activation, here or on another
+            // silo, takes it (TakeCommittedState) instead of an older one from the logs.
+            var versions = engine.Versions;
+            runtime.States.Offer(engine.Id, new CommittedState(versions.CommittedVersion, runtime.Serializer.Serialize(versions.Committed)));
+            runtime.Activations.TryRemove(new KeyValuePair<ActorId, object>(engine.Id, this));
         }
 
         return base.OnDeactivateAsync(reason, cancellationToken);

@@ -26,7 +26,7 @@ internal sealed partial class ActParticipant<TState>
         {
             // Thorp: release at Prepare, before the write below is durable; later ACTs build on
             // this state and depend on this ACT. Past the chain limit it keeps its lock instead.
-            activeVersions.Add((tid, new ActDependency(tid, record.Context.Root), record.Working));
+            activeVersions.Add((tid, new ActDependency(tid, record.Context.Root), record.Working, record.WorkingVersion));
             record.ReleasedEarly = true;
             @lock.Release(tid);
         }
@@ -34,7 +34,7 @@ internal sealed partial class ActParticipant<TState>
         if (logger is not null)
         {
             var state = runtime.Serializer.Serialize(record.Working);
-            await logger.Append(new PrepareRecord(tid, Id, record.Context.Root, state));
+            await logger.Append(new PrepareRecord(tid, Id, record.Context.Root, state) { Version = record.WorkingVersion });
         }
 
         return Vote.Yes;
@@ -66,7 +66,7 @@ internal sealed partial class ActParticipant<TState>
             try
             {
                 // Durable before the locks go: a later transaction must never see a lost write.
-                await logger.Append(new CommitRecord(tid, Id, runtime.Serializer.Serialize(record.Working)));
+                await logger.Append(new CommitRecord(tid, Id, runtime.Serializer.Serialize(record.Working)) { Version = record.WorkingVersion });
             }
             catch
             {
@@ -97,9 +97,9 @@ internal sealed partial class ActParticipant<TState>
             var at = ActiveVersionOf(record.Context.Tid);
             if (at >= 0)
             {
-                var state = activeVersions[at].State;
+                var (_, _, state, version) = activeVersions[at];
                 activeVersions.RemoveRange(0, at + 1);
-                versions.CommitAct(state);
+                versions.CommitAct(state, version);
             }
         }
         else if (record.Working is { } written)
@@ -107,7 +107,7 @@ internal sealed partial class ActParticipant<TState>
             // Built on the newest active version while holding the lock: every active version
             // is one of its dependencies, all committed before it.
             activeVersions.Clear();
-            versions.CommitAct(written);
+            versions.CommitAct(written, record.WorkingVersion);
         }
 
         precedingActsMaxBeforeBid = Math.Max(precedingActsMaxBeforeBid, decision.MaxBeforeBid);

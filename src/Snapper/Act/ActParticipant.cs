@@ -35,7 +35,7 @@ internal sealed partial class ActParticipant<TState>
     // here, released their locks, and are not decided yet, oldest first. Each was built on the one
     // before it, so its writer depends on the previous one: a commit implies the ones before it,
     // an abort takes the ones after it along.
-    private readonly List<(long Tid, ActDependency Writer, TState State)> activeVersions = new();
+    private readonly List<(long Tid, ActDependency Writer, TState State, long Version)> activeVersions = new();
 
     // The highest max(BeforeSet) of the ACTs that finished here: each precedes every later ACT that
     // conflicts with it here, so its BeforeSet is part of theirs (§4.4.3).
@@ -237,7 +237,7 @@ internal sealed partial class ActParticipant<TState>
     }
 
     // The newest state an ACT may build on: the last active version, else the last completed batch's or the committed one.
-    private TState Latest => activeVersions.Count > 0 ? activeVersions[^1].State : versions.Latest;
+    private (TState State, long Version) Latest => activeVersions.Count > 0 ? (activeVersions[^1].State, activeVersions[^1].Version) : versions.LatestWithVersion;
 
 
     // The ACT joined a group behind a batch that has not completed here: wait for it, bounded by
@@ -333,9 +333,19 @@ internal sealed partial class ActParticipant<TState>
             record.DependsOn ??= activeVersions[^1].Writer; // Thorp: a commit dependency on the last active version
         }
 
-        return mode == AccessMode.ReadWrite
-            ? record.Working ??= runtime.Serializer.Copy(Latest)
-            : record.Working ?? Latest;
+        if (record.Working is not null)
+        {
+            return record.Working;
+        }
+
+        var (latest, version) = Latest;
+        if (mode == AccessMode.Read)
+        {
+            return latest;
+        }
+
+        record.WorkingVersion = version + 1;
+        return record.Working = runtime.Serializer.Copy(latest);
     }
 
     private ExecutionInfo Report(ActRecord<TState> record)

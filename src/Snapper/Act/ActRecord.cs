@@ -14,6 +14,9 @@ internal sealed class ActRecord<TState>(TxnContext ctx)
     /// <summary>The transaction's private copy of the state, made at its first write access.</summary>
     public TState? Working { get; set; }
 
+    /// <summary>The version <see cref="Working"/> becomes when committed: one more than that of the state it was copied from.</summary>
+    public long WorkingVersion { get; set; }
+
     /// <summary>Its place in this actor's local schedule: the ACTs between the same two batches.</summary>
     public required ActGroup Group { get; init; }
 

@@ -53,6 +53,7 @@ internal sealed partial class Coordinator(
     private List<PendingPact> buffer = [];
     private List<PendingTids> tidRequests = [];
     private IGrainTimer? wakeTimer;
+    private long batchesFormed;
 
     private bool HasWork => buffer.Count > 0 || tidRequests.Count > 0 || NeedsCascade();
 
@@ -142,7 +143,7 @@ internal sealed partial class Coordinator(
     }
 
     public Task<CoordinatorStatus> Status() =>
-        Task.FromResult(new CoordinatorStatus(token is not null, parked, sawToken, unresolved.Count, cascading, view.Epoch, settings.CoordinatorCount));
+        Task.FromResult(new CoordinatorStatus(token is not null, parked, sawToken, unresolved.Count, cascading, view.Epoch, settings.CoordinatorCount, batchesFormed, buffer.Count + tidRequests.Count));
 
     // The token is here: hand out tids, form a batch, pass the token on (or park it, or hold it for
     // an abort cascade), then emit the batch.
@@ -190,6 +191,7 @@ internal sealed partial class Coordinator(
             var now = clock.GetUtcNow();
             formed = BatchFormation.Form(held, pacts, key, now + settings.TransactionTimeout, now);
             metrics.BatchFormed(pacts.Length);
+            batchesFormed++;
             Track(formed.Batch);
         }
 

@@ -8,6 +8,8 @@ namespace Snapper.Coordination;
 /// <param name="Cascading">It holds the token while an abort cascade it started ends.</param>
 /// <param name="ViewEpoch">The epoch of the newest ring view it has.</param>
 /// <param name="SiloCoordinators">How many coordinators its silo runs.</param>
+/// <param name="BatchesFormed">Batches it has formed since it was activated.</param>
+/// <param name="Waiting">NewPact and tid requests waiting here for the token.</param>
 [GenerateSerializer, Immutable]
 internal sealed record CoordinatorStatus(
     [property: Id(0)] bool HoldsToken,
@@ -16,4 +18,6 @@ internal sealed record CoordinatorStatus(
     [property: Id(3)] int Unresolved,
     [property: Id(4)] bool Cascading,
     [property: Id(5)] long ViewEpoch,
-    [property: Id(6)] int SiloCoordinators);
+    [property: Id(6)] int SiloCoordinators,
+    [property: Id(7)] long BatchesFormed,
+    [property: Id(8)] int Waiting);

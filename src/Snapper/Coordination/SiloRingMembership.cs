@@ -15,7 +15,7 @@ internal sealed class SiloRingMembership(
     IGrainFactory grains,
     ILocalSiloDetails silo,
     IOptions<SnapperOptions> options,
-    RecoveredState recovered,
+    CommittedStates recovered,
     ILogger<SiloRingMembership> diagnostics) : ILifecycleParticipant<ISiloLifecycle>
 {
     private static readonly TimeSpan DrainTime = TimeSpan.FromSeconds(5);

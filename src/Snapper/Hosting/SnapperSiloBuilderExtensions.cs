@@ -32,16 +32,7 @@ public static class SnapperSiloBuilderExtensions
             throw new InvalidOperationException("AddSnapper was called twice on the same silo; configure Snapper in one call.");
         }
 
-        var builder = new SnapperBuilder();
-        configure?.Invoke(builder);
-        var options = services.AddOptions<SnapperOptions>();
-        foreach (var configuration in builder.Configurations)
-        {
-            options.Configure(configuration);
-        }
-
-        options.ValidateOnStart();
-        services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<SnapperOptions>, SnapperOptionsValidator>());
+        SnapperClientBuilderExtensions.AddOptions(services, configure);
         services.TryAddSingleton(TimeProvider.System);
         services.TryAddSingleton<ILogStorage>(sp =>
         {
@@ -58,7 +49,7 @@ public static class SnapperSiloBuilderExtensions
         services.AddSingleton<TidSource>();
         services.AddSingleton<LoggerPool>();
         services.AddSingleton<ActCommitCoordinator>();
-        services.AddSingleton<RecoveredState>();
+        services.AddSingleton<CommittedStates>();
         services.AddSingleton<LogRecovery>();
         services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>>(sp => sp.GetRequiredService<LogRecovery>());
         services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>, SiloRingMembership>();

@@ -6,6 +6,14 @@ public sealed record BatchCompleteRecord(long Tid, ActorId Actor, string Coordin
     /// <summary>The batch id.</summary>
     public long Bid => Tid;
 
+    /// <summary>
+    /// The version of <see cref="State"/> on its actor: one more than the version of the state it was
+    /// built from (0 in records older than format version 3). Commits on one actor are serial, so of
+    /// an actor's committed states the one with the highest version is the last, whichever silo's
+    /// log holds it.
+    /// </summary>
+    public long Version { get; init; }
+
     /// <inheritdoc />
     public override LogRecordKind Kind => LogRecordKind.BatchComplete;
 }

@@ -14,4 +14,6 @@ internal sealed class DelayedLogStorage(ILogStorage inner, TimeSpan delay, TimeP
     }
 
     public IAsyncEnumerable<ReadOnlyMemory<byte>> ReadAsync(string log, CancellationToken cancellationToken) => inner.ReadAsync(log, cancellationToken);
+
+    public IAsyncEnumerable<string> ListAsync(CancellationToken cancellationToken) => inner.ListAsync(cancellationToken);
 }

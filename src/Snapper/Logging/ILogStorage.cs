@@ -14,4 +14,7 @@ public interface ILogStorage
 
     /// <summary>Reads every record of <paramref name="log"/> in append order.</summary>
     IAsyncEnumerable<ReadOnlyMemory<byte>> ReadAsync(string log, CancellationToken cancellationToken);
+
+    /// <summary>The names of every log with records (recovery reads them all: every silo's).</summary>
+    IAsyncEnumerable<string> ListAsync(CancellationToken cancellationToken);
 }

@@ -31,6 +31,17 @@ public sealed class InMemoryLogStorage : ILogStorage
     }
 
     /// <inheritdoc />
+    public async IAsyncEnumerable<string> ListAsync([EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        await Task.CompletedTask;
+        foreach (var log in logs.Keys)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            yield return log;
+        }
+    }
+
+    /// <inheritdoc />
     public async IAsyncEnumerable<ReadOnlyMemory<byte>> ReadAsync(string log, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
         await Task.CompletedTask;

@@ -21,7 +21,8 @@ public static class LogRecordCodec
 
     /// <summary>
     /// Version 1 had no commit dependencies in CoordCommit; versions 1 and 2 named a batch's
-    /// coordinator by its index in a one-silo ring (read back as that number); both are still read.
+    /// coordinator by its index in a one-silo ring (read back as that number) and had no state
+    /// versions (read back as 0); both are still read.
     /// </summary>
     private const byte FirstVersion = 1;
 
@@ -52,6 +53,7 @@ public static class LogRecordCodec
                 WriteActor(output, r.Actor);
                 WriteActor(output, r.Coordinator);
                 WriteBytes(output, r.State.Span);
+                WriteInt64(output, r.Version);
                 break;
             case CoordCommitRecord r:
                 WriteUInt32(output, (uint)r.DependsOn.Length);
@@ -65,6 +67,7 @@ public static class LogRecordCodec
             case CommitRecord r:
                 WriteActor(output, r.Actor);
                 WriteBytes(output, r.State.Span);
+                WriteInt64(output, r.Version);
                 break;
             case BatchInfoRecord r:
                 WriteString(output, r.Coordinator);
@@ -74,6 +77,7 @@ public static class LogRecordCodec
                 WriteActor(output, r.Actor);
                 WriteString(output, r.Coordinator);
                 WriteBytes(output, r.State.Span);
+                WriteInt64(output, r.Version);
                 break;
             case BatchCommitRecord:
                 break;
@@ -97,11 +101,11 @@ public static class LogRecordCodec
         LogRecord record = kind switch
         {
             LogRecordKind.CoordPrepare => new CoordPrepareRecord(tid, reader.Actors()),
-            LogRecordKind.Prepare => new PrepareRecord(tid, reader.Actor(), reader.Actor(), reader.Bytes()),
+            LogRecordKind.Prepare => new PrepareRecord(tid, reader.Actor(), reader.Actor(), reader.Bytes()) { Version = reader.StateVersion(version) },
             LogRecordKind.CoordCommit => new CoordCommitRecord(tid) { DependsOn = version >= 2 ? reader.Int64s() : [] },
-            LogRecordKind.Commit => new CommitRecord(tid, reader.Actor(), reader.Bytes()),
+            LogRecordKind.Commit => new CommitRecord(tid, reader.Actor(), reader.Bytes()) { Version = reader.StateVersion(version) },
             LogRecordKind.BatchInfo => new BatchInfoRecord(tid, reader.Coordinator(version), reader.Actors()),
-            LogRecordKind.BatchComplete => new BatchCompleteRecord(tid, reader.Actor(), reader.Coordinator(version), reader.Bytes()),
+            LogRecordKind.BatchComplete => new BatchCompleteRecord(tid, reader.Actor(), reader.Coordinator(version), reader.Bytes()) { Version = reader.StateVersion(version) },
             LogRecordKind.BatchCommit => new BatchCommitRecord(tid),
             _ => throw new InvalidDataException($"Log record of transaction {tid} has unknown kind {(byte)kind}."),
         };
@@ -119,6 +123,12 @@ public static class LogRecordCodec
     {
         WriteUInt32(output, (uint)bytes.Length);
         output.Write(bytes);
+    }
+
+    private static void WriteInt64(IBufferWriter<byte> output, long value)
+    {
+        BinaryPrimitives.WriteInt64LittleEndian(output.GetSpan(8), value);
+        output.Advance(8);
     }
 
     private static void WriteString(IBufferWriter<byte> output, string value)
@@ -158,6 +168,9 @@ public static class LogRecordCodec
         public ReadOnlyMemory<byte> Bytes() => Take(Length()).ToArray();
 
         public ActorId Actor() => ActorId.FromParts(String(), String());
+
+        /// <summary>A written state's version on its actor: recorded since version 3, 0 before.</summary>
+        public long StateVersion(byte version) => version >= 3 ? Int64() : 0;
 
         /// <summary>A batch's coordinator: its key since version 3, its ring index before.</summary>
         public string Coordinator(byte version) => version >= 3 ? String() : Int32().ToString(System.Globalization.CultureInfo.InvariantCulture);

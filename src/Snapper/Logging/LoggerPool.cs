@@ -7,14 +7,14 @@ namespace Snapper.Logging;
 
 /// <summary>
 /// The silo's loggers (Snapper §4.1.1). Each actor writes through the logger its id hashes to, so
-/// the records of many actors share each group commit. With <see cref="LoggingMode.None"/> there
+/// the records of many actors share each group commit. The logs are this silo's own (named after it). With <see cref="LoggingMode.None"/> there
 /// are no loggers and <see cref="For"/> returns null: nothing is persisted.
 /// </summary>
 internal sealed class LoggerPool
 {
     private readonly Logger[] loggers;
 
-    public LoggerPool(IOptions<SnapperOptions> options, ILogStorage storage, SnapperMetrics metrics, TimeProvider clock, ILoggerFactory loggerFactory)
+    public LoggerPool(IOptions<SnapperOptions> options, ILogStorage storage, ILocalSiloDetails silo, SnapperMetrics metrics, TimeProvider clock, ILoggerFactory loggerFactory)
     {
         var settings = options.Value;
         var diagnostics = loggerFactory.CreateLogger("Snapper.Logging");
@@ -25,13 +25,32 @@ internal sealed class LoggerPool
 
         loggers = settings.Logging == LoggingMode.None
             ? []
-            : Enumerable.Range(0, settings.LoggerCount).Select(i => new Logger(LogName(i), storage, metrics, diagnostics)).ToArray();
+            : Enumerable.Range(0, settings.LoggerCount).Select(i => new Logger(LogName(silo.Name, i), storage, metrics, diagnostics)).ToArray();
     }
 
     public bool Enabled => loggers.Length > 0;
 
-    /// <summary>The name of logger <paramref name="index"/>'s log in the storage.</summary>
-    public static string LogName(int index) => $"snapper-log-{index}";
+    /// <summary>
+    /// The name of silo <paramref name="silo"/>'s logger <paramref name="index"/>'s log in the
+    /// storage. Every silo writes its own logs, so silos may share one storage (one folder, one
+    /// table); recovery reads them all.
+    /// </summary>
+    public static string LogName(string silo, int index) => $"{Prefix}{Sanitize(silo)}-{index.ToString(System.Globalization.CultureInfo.InvariantCulture)}";
+
+    /// <summary>True for the name of a log Snapper's loggers write (this build's names, and the single-silo <c>snapper-log-{n}</c> of earlier builds).</summary>
+    public static bool IsSnapperLog(string name) => name.StartsWith(Prefix, StringComparison.Ordinal);
+
+    private const string Prefix = "snapper-";
+
+    // A log name is a folder or table key: keep letters, digits, '-', '_' and '.'.
+    private static string Sanitize(string silo) =>
+        string.Create(silo.Length, silo, static (span, name) =>
+        {
+            for (var i = 0; i < name.Length; i++)
+            {
+                span[i] = char.IsAsciiLetterOrDigit(name[i]) || name[i] is '-' or '_' or '.' ? name[i] : '_';
+            }
+        });
 
     /// <summary>The logger of <paramref name="actor"/>, or null when logging is off.</summary>
     public Logger? For(ActorId actor) => loggers.Length == 0 ? null : loggers[StableHash.Of(actor) % (ulong)loggers.Length];

@@ -3,6 +3,14 @@ namespace Snapper.Logging;
 /// <summary>Written by a writing participant before it votes yes: the state it will commit.</summary>
 public sealed record PrepareRecord(long Tid, ActorId Actor, ActorId Coordinator, ReadOnlyMemory<byte> State) : LogRecord(Tid)
 {
+    /// <summary>
+    /// The version of <see cref="State"/> on its actor: one more than the version of the state it was
+    /// built from (0 in records older than format version 3). Commits on one actor are serial, so of
+    /// an actor's committed states the one with the highest version is the last, whichever silo's
+    /// log holds it.
+    /// </summary>
+    public long Version { get; init; }
+
     /// <inheritdoc />
     public override LogRecordKind Kind => LogRecordKind.Prepare;
 }

@@ -16,8 +16,12 @@ namespace Snapper.Pact;
 /// </list>
 /// </summary>
 /// <remarks>Owned by one actor; touched only inside its turns.</remarks>
-internal sealed class LocalSchedule(ActorId actor)
+internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
 {
+    // A deadline further away than this is no deadline (a timer cannot wait that long anyway).
+    private static readonly TimeSpan MaxWait = TimeSpan.FromDays(1);
+    private readonly TimeProvider clock = clock ?? TimeProvider.System;
+
     // The schedule from its head on: SubBatch (running or queued, chain-contiguous) and ActGroup
     // entries. Completed batches and drained groups (with something after them) are removed, so
     // the head is the running batch, an admitted group, or the next thing to start.
@@ -29,7 +33,9 @@ internal sealed class LocalSchedule(ActorId actor)
     // Calls that arrived before their batch started, by bid.
     private readonly Dictionary<long, List<TaskCompletionSource>> callsBeforeBatch = new();
 
-    // Bid ranges taken by abort cascades, newest last: their late messages and calls are refused.
+    // Bid ranges taken by abort cascades, disjoint and in bid order: their late messages and calls
+    // are refused. Every batch of one cascade reports a range ending at the cascade's end, so
+    // they merge into one range per cascade.
     private readonly List<(long From, long Through)> aborted = new();
 
     private SubBatch? running;
@@ -176,7 +182,7 @@ internal sealed class LocalSchedule(ActorId actor)
 
         var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         early.Add(started);
-        return WaitThenEnter(started.Task, ctx);
+        return WaitForBatchThenEnter(started, ctx);
     }
 
     /// <summary>A call of <paramref name="ctx"/>'s PACT returned (or threw).</summary>
@@ -238,11 +244,7 @@ internal sealed class LocalSchedule(ActorId actor)
     /// </summary>
     public bool AbortRange(long from, long through, long lastCompletedBid)
     {
-        aborted.Add((from, through));
-        if (aborted.Count > 32)
-        {
-            aborted.RemoveAt(0); // cascades end in bid order: the oldest ranges have no stragglers left
-        }
+        RememberAborted(from, through);
 
         var cascading = new TransactionAbortedException(AbortReason.Cascading, $"its batch was aborted on actor {actor}");
         var droppedRunning = false;
@@ -302,6 +304,29 @@ internal sealed class LocalSchedule(ActorId actor)
         return droppedRunning;
     }
 
+    private void RememberAborted(long from, long through)
+    {
+        var at = 0;
+        while (at < aborted.Count && aborted[at].Through < from - 1)
+        {
+            at++;
+        }
+
+        // Merge every range that overlaps or touches [from, through].
+        while (at < aborted.Count && aborted[at].From <= through + 1)
+        {
+            from = Math.Min(from, aborted[at].From);
+            through = Math.Max(through, aborted[at].Through);
+            aborted.RemoveAt(at);
+        }
+
+        aborted.Insert(at, (from, through));
+        if (aborted.Count > 64)
+        {
+            aborted.RemoveAt(0); // cascades are sequential: the oldest has no stragglers left
+        }
+    }
+
     private void Place(SubBatch batch)
     {
         for (SubBatch? next = batch; next is not null; waitingForPredecessor.Remove(next.Bid, out next))
@@ -348,6 +373,32 @@ internal sealed class LocalSchedule(ActorId actor)
     private async ValueTask WaitThenEnter(Task ready, TxnContext ctx)
     {
         await ready;
+        await Enter(ctx);
+    }
+
+    // A call that came before its batch: the BatchMsg is on its way, unless the batch was resolved
+    // and forgotten here (aborted long ago), so the wait ends at the transaction's deadline.
+    private async ValueTask WaitForBatchThenEnter(TaskCompletionSource started, TxnContext ctx)
+    {
+        var left = ctx.Deadline - clock.GetUtcNow();
+        if (left < MaxWait)
+        {
+            try
+            {
+                await started.Task.WaitAsync(left > TimeSpan.Zero ? left : TimeSpan.Zero, clock);
+            }
+            catch (TimeoutException)
+            {
+                if (callsBeforeBatch.TryGetValue(ctx.Bid, out var waiting) && waiting.Remove(started) && waiting.Count == 0)
+                {
+                    callsBeforeBatch.Remove(ctx.Bid);
+                }
+
+                throw new TransactionAbortedException(AbortReason.Timeout, $"its batch {ctx.Bid} never reached actor {actor} before the transaction's deadline") { Tid = ctx.Tid };
+            }
+        }
+
+        await started.Task;
         await Enter(ctx);
     }
 

@@ -27,6 +27,7 @@ internal sealed class PactParticipant<TState>
     private readonly Dictionary<long, (long Bid, TaskCompletionSource Outcome)> outcomes = new();
     private readonly HashSet<long> failedBatches = new();
     private TState? working;
+    private long workingVersion; // the version the running batch's writes become: one more than what it copied
 
     public PactParticipant(ActorId id, SnapperRuntime runtime, StateVersions<TState> versions, LocalSchedule schedule)
     {
@@ -46,6 +47,7 @@ internal sealed class PactParticipant<TState>
     /// <summary>True while any batch is scheduled here or not yet committed.</summary>
     public bool HasUncommittedBatches => schedule.HasBatches || versions.HasUncommitted;
 
+
     public TState GetState(TxnContext ctx, AccessMode mode)
     {
         if (schedule.Running is not { } batch || batch.Bid != ctx.Bid || schedule.CurrentPact(ctx.Bid) != ctx.Tid)
@@ -53,7 +55,14 @@ internal sealed class PactParticipant<TState>
             throw new SnapperException($"GetState on {Id} with the context of {ctx} outside that PACT's turn on {Id}; a PACT reaches an actor only through CallActor.");
         }
 
-        return mode == AccessMode.ReadWrite ? working ??= runtime.Serializer.Copy(versions.Latest) : working ?? versions.Latest;
+        if (working is not null || mode == AccessMode.Read)
+        {
+            return working ?? versions.Latest;
+        }
+
+        var (latest, version) = versions.LatestWithVersion;
+        workingVersion = version + 1;
+        return working = runtime.Serializer.Copy(latest);
     }
 
     /// <summary>A nested call within the PACT: an ordinary grain call, which the callee runs in its schedule.</summary>
@@ -208,19 +217,19 @@ internal sealed class PactParticipant<TState>
 
         var written = working;
         working = null;
-        versions.BatchCompleted(batch.Bid, batch.Coordinator, written);
+        versions.BatchCompleted(batch.Bid, batch.Coordinator, written, workingVersion);
         var state = written is null ? ReadOnlyMemory<byte>.Empty : runtime.Serializer.Serialize(written);
-        _ = ReportCompleted(batch, state);
+        _ = ReportCompleted(batch, state, workingVersion);
     }
 
-    private async Task ReportCompleted(SubBatch batch, ReadOnlyMemory<byte> state)
+    private async Task ReportCompleted(SubBatch batch, ReadOnlyMemory<byte> state, long version)
     {
         try
         {
             if (logger is not null && !state.IsEmpty)
             {
                 // Write-ahead: the state this batch left is durable before the coordinator may commit.
-                await logger.Append(new BatchCompleteRecord(batch.Bid, Id, batch.Coordinator, state));
+                await logger.Append(new BatchCompleteRecord(batch.Bid, Id, batch.Coordinator, state) { Version = version });
             }
 
             await runtime.Coordinator(batch.Coordinator).BatchComplete(batch.Bid, Id);

@@ -11,21 +11,21 @@ namespace Snapper.Recovery;
 /// Rebuilds committed state from the logs when the silo starts (Snapper §4.2.5, §4.3.4, §4.4.5).
 /// </summary>
 /// <remarks>
-/// <para>Pass 1 reads every logger's log for the decisions: CoordCommit (an ACT committed) and
-/// BatchCommit (a PACT batch committed). Pass 2 walks each actor's records in log order — all of an
-/// actor's records are in the one log its id hashes to, appended in the order its transactions
-/// committed there — and keeps the last state that is committed: a one-phase Commit record, a
+/// <para>It reads every Snapper log in the storage, those of every silo that ever logged there: an
+/// actor may have been active on several silos, and may activate on this one now. Pass 1 collects
+/// the decisions: CoordCommit (an ACT committed) and BatchCommit (a PACT batch committed). Pass 2
+/// keeps, per actor, the committed state with the highest version: a one-phase Commit record, a
 /// Prepare whose tid has a CoordCommit, or a BatchComplete whose batch has a BatchCommit. A Prepare
 /// with no CoordCommit, or a BatchComplete with no BatchCommit, is aborted: presumed abort, and the
-/// process that could still have decided them is gone.</para>
-/// <para>The silo joins the ring with the highest tid and bid in its logs as the ring's tid floor,
-/// so tids keep increasing across restarts. The logger count must stay the same across restarts: it decides which log an
-/// actor's records are in.</para>
+/// process that could still have decided them is gone. Records older than state versions (format
+/// versions 1 and 2) all have version 0; among them the later one in the log wins, as before.</para>
+/// <para>The silo joins the ring with the highest tid and bid in the logs as the ring's tid floor,
+/// so tids keep increasing across restarts.</para>
 /// </remarks>
 internal sealed class LogRecovery(
     ILogStorage storage,
     IOptions<SnapperOptions> options,
-    RecoveredState recovered,
+    CommittedStates recovered,
     ILogger<LogRecovery> diagnostics) : ILifecycleParticipant<ISiloLifecycle>
 {
     /// <summary>Runs with the silo's application services, before the silo becomes active and grains serve calls.</summary>
@@ -34,16 +34,19 @@ internal sealed class LogRecovery(
 
     public async Task StartAsync(CancellationToken cancellationToken)
     {
-        var settings = options.Value;
-        if (settings.Logging == LoggingMode.None)
+        if (options.Value.Logging == LoggingMode.None)
         {
             return;
         }
 
         var logs = new List<(string Name, List<LogRecord> Records)>();
-        for (var i = 0; i < settings.LoggerCount; i++)
+        await foreach (var name in storage.ListAsync(cancellationToken))
         {
-            var name = LoggerPool.LogName(i);
+            if (!LoggerPool.IsSnapperLog(name))
+            {
+                continue;
+            }
+
             var records = new List<LogRecord>();
             await foreach (var bytes in storage.ReadAsync(name, cancellationToken))
             {
@@ -85,13 +88,13 @@ internal sealed class LogRecovery(
             switch (record)
             {
                 case CommitRecord { State.IsEmpty: false } onePhase:
-                    recovered.Set(onePhase.Actor, onePhase.State);
+                    recovered.Offer(onePhase.Actor, new CommittedState(onePhase.Version, onePhase.State));
                     break;
                 case PrepareRecord prepare when committedActs.Contains(prepare.Tid):
-                    recovered.Set(prepare.Actor, prepare.State);
+                    recovered.Offer(prepare.Actor, new CommittedState(prepare.Version, prepare.State));
                     break;
                 case BatchCompleteRecord complete when !complete.State.IsEmpty && committedBatches.Contains(complete.Bid):
-                    recovered.Set(complete.Actor, complete.State);
+                    recovered.Offer(complete.Actor, new CommittedState(complete.Version, complete.State));
                     break;
             }
         }

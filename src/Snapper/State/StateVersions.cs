@@ -1,5 +1,7 @@
 using System.Diagnostics;
 
+using Snapper.Recovery;
+
 namespace Snapper.State;
 
 /// <summary>
@@ -8,19 +10,26 @@ namespace Snapper.State;
 /// An ACT admitted after such a batch works on the newest of them (it may start before the batch
 /// commits), and a batch starts on whatever the ACTs before it committed.
 /// </summary>
-/// <remarks>Owned by one actor; touched only inside its turns.</remarks>
-internal sealed class StateVersions<TState>(TState committed)
+/// <remarks>
+/// <para>Every state written here has a version number, one more than that of the state it was
+/// built from. Writes on one actor are serial, so the committed state with the highest version is
+/// the last one, wherever it was logged or handed over: recovery and an actor re-activating on
+/// another silo both pick it by version.</para>
+/// <para>Owned by one actor; touched only inside its turns.</para>
+/// </remarks>
+internal sealed class StateVersions<TState>(TState committed, long committedVersion)
     where TState : class
 {
-    // (bid, its coordinator, state left by it or null if the batch did not write here), in bid order.
-    private readonly List<(long Bid, string Coordinator, TState? State)> uncommitted = new();
+    // (bid, its coordinator, state left by it or null if the batch did not write here, that state's version), in bid order.
+    private readonly List<(long Bid, string Coordinator, TState? State, long Version)> uncommitted = new();
 
     /// <summary>
-    /// The versions of a newly activated actor: its last committed state from the log if recovery
-    /// found one, else <paramref name="initial"/>. Either must round-trip through the serializer,
-    /// which is checked here so a bad state type fails at activation with a message naming it.
+    /// The versions of a newly activated actor: its last committed state if recovery or a hand-over
+    /// found one (<paramref name="found"/>), else <paramref name="initial"/>. Either must round-trip
+    /// through the serializer, which is checked here so a bad state type fails at activation with a
+    /// message naming it.
     /// </summary>
-    public static StateVersions<TState> Load(ActorId id, SnapperRuntime runtime, TState initial)
+    public static StateVersions<TState> Load(ActorId id, SnapperRuntime runtime, TState initial, CommittedState? found)
     {
         ArgumentNullException.ThrowIfNull(initial);
         TState committed;
@@ -35,24 +44,27 @@ internal sealed class StateVersions<TState>(TState committed)
                 $"The state type {typeof(TState).FullName} of actor {id} cannot be serialized by {runtime.Serializer.GetType().Name}: {e.Message}", e);
         }
 
-        if (runtime.Recovered.TryGet(id, out var logged))
+        if (found is { } logged)
         {
             try
             {
-                committed = runtime.Serializer.Deserialize<TState>(logged.Span);
+                committed = runtime.Serializer.Deserialize<TState>(logged.State.Span);
             }
             catch (Exception e)
             {
                 throw new SnapperException(
-                    $"Actor {id}'s last committed state in the log cannot be read as a {typeof(TState).FullName}: {e.Message}", e);
+                    $"Actor {id}'s last committed state (version {logged.Version}) cannot be read as a {typeof(TState).FullName}: {e.Message}", e);
             }
         }
 
-        return new StateVersions<TState>(committed);
+        return new StateVersions<TState>(committed, found?.Version ?? 0);
     }
 
     /// <summary>The last committed state.</summary>
     public TState Committed { get; private set; } = committed;
+
+    /// <summary>The version of <see cref="Committed"/> (0: the initial state).</summary>
+    public long CommittedVersion { get; private set; } = committedVersion;
 
     /// <summary>The highest bid whose state became committed here (0: none yet).</summary>
     public long LastCommittedBid { get; private set; }
@@ -69,7 +81,10 @@ internal sealed class StateVersions<TState>(TState committed)
         uncommitted.Count > 0 ? (uncommitted[^1].Bid, uncommitted[^1].Coordinator, false) : (LastCommittedBid, null, true);
 
     /// <summary>The newest state: that of the last completed batch, or the committed one.</summary>
-    public TState Latest
+    public TState Latest => LatestWithVersion.State;
+
+    /// <summary>The newest state and its version.</summary>
+    public (TState State, long Version) LatestWithVersion
     {
         get
         {
@@ -77,16 +92,16 @@ internal sealed class StateVersions<TState>(TState committed)
             {
                 if (uncommitted[i].State is { } state)
                 {
-                    return state;
+                    return (state, uncommitted[i].Version);
                 }
             }
 
-            return Committed;
+            return (Committed, CommittedVersion);
         }
     }
 
-    /// <summary>A batch completed here, leaving <paramref name="written"/> (null: it only read).</summary>
-    public void BatchCompleted(long bid, string coordinator, TState? written) => uncommitted.Add((bid, coordinator, written));
+    /// <summary>A batch completed here, leaving <paramref name="written"/> with <paramref name="version"/> (null: it only read).</summary>
+    public void BatchCompleted(long bid, string coordinator, TState? written, long version) => uncommitted.Add((bid, coordinator, written, version));
 
     /// <summary>
     /// Batches commit in bid order, so every batch up to <paramref name="bid"/> is committed now.
@@ -101,6 +116,7 @@ internal sealed class StateVersions<TState>(TState committed)
             if (uncommitted[i].State is { } state)
             {
                 Committed = state;
+                CommittedVersion = uncommitted[i].Version;
             }
         }
 
@@ -110,10 +126,11 @@ internal sealed class StateVersions<TState>(TState committed)
     /// <summary>Abort cascade: the states left by batches <paramref name="from"/> through <paramref name="through"/> are gone; earlier ones stay.</summary>
     public void DropBatches(long from, long through) => uncommitted.RemoveAll(v => v.Bid >= from && v.Bid <= through);
 
-    /// <summary>An ACT committed <paramref name="state"/> here (it ran after every batch still listed had committed).</summary>
-    public void CommitAct(TState state)
+    /// <summary>An ACT committed <paramref name="state"/> (<paramref name="version"/>) here; it ran after every batch still listed had committed.</summary>
+    public void CommitAct(TState state, long version)
     {
         Debug.Assert(uncommitted.Count == 0, "an ACT commits only after the batches before it have committed, and none after it has started");
         Committed = state;
+        CommittedVersion = version;
     }
 }

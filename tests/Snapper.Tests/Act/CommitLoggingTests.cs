@@ -93,5 +93,7 @@ public sealed class CommitLoggingTests
                 yield return record;
             }
         }
+
+        public IAsyncEnumerable<string> ListAsync(CancellationToken cancellationToken) => inner.ListAsync(cancellationToken);
     }
 }

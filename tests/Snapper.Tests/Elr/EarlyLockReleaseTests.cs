@@ -19,6 +19,8 @@ public sealed class EarlyLockReleaseTests
     private static readonly int Transactions =
         int.TryParse(Environment.GetEnvironmentVariable("SNAPPER_SOAK_TRANSACTIONS"), out var n) && n > 0 ? n : 400;
 
+    internal static readonly TimeSpan ConsistencyDeadlockTimeout = TimeSpan.FromMilliseconds(500);
+
     private static ActorId Actor(string key) => ActorId.Create<ITestActor>(key);
 
     [Theory]
@@ -28,8 +30,14 @@ public sealed class EarlyLockReleaseTests
     [InlineData(90, 32)]
     public async Task List_appends_with_early_lock_release_alone_and_mixed_with_PACTs_are_serializable(int pactPercent, int actors)
     {
-        // A log delay keeps prepares in flight, so later ACTs really build on undecided states.
-        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.LogWriteDelay = TimeSpan.FromMilliseconds(2)));
+        // A log delay keeps prepares in flight, so later ACTs really build on undecided states. The
+        // deadlock timeout leaves room for batches slowed by a loaded machine: with 20 ms every
+        // hybrid ACT on 4 actors can time out, and the checker then sees no committed ACT.
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o =>
+        {
+            o.LogWriteDelay = TimeSpan.FromMilliseconds(2);
+            o.DeadlockTimeout = ConsistencyDeadlockTimeout;
+        }));
         var ids = Enumerable.Range(0, actors).Select(i => ActorId.Create<IListActor>(i)).ToArray();
         var random = new Random((pactPercent * 31) + actors);
         var plans = Enumerable.Range(0, Transactions)

@@ -34,7 +34,11 @@ public sealed class HybridConsistencyTests
     [MemberData(nameof(Mixes))]
     public async Task Mixed_PACTs_and_ACTs_on_the_same_actors_are_serializable(int pactPercent, int actors)
     {
-        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.CoordinatorCount = 2));
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o =>
+        {
+            o.CoordinatorCount = 2;
+            o.DeadlockTimeout = Elr.EarlyLockReleaseTests.ConsistencyDeadlockTimeout; // room for batches on a loaded machine
+        }));
         var ids = Enumerable.Range(0, actors).Select(i => ActorId.Create<IListActor>(i)).ToArray();
         var random = new Random((pactPercent * 7919) + actors);
         var plans = Enumerable.Range(0, Transactions)

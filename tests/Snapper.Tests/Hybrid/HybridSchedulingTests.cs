@@ -130,6 +130,7 @@ public sealed class HybridSchedulingTests
         await silo.Gates.Until("t-on-x");
         var pact = silo.Client.RunPact<ITestActor>(y, (a, ctx) => a.AddThenCall(ctx, 1, x, 1), AccessSet.Of(y).And(x));
         await Poll.Until(() => HasBatches(silo, x), "P's batch is placed behind T on x");
+        await Poll.Until(() => HasBatches(silo, y), "P's batch is placed on y, ahead of where T will arrive");
 
         var started = DateTime.UtcNow;
         silo.Gates.Signal("t-go");

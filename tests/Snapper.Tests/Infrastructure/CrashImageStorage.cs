@@ -42,6 +42,21 @@ public sealed class CrashImageStorage : ILogStorage
         }
     }
 
+    public async IAsyncEnumerable<string> ListAsync([System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        await Task.CompletedTask;
+        string[] names;
+        lock (gate)
+        {
+            names = [.. logs.Keys];
+        }
+
+        foreach (var name in names)
+        {
+            yield return name;
+        }
+    }
+
     /// <summary>The logs as they are now, in a storage of their own for a silo started after the "crash".</summary>
     public async Task<InMemoryLogStorage> ImageAsync()
     {

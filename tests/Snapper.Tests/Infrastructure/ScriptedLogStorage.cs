@@ -48,6 +48,8 @@ public sealed class ScriptedLogStorage : ILogStorage
 
     public IAsyncEnumerable<ReadOnlyMemory<byte>> ReadAsync(string log, CancellationToken cancellationToken) => inner.ReadAsync(log, cancellationToken);
 
+    public IAsyncEnumerable<string> ListAsync(CancellationToken cancellationToken) => inner.ListAsync(cancellationToken);
+
     /// <summary>Every durable record of <paramref name="log"/>, decoded.</summary>
     public async Task<List<LogRecord>> Records(string log)
     {
@@ -61,12 +63,11 @@ public sealed class ScriptedLogStorage : ILogStorage
     }
 
     /// <summary>The durable logs as they are now, for a silo started after a "crash".</summary>
-    public async Task<InMemoryLogStorage> ImageAsync(int loggerCount)
+    public async Task<InMemoryLogStorage> ImageAsync()
     {
         var image = new InMemoryLogStorage();
-        for (var i = 0; i < loggerCount; i++)
+        await foreach (var log in inner.ListAsync(CancellationToken.None))
         {
-            var log = LoggerPool.LogName(i);
             var bytes = new List<ReadOnlyMemory<byte>>();
             await foreach (var record in inner.ReadAsync(log, CancellationToken.None))
             {

@@ -1,71 +1,83 @@
-using System.Net;
-using System.Net.Sockets;
 using Microsoft.Extensions.DependencyInjection;
-using Microsoft.Extensions.Hosting;
+using Orleans.TestingHost;
+using Snapper.Coordination;
 using Snapper.Hosting;
 using Snapper.Logging;
 
 namespace Snapper.Tests.Infrastructure;
 
 /// <summary>
-/// A real Orleans silo for one test, in this process on loopback, with Snapper added and the
-/// samples' and the test actors' grains. Each test gets its own cluster, so tests share no state.
+/// A real Orleans cluster for one test, in this process (Orleans' TestingHost): one silo unless
+/// asked for more, each with Snapper added and the samples' and test actors' grains, and a cluster
+/// client with Snapper added that the test starts transactions from. Each test gets its own
+/// cluster, so tests share no state; the silos share the test's <see cref="Gates"/> and whatever
+/// the <c>services</c> callback registers (a log storage, say).
 /// </summary>
 public sealed class TestSilo : IAsyncDisposable
 {
-    private readonly IHost host;
+    private readonly InProcessTestCluster cluster;
 
-    private TestSilo(IHost host)
+    private TestSilo(InProcessTestCluster cluster, Gates gates)
     {
-        this.host = host;
-        Client = host.Services.GetRequiredService<ISnapperClient>();
-        Gates = host.Services.GetRequiredService<Gates>();
+        this.cluster = cluster;
+        Gates = gates;
+        Client = cluster.Client.ServiceProvider.GetRequiredService<ISnapperClient>();
     }
 
+    /// <summary>The cluster client's Snapper client: transactions' bodies run in the test, as a user's would.</summary>
     public ISnapperClient Client { get; }
 
     public Gates Gates { get; }
 
-    public IServiceProvider Services => host.Services;
+    /// <summary>The first silo's services.</summary>
+    public IServiceProvider Services => cluster.Silos[0].ServiceProvider;
 
-    internal SnapperRuntime Runtime => host.Services.GetRequiredService<SnapperRuntime>();
+    /// <summary>The Orleans cluster (silos to stop or kill, grains to deactivate).</summary>
+    public InProcessTestCluster Cluster => cluster;
 
-    public static async Task<TestSilo> StartAsync(Action<SnapperBuilder>? configure = null, Action<IServiceCollection>? services = null)
+    /// <summary>The cluster client's grain factory.</summary>
+    public IGrainFactory Grains => cluster.Client;
+
+    internal SnapperRuntime Runtime => Services.GetRequiredService<SnapperRuntime>();
+
+    public static async Task<TestSilo> StartAsync(Action<SnapperBuilder>? configure = null, Action<IServiceCollection>? services = null, int silos = 1)
     {
-        var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
-        builder.Services.AddSingleton<Gates>();
-        services?.Invoke(builder.Services);
-        var (siloPort, gatewayPort) = (FreePort(), FreePort());
-        builder.UseOrleans(silo => silo
-            .UseLocalhostClustering(siloPort, gatewayPort, serviceId: "snapper-tests", clusterId: $"test-{Guid.NewGuid():N}")
-            .AddSnapper(snapper =>
-            {
-                snapper.Configure(o => o.LoggerCount = 2);
-                configure?.Invoke(snapper);
-            }));
-        var host = builder.Build();
+        var gates = new Gates();
+        var builder = new InProcessTestClusterBuilder((short)silos);
+        builder.Options.ConfigureFileLogging = false;
+        builder.ConfigureSiloHost((_, host) =>
+        {
+            host.Services.AddSingleton(gates);
+            services?.Invoke(host.Services);
+        });
+        builder.ConfigureSilo((_, silo) => silo.AddSnapper(snapper =>
+        {
+            snapper.Configure(o => o.LoggerCount = 2);
+            configure?.Invoke(snapper);
+        }));
+        builder.ConfigureClient(client => client.AddSnapper(configure));
+        var cluster = builder.Build();
         try
         {
-            await host.StartAsync();
+            await cluster.DeployAsync();
         }
         catch
         {
-            host.Dispose();
+            await cluster.DisposeAsync();
             throw;
         }
 
-        return new TestSilo(host);
+        return new TestSilo(cluster, gates);
     }
 
-    /// <summary>The key of this silo's coordinator <paramref name="index"/>.</summary>
-    internal string CoordinatorKey(int index) => Snapper.Coordination.CoordinatorKey.For(Services.GetRequiredService<ILocalSiloDetails>().Name, index);
+    /// <summary>The key of the first silo's coordinator <paramref name="index"/>.</summary>
+    internal string CoordinatorKey(int index) => Snapper.Coordination.CoordinatorKey.For(cluster.Silos[0].Name, index);
 
     /// <summary>What the coordinators of the ring say, summed up.</summary>
     internal async Task<RingState> Ring()
     {
-        var grains = Services.GetRequiredService<IGrainFactory>();
-        var view = await grains.GetGrain<Snapper.Coordination.IRingMembership>(0).View();
-        var statuses = await Task.WhenAll(view.Members.Select(k => grains.GetGrain<Snapper.Coordination.ICoordinator>(k).Status()));
+        var view = await Grains.GetGrain<IRingMembership>(0).View();
+        var statuses = await Task.WhenAll(view.Members.Select(k => Grains.GetGrain<ICoordinator>(k).Status()));
         return new RingState(statuses.Any(s => s.Parked), statuses.Sum(s => s.Unresolved), statuses.Any(s => s.Cascading));
     }
 
@@ -74,37 +86,50 @@ public sealed class TestSilo : IAsyncDisposable
         where TState : class, new() =>
         Actor<TState>(id).Engine;
 
-    /// <summary>A transactional actor's grain instance on this silo, activated first if need be.</summary>
+    /// <summary>A transactional actor's grain instance, on whichever silo it is active, activated first if need be.</summary>
     internal TransactionalActor<TState> Actor<TState>(ActorId id)
         where TState : class, new()
     {
-        if (!Runtime.Activations.TryGetValue(id, out var actor))
+        if (Find(id) is not { } actor)
         {
             // Any protocol message activates it; this one only reads.
             Runtime.Resolver.Participant(id).DescribeWait(0).GetAwaiter().GetResult();
-            actor = Runtime.Activations[id];
+            actor = Find(id) ?? throw new InvalidOperationException($"{id} is active on no silo");
         }
 
         return (TransactionalActor<TState>)actor;
     }
 
-    /// <summary>Every record in every logger's log, decoded, in append order per log.</summary>
+    /// <summary>The name of the silo <paramref name="id"/> is active on, or null.</summary>
+    internal string? SiloOf(ActorId id) =>
+        cluster.Silos.FirstOrDefault(s => s.ServiceProvider.GetRequiredService<SnapperRuntime>().Activations.ContainsKey(id))?.Name;
+
+    /// <summary>Every record in every log of every silo's storage, decoded, in append order per log.</summary>
     internal async Task<List<LogRecord>> LogRecords()
     {
-        var storage = Services.GetRequiredService<ILogStorage>();
         var records = new List<LogRecord>();
-        for (var i = 0; i < Runtime.Options.LoggerCount; i++)
+        var seen = new HashSet<ILogStorage>(ReferenceEqualityComparer.Instance);
+        foreach (var silo in cluster.Silos)
         {
-            await foreach (var bytes in storage.ReadAsync($"snapper-log-{i}", CancellationToken.None))
+            var storage = silo.ServiceProvider.GetRequiredService<ILogStorage>();
+            if (!seen.Add(storage))
             {
-                records.Add(LogRecordCodec.Decode(bytes.Span));
+                continue; // shared by the silos
+            }
+
+            await foreach (var log in storage.ListAsync(CancellationToken.None))
+            {
+                await foreach (var bytes in storage.ReadAsync(log, CancellationToken.None))
+                {
+                    records.Add(LogRecordCodec.Decode(bytes.Span));
+                }
             }
         }
 
         return records;
     }
 
-    /// <summary>Asserts no transaction is left anywhere: no records, no locks, no running tids.</summary>
+    /// <summary>Asserts no transaction is left on these actors: no records, no locks, no running ACTs rooted there.</summary>
     internal void AssertQuiescent<TState>(params ActorId[] actors)
         where TState : class, new()
     {
@@ -122,20 +147,25 @@ public sealed class TestSilo : IAsyncDisposable
     {
         try
         {
-            await host.StopAsync();
+            await cluster.StopAllSilosAsync();
         }
         finally
         {
-            host.Dispose();
+            await cluster.DisposeAsync();
         }
     }
 
-    // A port the OS just handed out; tests start silos in parallel, so fixed ports would collide.
-    private static int FreePort()
+    private object? Find(ActorId id)
     {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
+        foreach (var silo in cluster.Silos)
+        {
+            if (silo.ServiceProvider.GetRequiredService<SnapperRuntime>().Activations.TryGetValue(id, out var actor))
+            {
+                return actor;
+            }
+        }
+
+        return null;
     }
 }
 

@@ -32,9 +32,12 @@ public sealed class FileLoggingTests : IDisposable
         // A new storage over the same directory (as after a restart) reads what was made durable.
         await using var reopened = new FileLogStorage(new FileLogStorageOptions { Directory = directory });
         var kinds = new List<LogRecordKind>();
-        await foreach (var bytes in reopened.ReadAsync("snapper-log-0", CancellationToken.None))
+        await foreach (var log in reopened.ListAsync(CancellationToken.None))
         {
-            kinds.Add(LogRecordCodec.Decode(bytes.Span).Kind);
+            await foreach (var bytes in reopened.ReadAsync(log, CancellationToken.None))
+            {
+                kinds.Add(LogRecordCodec.Decode(bytes.Span).Kind);
+            }
         }
 
         Assert.Contains(LogRecordKind.CoordPrepare, kinds);

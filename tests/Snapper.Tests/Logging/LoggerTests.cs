@@ -79,5 +79,7 @@ public sealed class LoggerTests
                 yield return record;
             }
         }
+
+        public IAsyncEnumerable<string> ListAsync(CancellationToken cancellationToken) => Inner.ListAsync(cancellationToken);
     }
 }

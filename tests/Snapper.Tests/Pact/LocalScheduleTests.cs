@@ -92,4 +92,33 @@ public sealed class LocalScheduleTests
         await Call(schedule, Ctx(12, 12));
         Assert.False(schedule.HasBatches);
     }
+
+    [Fact]
+    public async Task Every_batch_of_a_cascade_is_remembered_as_aborted_however_many_report_it()
+    {
+        // A cascade through 60 reports one range per aborted batch, all ending at its last bid:
+        // a call for the first of them that arrives after all the reports is still refused.
+        var schedule = new LocalSchedule(Me);
+        for (var bid = 100L; bid < 160; bid++)
+        {
+            schedule.AbortRange(bid, 159, lastCompletedBid: 0);
+        }
+
+        Assert.True(schedule.IsAborted(100));
+        Assert.True(schedule.IsAborted(159));
+        Assert.False(schedule.IsAborted(99));
+        Assert.False(schedule.IsAborted(160));
+        var late = await Assert.ThrowsAsync<TransactionAbortedException>(async () => await schedule.Enter(Ctx(100, 100)));
+        Assert.Equal(AbortReason.Cascading, late.Reason);
+    }
+
+    [Fact]
+    public async Task A_call_whose_batch_never_arrives_gives_up_at_its_deadline()
+    {
+        var schedule = new LocalSchedule(Me);
+        var ctx = new TxnContext(7, TxnMode.Pact, Me, DateTimeOffset.UtcNow.AddMilliseconds(200), 7, AccessSet.Of(Me));
+        var timedOut = await Assert.ThrowsAsync<TransactionAbortedException>(async () => await schedule.Enter(ctx).AsTask().WaitAsync(TimeSpan.FromSeconds(10)));
+        Assert.Equal(AbortReason.Timeout, timedOut.Reason);
+        Assert.Contains("never reached actor", timedOut.Message);
+    }
 }

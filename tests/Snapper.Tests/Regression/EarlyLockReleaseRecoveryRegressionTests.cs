@@ -28,7 +28,7 @@ public sealed class EarlyLockReleaseRecoveryRegressionTests
         var t2Outcome = await Record.ExceptionAsync(() => t2);
 
         var live = (X: await Read(silo, x), B: await Read(silo, b));
-        var image = await storage.ImageAsync(Loggers);
+        var image = await storage.ImageAsync();
         await using var restarted = await TestSilo.StartAsync(
             s => s.Configure(o => o.LoggerCount = Loggers),
             services => services.AddSingleton<ILogStorage>(image));
@@ -51,7 +51,7 @@ public sealed class EarlyLockReleaseRecoveryRegressionTests
         Assert.Equal(AbortReason.Cascading, (await Assert.ThrowsAsync<TransactionAbortedException>(() => t2)).Reason);
 
         var live = (X: await Read(silo, x), B: await Read(silo, b), A: await Read(silo, a));
-        var image = await storage.ImageAsync(Loggers);
+        var image = await storage.ImageAsync();
         await using var restarted = await TestSilo.StartAsync(
             s => s.Configure(o => o.LoggerCount = Loggers),
             services => services.AddSingleton<ILogStorage>(image));

@@ -92,6 +92,26 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
         return Read(segments, cancellationToken);
     }
 
+    /// <inheritdoc />
+    /// <remarks>Every folder under the directory that holds a segment file.</remarks>
+    public async IAsyncEnumerable<string> ListAsync([EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        await Task.CompletedTask;
+        if (!System.IO.Directory.Exists(root))
+        {
+            yield break;
+        }
+
+        foreach (var folder in System.IO.Directory.EnumerateDirectories(root))
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            if (SegmentFileName.List(folder).Length > 0)
+            {
+                yield return Path.GetFileName(folder);
+            }
+        }
+    }
+
     /// <summary>
     /// Deletes the segments of <paramref name="log"/> numbered below <paramref name="sequence"/>, for
     /// checkpointing. The current (last) segment is never deleted. Returns how many were deleted.

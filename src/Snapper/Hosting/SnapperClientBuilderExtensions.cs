@@ -1,0 +1,53 @@
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Options;
+using Snapper.Coordination;
+using Snapper.Grains;
+
+namespace Snapper.Hosting;
+
+/// <summary>The hosting verb for cluster clients: <c>clientBuilder.AddSnapper()</c>.</summary>
+public static class SnapperClientBuilderExtensions
+{
+    /// <summary>
+    /// Lets an Orleans cluster client start Snapper transactions: registers an
+    /// <see cref="ISnapperClient"/> over the client's grain factory, and the call filter that
+    /// carries a transaction's first call and execution info. The cluster's silos must have
+    /// Snapper added (<c>AddSnapper</c> on the silo builder). Of the options, the client uses
+    /// <see cref="SnapperOptions.TransactionTimeout"/>, <see cref="SnapperOptions.ActTidRangeSize"/>
+    /// and <see cref="SnapperOptions.EarlyLockRelease"/>.
+    /// </summary>
+    public static IClientBuilder AddSnapper(this IClientBuilder client, Action<SnapperBuilder>? configure = null)
+    {
+        ArgumentNullException.ThrowIfNull(client);
+        var services = client.Services;
+        if (services.Any(d => d.ServiceType == typeof(ISnapperClient)))
+        {
+            throw new InvalidOperationException("AddSnapper was called twice on the same client; configure Snapper in one call.");
+        }
+
+        AddOptions(services, configure);
+        services.TryAddSingleton(TimeProvider.System);
+        services.AddSingleton<ActorResolver>();
+        services.AddSingleton<ICoordinatorDirectory, ClientCoordinators>();
+        services.AddSingleton<TidSource>();
+        services.AddSingleton<ISnapperClient, SnapperClient>();
+        client.AddOutgoingGrainCallFilter<ExecutionInfoCallFilter>();
+        return client;
+    }
+
+    /// <summary>Options from <paramref name="configure"/>, validated when the host starts.</summary>
+    internal static void AddOptions(IServiceCollection services, Action<SnapperBuilder>? configure)
+    {
+        var builder = new SnapperBuilder();
+        configure?.Invoke(builder);
+        var options = services.AddOptions<SnapperOptions>();
+        foreach (var configuration in builder.Configurations)
+        {
+            options.Configure(configuration);
+        }
+
+        options.ValidateOnStart();
+        services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<SnapperOptions>, SnapperOptionsValidator>());
+    }
+}

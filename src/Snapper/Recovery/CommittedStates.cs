@@ -1,0 +1,37 @@
+using System.Collections.Concurrent;
+
+namespace Snapper.Recovery;
+
+/// <summary>
+/// The last committed state of actors that are not active on this silo: read from the logs (of
+/// every silo) at start-up by <see cref="LogRecovery"/>, and left by actors that deactivated here.
+/// An actor that activates takes its entry — here, or from another silo through
+/// <see cref="IStateHandoff"/> — so at most one silo holds a state for it, and where several
+/// might (after a restart), the highest version wins.
+/// </summary>
+internal sealed class CommittedStates
+{
+    private readonly ConcurrentDictionary<ActorId, CommittedState> states = new();
+    private long maxTid;
+
+    /// <summary>The highest tid or bid found in any log (0 for empty logs).</summary>
+    public long MaxTid => Interlocked.Read(ref maxTid);
+
+    /// <summary>Actors with a state here.</summary>
+    public int Count => states.Count;
+
+    /// <summary>Keeps <paramref name="state"/> for <paramref name="actor"/> unless a later version is already here.</summary>
+    public void Offer(ActorId actor, CommittedState state) =>
+        states.AddOrUpdate(actor, state, (_, held) => state.Version >= held.Version ? state : held);
+
+    /// <summary>Removes and returns the state held for <paramref name="actor"/>, if any.</summary>
+    public CommittedState? Take(ActorId actor) => states.TryRemove(actor, out var state) ? state : null;
+
+    internal void SawTid(long tid)
+    {
+        long seen;
+        while ((seen = Interlocked.Read(ref maxTid)) < tid && Interlocked.CompareExchange(ref maxTid, tid, seen) != seen)
+        {
+        }
+    }
+}
