@@ -2,7 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using SmallBank;
 using Snapper.LoadGen.Options;
-using Snapper.LoadGen.Silo;
+using Snapper.LoadGen.Cluster;
 
 namespace Snapper.LoadGen;
 
@@ -27,7 +27,7 @@ public static class IdleProbe
             return ExitCodes.Usage;
         }
 
-        await using var silo = await EmbeddedSilo.StartAsync(new LoadGenOptions(), stderr, cancellationToken);
+        await using var silo = await EmbeddedCluster.StartAsync(new LoadGenOptions(), stderr, cancellationToken);
         var (a, b) = (ActorId.Create<IAccountActor>(0), ActorId.Create<IAccountActor>(1));
         await silo.Client.RunPact<IAccountActor>(a, (x, ctx) => x.SendPayment(ctx, b, 1m), AccessSet.Of(a).And(b), cancellationToken);
         await silo.Client.RunAct<IAccountActor, decimal>(ActorId.Create<IAccountActor>(2), (x, ctx) => x.Balance(ctx), cancellationToken);

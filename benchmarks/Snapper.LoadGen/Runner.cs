@@ -3,7 +3,7 @@ using Snapper.History;
 using Snapper.LoadGen.Measurement;
 using Snapper.LoadGen.Options;
 using Snapper.LoadGen.Reporting;
-using Snapper.LoadGen.Silo;
+using Snapper.LoadGen.Cluster;
 using Snapper.LoadGen.Workloads;
 using Snapper.LoadGen.Workloads.TpcC;
 
@@ -89,21 +89,31 @@ public static class Runner
             await stderr.WriteLineAsync($"note: {options.LogDir} holds logs of an earlier run: the silo recovers their state, and --verify's expected totals assume fresh accounts.");
         }
 
-        EmbeddedSilo silo;
+        if (options.Cluster is not null && (options.Logger != LoggerKind.Memory || options.LogDir is not null || options.LogDelayMs != 0))
+        {
+            await stderr.WriteLineAsync("note: with --cluster the silos log as their own --logger says; this run's --logger, --log-dir and --log-delay-ms are ignored.");
+        }
+
+        ILoadGenCluster silo;
+        ClusterInfo cluster;
         try
         {
-            silo = await EmbeddedSilo.StartAsync(options, stderr, cancellationToken);
+            silo = options.Cluster is { } gateways
+                ? await ExternalCluster.ConnectAsync([.. gateways.Select(g => ArgParser.Endpoint("--cluster", g))], stderr, cancellationToken)
+                : await EmbeddedCluster.StartAsync(options, stderr, cancellationToken);
+            cluster = new ClusterInfo(silo.Kind, await silo.CountSilos());
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
-            await stderr.WriteLineAsync("Interrupted before the silo started.");
+            await stderr.WriteLineAsync("Interrupted before the cluster was ready.");
             return new RunOutcome(ExitCodes.Interrupted, null);
         }
 #pragma warning disable CA1031 // Any start-up failure is reported as such, with its message, and exit code 1.
         catch (Exception e)
 #pragma warning restore CA1031
         {
-            await stderr.WriteLineAsync($"error: the embedded silo failed to start: {e.Message}");
+            var what = options.Cluster is { } list ? $"could not connect to the cluster at {string.Join(",", list)}" : "the embedded silo failed to start";
+            await stderr.WriteLineAsync($"error: {what}: {e.Message}");
             return new RunOutcome(ExitCodes.Failure, null);
         }
 
@@ -127,7 +137,7 @@ public static class Runner
                 (runs, failed, interrupted) = await RunModesAsync(options, workload.For, workload, null, null, stderr, cancellationToken);
             }
 
-            var report = new LoadGenReport(options.Workload, options, runs);
+            var report = new LoadGenReport(options.Workload, options, cluster, runs);
             await stdout.WriteLineAsync();
             ResultsTable.Write(stdout, report);
             if (checkReport is not null)
@@ -161,7 +171,7 @@ public static class Runner
     }
 
     private static async Task<(List<RunResult> Runs, bool Failed, bool Interrupted, string? CheckReport)> RunListAppendAsync(
-        LoadGenOptions options, EmbeddedSilo silo, TextWriter stderr, CancellationToken cancellationToken)
+        LoadGenOptions options, ILoadGenCluster silo, TextWriter stderr, CancellationToken cancellationToken)
     {
         HistoryWriter? writer = null;
         if (options.History is { } historyPath)
@@ -280,7 +290,7 @@ public static class Runner
     /// consistency conditions 1–4 after the mode drained.
     /// </summary>
     private static Task<(List<RunResult> Runs, bool Failed, bool Interrupted)> RunTpcCAsync(
-        LoadGenOptions options, EmbeddedSilo silo, TextWriter stderr, CancellationToken cancellationToken)
+        LoadGenOptions options, ILoadGenCluster silo, TextWriter stderr, CancellationToken cancellationToken)
     {
         var workload = new TpcCWorkload(silo.Client, TpcCWorkload.DefaultConfig(options.Warehouses), options.PactPercent);
         var hooks = new TpcCHooks(workload, stderr, cancellationToken);

@@ -3,8 +3,8 @@ using System.Globalization;
 namespace Snapper.LoadGen.Options;
 
 /// <summary>
-/// Parses <c>WORKLOAD [--flag value | --flag=value]...</c> by hand: the CLI must not pull in a
-/// command-line package (only what Directory.Packages.props lists restores here). Every error is a
+/// Parses <c>WORKLOAD [--flag value | --flag=value]...</c> by hand (SiloHost's flags are on
+/// System.CommandLine already; this parser is the next to move). Every error is a
 /// <see cref="UsageException"/> whose message names the flag, so a typo in a long benchmark script
 /// is found before the silo starts.
 /// </summary>
@@ -41,10 +41,12 @@ public static class ArgParser
           --clients N              clients (default 2)
           --warmup SECONDS         load before measuring, excluded from stats (default 5)
           --duration SECONDS       measured time per mode (default 10)
-          --logger KIND            none | memory (default memory); file, azure-table: not implemented yet
+          --logger KIND            none | memory | file (default memory)
           --log-dir DIR            log directory of the file logger (default: a temporary folder, deleted afterwards)
           --log-delay-ms N         add N ms to every log write, standing in for cloud storage latency (default 0)
-          --cluster HOST:PORT      drive an external silo (needs the Orleans client: not available here)
+          --silos N                silos of the embedded cluster, all in this process on loopback (default 1)
+          --cluster LIST           host:port[,host:port...]: gateways of running SiloHosts to drive as an Orleans
+                                   client instead of embedded silos (the silos' --logger applies, not this one's)
           --json FILE              also write the results as JSON
           --history FILE           listappend: write one JSON line per finished transaction
           --dump FILE              listappend: after the run, read every actor's list and write them as JSON
@@ -56,6 +58,9 @@ public static class ArgParser
 
         Exit codes: 0 ok, 1 verification or run failure, 2 usage error, 130 interrupted (Ctrl+C).
         """;
+
+    /// <summary>The most silos <c>--silos</c> starts in one process.</summary>
+    public const int MaxSilos = 16;
 
     /// <summary>The TPC-C workload's name.</summary>
     public const string TpcC = "tpcc";
@@ -146,7 +151,8 @@ public static class ArgParser
                 "--logger" => options with { Logger = ParseLogger(flag, Value()) },
                 "--log-dir" => options with { LogDir = ParseNonEmpty(flag, Value()) },
                 "--log-delay-ms" => options with { LogDelayMs = ParseLogDelay(flag, Value()) },
-                "--cluster" => throw ClusterUnavailable(flag, Value()),
+                "--silos" => options with { Silos = ParseInt(flag, Value(), min: 1) },
+                "--cluster" => options with { Cluster = ParseEndpoints(flag, Value()) },
                 "--json" => options with { Json = ParseNonEmpty(flag, Value()) },
                 "--history" => options with { History = ParseNonEmpty(flag, Value()) },
                 "--dump" => options with { Dump = ParseNonEmpty(flag, Value()) },
@@ -241,8 +247,8 @@ public static class ArgParser
         "none" => LoggerKind.None,
         "memory" => LoggerKind.Memory,
         "file" => LoggerKind.File,
-        "azure-table" => throw new UsageException($"{flag}: logger '{value}' is not implemented yet (Azure.Data.Tables cannot be restored here); use none, memory or file."),
-        _ => throw new UsageException($"{flag}: unknown logger '{value}'; use none or memory (file and azure-table are not implemented yet)."),
+        "azure-table" => throw new UsageException($"{flag}: logger '{value}' is not implemented yet; use none, memory or file."),
+        _ => throw new UsageException($"{flag}: unknown logger '{value}'; use none, memory or file."),
     };
 
     private static int ParseLogDelay(string flag, string value)
@@ -256,9 +262,47 @@ public static class ArgParser
         return delay;
     }
 
-    private static UsageException ClusterUnavailable(string flag, string value) =>
-        new($"{flag} {value}: driving an external cluster needs the Orleans client, whose packages cannot be restored here; " +
-            "run without --cluster to use the embedded silo.");
+    private static string[] ParseEndpoints(string flag, string value)
+    {
+        var endpoints = value.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries);
+        if (endpoints.Length == 0)
+        {
+            throw new UsageException($"{flag}: give at least one gateway as host:port.");
+        }
+
+        foreach (var endpoint in endpoints)
+        {
+            _ = Endpoint(flag, endpoint);
+        }
+
+        return endpoints;
+    }
+
+    /// <summary>Parses <c>host:port</c> (host a name or an IP address); throws naming the flag.</summary>
+    public static System.Net.IPEndPoint Endpoint(string flag, string endpoint)
+    {
+        var colon = endpoint.LastIndexOf(':');
+        if (colon <= 0 || !int.TryParse(endpoint[(colon + 1)..], NumberStyles.None, CultureInfo.InvariantCulture, out var port) || port is < 1 or > 65535)
+        {
+            throw new UsageException($"{flag}: '{endpoint}' is not host:port with a port from 1 to 65535.");
+        }
+
+        var host = endpoint[..colon];
+        if (System.Net.IPAddress.TryParse(host, out var address))
+        {
+            return new System.Net.IPEndPoint(address, port);
+        }
+
+        try
+        {
+            var addresses = System.Net.Dns.GetHostAddresses(host);
+            return new System.Net.IPEndPoint(addresses.First(a => a.AddressFamily == System.Net.Sockets.AddressFamily.InterNetwork), port);
+        }
+        catch (Exception e) when (e is System.Net.Sockets.SocketException or InvalidOperationException or ArgumentException)
+        {
+            throw new UsageException($"{flag}: host '{host}' in '{endpoint}' does not resolve to an IPv4 address.");
+        }
+    }
 
     private static void RequireAtLeast(string flag, int value, int min)
     {
@@ -323,6 +367,22 @@ public static class ArgParser
         }
 
         ParseModes("--modes", string.Join(',', options.Modes));
+        RequireAtLeast("--silos", options.Silos, 1);
+        if (options.Silos > MaxSilos)
+        {
+            throw new UsageException($"--silos: at most {MaxSilos} silos run in one process (was {options.Silos}).");
+        }
+
+        if (options.Cluster is { } cluster)
+        {
+            if (options.Silos != 1)
+            {
+                throw new UsageException("--silos and --cluster exclude each other: --silos starts silos in this process, --cluster drives running ones.");
+            }
+
+            ParseEndpoints("--cluster", string.Join(',', cluster));
+        }
+
         if (options.Workload == "listappend")
         {
             if (options.Modes.Contains(ModeNames.Nt))

@@ -48,6 +48,12 @@ public sealed record LoadGenOptions
     /// <summary>Milliseconds added to every log write (<c>--log-delay-ms</c>), standing in for cloud storage latency.</summary>
     public int LogDelayMs { get; init; }
 
+    /// <summary>Silos of the embedded cluster, all in this process (<c>--silos</c>).</summary>
+    public int Silos { get; init; } = 1;
+
+    /// <summary>Gateways of running SiloHosts to drive as a client instead of embedded silos (<c>--cluster</c>), or null.</summary>
+    public IReadOnlyList<string>? Cluster { get; init; }
+
     /// <summary>Where to write the JSON report (<c>--json</c>), or null for none.</summary>
     public string? Json { get; init; }
 

@@ -18,6 +18,7 @@ public static class ResultsTable
         ArgumentNullException.ThrowIfNull(report);
         var config = report.Config;
         writer.WriteLine(Describe(config));
+        writer.WriteLine(Invariant($"cluster: {report.Cluster.Kind}, {report.Cluster.Silos} silo(s)"));
 
         // A mode that mixes kinds (hybrid, the TPC-C types) is followed by one row per kind, named
         // mode:kind, then one per variant (TPC-C hybrid: pact, act), named mode:variant.

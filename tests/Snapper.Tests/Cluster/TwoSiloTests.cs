@@ -155,6 +155,41 @@ public sealed class TwoSiloTests
         Assert.Equal(101, await Read(restarted, moved));
     }
 
+    [Fact]
+    public async Task A_silo_that_joins_enters_the_ring_while_PACTs_keep_committing()
+    {
+        await using var cluster = await TestSilo.StartAsync(s => s.Configure(o => o.CoordinatorCount = 1));
+        var accounts = Enumerable.Range(0, 8).Select(i => Actor($"join-{i}")).ToArray();
+        using var stop = new CancellationTokenSource();
+        var committed = 0;
+        var load = Task.Run(async () =>
+        {
+            var random = new Random(7);
+            while (!stop.IsCancellationRequested)
+            {
+                var (a, b) = (accounts[random.Next(8)], accounts[random.Next(8)]);
+                if (a != b)
+                {
+                    await cluster.Client.RunPact<ITestActor>(a, (x, ctx) => x.AddThenCall(ctx, 1, b, 1), AccessSet.Of(a).And(b));
+                    Interlocked.Increment(ref committed);
+                }
+            }
+        });
+
+        await Poll.Until(() => Volatile.Read(ref committed) > 20, "PACTs commit on one silo");
+        var joined = await cluster.Cluster.StartAdditionalSiloAsync();
+        var before = Volatile.Read(ref committed);
+        var newcomer = CoordinatorKey.For(joined.Name, 0);
+        await Poll.Until(async () => (await cluster.Grains.GetGrain<ICoordinator>(newcomer).Status()).SawToken, "the token visits the new silo's coordinator");
+        await Poll.Until(() => Volatile.Read(ref committed) > before + 20, "PACTs keep committing after the join");
+        stop.Cancel();
+        await load.WaitAsync(Bound); // no PACT failed meanwhile
+
+        var view = await cluster.Grains.GetGrain<IRingMembership>(0).View();
+        Assert.Contains(newcomer, view.Members);
+        Assert.Equal(2 * Volatile.Read(ref committed), (await Task.WhenAll(accounts.Select(a => Read(cluster, a)))).Sum());
+    }
+
     // Activates actors until it has one on each silo: the first on the first silo (the one a
     // restarted one-silo cluster is named after), the second on the other.
     private static async Task<(ActorId, ActorId)> OnDifferentSilos(TestSilo cluster)

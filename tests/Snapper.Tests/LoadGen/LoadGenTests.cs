@@ -124,7 +124,10 @@ public sealed class LoadGenTests
     [InlineData("--pact-percent", "101", "--pact-percent")]
     [InlineData("--dist", "gaussian", "--dist")]
     [InlineData("--bogus", "1", "--bogus")]
-    [InlineData("--cluster", "localhost:30000", "--cluster")]
+    [InlineData("--cluster", "localhost", "--cluster")]
+    [InlineData("--cluster", "127.0.0.1:70000", "--cluster")]
+    [InlineData("--silos", "0", "--silos")]
+    [InlineData("--silos", "17", "--silos")]
     public async Task Bad_or_unavailable_flags_exit_2_naming_them(string flag, string value, string named)
     {
         var stderr = new StringWriter();

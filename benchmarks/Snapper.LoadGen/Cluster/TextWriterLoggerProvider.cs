@@ -1,6 +1,6 @@
 using Microsoft.Extensions.Logging;
 
-namespace Snapper.LoadGen.Silo;
+namespace Snapper.LoadGen.Cluster;
 
 /// <summary>
 /// Writes the runtime's log messages to a <see cref="TextWriter"/> (stderr, or a test's writer).

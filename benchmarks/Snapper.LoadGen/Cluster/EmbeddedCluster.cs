@@ -1,0 +1,150 @@
+using System.Net;
+using System.Net.Sockets;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Orleans.Configuration;
+using Snapper.Hosting;
+using Snapper.LoadGen.Options;
+
+namespace Snapper.LoadGen.Cluster;
+
+/// <summary>
+/// Orleans silos in this process (<c>--silos N</c>, default 1), on loopback ports the OS hands
+/// out, with Snapper and the samples' actors: silo 0 is the primary of a development cluster and
+/// the others join it, so cross-silo costs show on one machine. Transactions are issued through
+/// silo 0's <see cref="ISnapperClient"/>; actors are placed on every silo.
+/// </summary>
+public sealed class EmbeddedCluster : ILoadGenCluster
+{
+    private readonly List<IHost> hosts;
+    private readonly bool deleteLogDirectory;
+
+    private EmbeddedCluster(List<IHost> hosts, string? logDirectory, bool deleteLogDirectory)
+    {
+        this.hosts = hosts;
+        this.deleteLogDirectory = deleteLogDirectory;
+        LogDirectory = logDirectory;
+        Client = hosts[0].Services.GetRequiredService<ISnapperClient>();
+    }
+
+    /// <inheritdoc />
+    public ISnapperClient Client { get; }
+
+    /// <inheritdoc />
+    public string Kind => "embedded";
+
+    /// <inheritdoc />
+    public string? LogDirectory { get; }
+
+    /// <inheritdoc />
+    public long LogBytes() =>
+        LogDirectory is not null && Directory.Exists(LogDirectory)
+            ? new DirectoryInfo(LogDirectory).EnumerateFiles("*", SearchOption.AllDirectories).Sum(f => f.Length)
+            : 0;
+
+    /// <inheritdoc />
+    public Task<int> CountSilos() => ClusterMembership.CountActiveSilos(hosts[0].Services.GetRequiredService<IGrainFactory>());
+
+    /// <summary>Builds and starts the silos <paramref name="options"/> describe, the primary first.</summary>
+    /// <param name="options">The silo count and logger kind are taken from here.</param>
+    /// <param name="diagnostics">Where the runtime's warnings and errors go (stderr): stdout is for the results.</param>
+    /// <param name="cancellationToken">Cancels the start.</param>
+    public static async Task<EmbeddedCluster> StartAsync(LoadGenOptions options, TextWriter diagnostics, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(diagnostics);
+        var logDirectory = options.Logger == LoggerKind.File
+            ? options.LogDir ?? Path.Combine(Path.GetTempPath(), $"snapper-loadgen-{Environment.ProcessId}-{Guid.NewGuid():N}")
+            : null;
+        var clusterId = $"loadgen-{Environment.ProcessId}-{Guid.NewGuid():N}";
+        var hosts = new List<IHost>();
+        try
+        {
+            IPEndPoint? primary = null;
+            for (var i = 0; i < options.Silos; i++)
+            {
+                var siloPort = FreePort();
+                var host = BuildSilo($"silo{i}", siloPort, FreePort(), primary, clusterId, options, logDirectory, diagnostics);
+                hosts.Add(host);
+                await host.StartAsync(cancellationToken);
+                primary ??= new IPEndPoint(IPAddress.Loopback, siloPort);
+            }
+
+            return new EmbeddedCluster(hosts, logDirectory, deleteLogDirectory: logDirectory is not null && options.LogDir is null);
+        }
+        catch
+        {
+            await StopAsync(hosts);
+            throw;
+        }
+    }
+
+    /// <inheritdoc />
+    public async ValueTask DisposeAsync()
+    {
+        await StopAsync(hosts);
+        if (deleteLogDirectory && LogDirectory is not null && Directory.Exists(LogDirectory))
+        {
+            Directory.Delete(LogDirectory, recursive: true);
+        }
+    }
+
+    private static IHost BuildSilo(string name, int siloPort, int gatewayPort, IPEndPoint? primary, string clusterId, LoadGenOptions options, string? logDirectory, TextWriter diagnostics)
+    {
+        // No defaults: no appsettings or environment configuration changing a benchmark behind
+        // its command line, and no console logger on stdout.
+        var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.Services.AddSingleton<IHostLifetime, LoadGenHostLifetime>();
+
+        // Warnings only: the runtime logs every actor activation at Information.
+        builder.Logging.ClearProviders();
+        builder.Logging.SetMinimumLevel(LogLevel.Warning);
+        builder.Logging.AddProvider(new TextWriterLoggerProvider(diagnostics));
+        builder.UseOrleans(silo => silo
+            .UseLocalhostClustering(siloPort, gatewayPort, primary, serviceId: "snapper-loadgen", clusterId: clusterId)
+            .Configure<SiloOptions>(o => o.SiloName = name)
+            .AddSnapper(snapper => snapper.Configure(o =>
+            {
+                o.Logging = options.Logger switch
+                {
+                    LoggerKind.None => LoggingMode.None,
+                    LoggerKind.File => LoggingMode.File,
+                    _ => LoggingMode.Memory,
+                };
+                o.LogDirectory = logDirectory;
+                o.LogWriteDelay = TimeSpan.FromMilliseconds(options.LogDelayMs);
+            })));
+        return builder.Build();
+    }
+
+    private static async Task StopAsync(List<IHost> hosts)
+    {
+        // Secondaries first: the primary holds the development cluster's membership.
+        for (var i = hosts.Count - 1; i >= 0; i--)
+        {
+            try
+            {
+                await hosts[i].StopAsync(CancellationToken.None);
+            }
+            finally
+            {
+                if (hosts[i] is IAsyncDisposable asyncDisposable)
+                {
+                    await asyncDisposable.DisposeAsync();
+                }
+                else
+                {
+                    hosts[i].Dispose();
+                }
+            }
+        }
+    }
+
+    private static int FreePort()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        return ((IPEndPoint)listener.LocalEndpoint).Port;
+    }
+}

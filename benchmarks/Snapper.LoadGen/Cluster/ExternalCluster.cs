@@ -1,0 +1,94 @@
+using System.Net;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Orleans.Configuration;
+using Snapper.Hosting;
+
+namespace Snapper.LoadGen.Cluster;
+
+/// <summary>
+/// Running SiloHosts (<c>--cluster host:port,...</c>, their gateway endpoints), driven through an
+/// Orleans cluster client with Snapper added. The silos' own options (logger, log directory) are
+/// theirs; this process only issues transactions.
+/// </summary>
+public sealed class ExternalCluster : ILoadGenCluster
+{
+    /// <summary>The cluster and service id SiloHost's development clustering uses.</summary>
+    public const string ClusterId = "snapper";
+
+    private static readonly TimeSpan ConnectPatience = TimeSpan.FromSeconds(10);
+    private readonly IHost host;
+
+    private ExternalCluster(IHost host)
+    {
+        this.host = host;
+        Client = host.Services.GetRequiredService<ISnapperClient>();
+    }
+
+    /// <inheritdoc />
+    public ISnapperClient Client { get; }
+
+    /// <inheritdoc />
+    public string Kind => "external";
+
+    /// <inheritdoc />
+    public string? LogDirectory => null;
+
+    /// <inheritdoc />
+    public long LogBytes() => 0;
+
+    /// <inheritdoc />
+    public Task<int> CountSilos() => ClusterMembership.CountActiveSilos(host.Services.GetRequiredService<IClusterClient>());
+
+    /// <summary>Connects to the gateways; throws if none answers.</summary>
+    public static async Task<ExternalCluster> ConnectAsync(IReadOnlyList<IPEndPoint> gateways, TextWriter diagnostics, CancellationToken cancellationToken)
+    {
+        var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+        builder.Services.AddSingleton<IHostLifetime, LoadGenHostLifetime>();
+        builder.Logging.ClearProviders();
+        builder.Logging.SetMinimumLevel(LogLevel.Warning);
+        builder.Logging.AddProvider(new TextWriterLoggerProvider(diagnostics));
+        // Silos that are still starting get a few seconds; an unreachable cluster is reported then.
+        var giveUpAt = DateTime.UtcNow + ConnectPatience;
+        builder.UseOrleansClient(client => client
+            .UseStaticClustering([.. gateways])
+            .UseConnectionRetryFilter(async (_, token) =>
+            {
+                if (DateTime.UtcNow >= giveUpAt)
+                {
+                    return false;
+                }
+
+                await Task.Delay(TimeSpan.FromSeconds(1), token);
+                return true;
+            })
+            .Configure<ClusterOptions>(o => (o.ClusterId, o.ServiceId) = (ClusterId, ClusterId))
+            .Configure<ClientMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(60))
+            .AddSnapper());
+        var host = builder.Build();
+        try
+        {
+            await host.StartAsync(cancellationToken);
+            return new ExternalCluster(host);
+        }
+        catch
+        {
+            host.Dispose();
+            throw;
+        }
+    }
+
+    /// <inheritdoc />
+    public async ValueTask DisposeAsync()
+    {
+        try
+        {
+            await host.StopAsync(CancellationToken.None);
+        }
+        finally
+        {
+            host.Dispose();
+        }
+    }
+}

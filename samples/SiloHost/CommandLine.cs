@@ -1,0 +1,197 @@
+using System.CommandLine;
+using System.CommandLine.Parsing;
+using System.Net;
+using System.Net.Sockets;
+
+namespace SiloHost;
+
+/// <summary>SiloHost's flags, each defined once with its type, default, allowed values and check, so help and parsing agree.</summary>
+public static class CommandLine
+{
+    public static readonly Option<int> SiloPort = Port("--silo-port", 11111, "Port other silos reach this one on.");
+
+    public static readonly Option<int> GatewayPort = Port("--gateway-port", 30000, "Port clients (LoadGen --cluster) connect to.");
+
+    public static readonly Option<string?> Primary = new("--primary")
+    {
+        Description = "host:port (silo port) of the primary silo of a development cluster to join. Absent: this silo is the primary.",
+        Validators = { result => Check(result, text => _ = ParseEndpoint(text)) },
+    };
+
+    public static readonly Option<string> Clustering = OneOf(
+        new Option<string>("--clustering")
+        {
+            Description = "How silos find each other: dev (a development cluster around --primary).",
+            DefaultValueFactory = _ => "dev",
+        },
+        "dev");
+
+    public static readonly Option<string?> Name = new("--name")
+    {
+        Description = "The silo's name; it names the silo's logs, so restart with the same one to recover them. Default: silo-{silo-port}.",
+        Validators = { result => Check(result, text => { if (text.Length == 0 || text.Any(c => !char.IsAsciiLetterOrDigit(c) && c is not '-' and not '_' and not '.')) throw new FormatException($"'{text}' must be letters, digits, '-', '_' or '.'"); }) },
+    };
+
+    public static readonly Option<string> Logger = OneOf(
+        new Option<string>("--logger")
+        {
+            Description = "Where the silo's Snapper loggers persist records: none (nothing survives a crash), memory, or file (--log-dir).",
+            DefaultValueFactory = _ => "memory",
+        },
+        "none",
+        "memory",
+        "file");
+
+    public static readonly Option<DirectoryInfo?> LogDir = new("--log-dir")
+    {
+        Description = "Directory of the file logger's segment files; the silos of a cluster may share one (each writes its own logs).",
+    };
+
+    public static readonly Option<int> LogDelayMs = new("--log-delay-ms")
+    {
+        Description = "Milliseconds added to every log write, standing in for cloud storage latency (0 to 10000).",
+        DefaultValueFactory = _ => 0,
+        Validators = { result => Range(result, 0, 10_000) },
+    };
+
+    /// <summary>The root command, with every flag.</summary>
+    public static RootCommand Create()
+    {
+        var root = new RootCommand("A standalone Orleans silo running Snapper and the samples' actors (SmallBank, list-append, TPC-C).")
+        {
+            SiloPort, GatewayPort, Primary, Clustering, Name, Logger, LogDir, LogDelayMs,
+        };
+        return root;
+    }
+
+    /// <summary>The checks that span flags, on a parse without errors (defaults applied); each problem is one line naming the flags.</summary>
+    public static IReadOnlyList<string> Problems(ParseResult parsed)
+    {
+        var problems = new List<string>();
+        var logger = parsed.GetValue(Logger);
+        var directory = parsed.GetValue(LogDir);
+        if (logger == "file" && directory is null)
+        {
+            problems.Add("--logger file needs --log-dir DIR.");
+        }
+        else if (logger != "file" && directory is not null)
+        {
+            problems.Add($"--log-dir is only for --logger file (the logger is {logger}).");
+        }
+        else if (directory is not null && WritableError(directory) is { } problem)
+        {
+            problems.Add($"--log-dir {directory.FullName}: {problem}");
+        }
+
+        if (parsed.GetValue(SiloPort) == parsed.GetValue(GatewayPort))
+        {
+            problems.Add("--silo-port and --gateway-port must differ.");
+        }
+
+        return problems;
+    }
+
+    /// <summary>The options a successful parse gives.</summary>
+    public static SiloHostOptions Options(ParseResult parsed)
+    {
+        var siloPort = parsed.GetValue(SiloPort);
+        return new SiloHostOptions(
+            siloPort,
+            parsed.GetValue(GatewayPort),
+            parsed.GetValue(Primary) is { } primary ? ParseEndpoint(primary) : null,
+            parsed.GetValue(Name) ?? $"silo-{siloPort}",
+            parsed.GetValue(Logger)!,
+            parsed.GetValue(LogDir),
+            parsed.GetValue(LogDelayMs));
+    }
+
+    /// <summary><c>host:port</c>, the host a name or an IPv4 address.</summary>
+    public static IPEndPoint ParseEndpoint(string text)
+    {
+        var colon = text.LastIndexOf(':');
+        if (colon <= 0 || !int.TryParse(text.AsSpan(colon + 1), out var port) || port is < 1 or > 65535)
+        {
+            throw new FormatException($"'{text}' is not host:port with a port from 1 to 65535");
+        }
+
+        var host = text[..colon];
+        if (IPAddress.TryParse(host, out var address))
+        {
+            return new IPEndPoint(address, port);
+        }
+
+        try
+        {
+            return new IPEndPoint(Dns.GetHostAddresses(host).First(a => a.AddressFamily == AddressFamily.InterNetwork), port);
+        }
+        catch (Exception e) when (e is SocketException or InvalidOperationException or ArgumentException)
+        {
+            throw new FormatException($"host '{host}' does not resolve to an IPv4 address");
+        }
+    }
+
+    // An option taking one of a few words: shown in help, completed in shells, refused in one line naming the flag.
+    private static Option<string> OneOf(Option<string> option, params string[] values)
+    {
+        option.HelpName = string.Join('|', values);
+        option.CompletionSources.Add(values);
+        option.Validators.Add(result =>
+        {
+            if (result.GetValueOrDefault<string>() is { } value && !values.Contains(value))
+            {
+                result.AddError($"{result.Option.Name}: '{value}' is not one of {string.Join(", ", values)}.");
+            }
+        });
+        return option;
+    }
+
+    private static Option<int> Port(string name, int defaultValue, string description) => new(name)
+    {
+        Description = description,
+        DefaultValueFactory = _ => defaultValue,
+        Validators = { result => Range(result, 1, 65535) },
+    };
+
+    private static void Range(OptionResult result, int min, int max)
+    {
+        var value = result.GetValueOrDefault<int>();
+        if (value < min || value > max)
+        {
+            result.AddError($"{result.Option.Name} must be from {min} to {max} (was {value}).");
+        }
+    }
+
+    private static void Check(OptionResult result, Action<string> check)
+    {
+        if (result.GetValueOrDefault<string?>() is not { } text)
+        {
+            return;
+        }
+
+        try
+        {
+            check(text);
+        }
+        catch (FormatException e)
+        {
+            result.AddError($"{result.Option.Name}: {e.Message}.");
+        }
+    }
+
+    // Checked up front: a directory the silo could not write would fail every transaction later.
+    private static string? WritableError(DirectoryInfo directory)
+    {
+        try
+        {
+            Directory.CreateDirectory(directory.FullName);
+            var probe = Path.Combine(directory.FullName, $".snapper-write-probe-{Environment.ProcessId}");
+            File.WriteAllText(probe, "probe");
+            File.Delete(probe);
+            return null;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException or ArgumentException)
+        {
+            return $"cannot be written: {e.Message}";
+        }
+    }
+}

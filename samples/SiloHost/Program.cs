@@ -1,0 +1,66 @@
+using System.CommandLine;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Orleans.Configuration;
+using SiloHost;
+using Snapper.Hosting;
+
+// SiloHost: one Orleans silo with Snapper and the samples' actors. Exit codes: 0 stopped cleanly,
+// 1 the silo failed, 2 a usage error (one line naming the flag).
+var parsed = CommandLine.Create().Parse(args);
+if (parsed.Tokens.Any(t => t.Value is "--help" or "-h" or "-?" or "--version"))
+{
+    return await parsed.InvokeAsync(); // help and version come from the same definitions
+}
+
+var problems = parsed.Errors.Count > 0 ? [.. parsed.Errors.Select(e => e.Message)] : CommandLine.Problems(parsed);
+if (problems.Count > 0)
+{
+    foreach (var problem in problems)
+    {
+        Console.Error.WriteLine($"error: {problem}");
+    }
+
+    Console.Error.WriteLine("Run with --help for usage.");
+    return 2;
+}
+
+var options = CommandLine.Options(parsed);
+var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true, Args = [] });
+builder.Logging.ClearProviders();
+builder.Logging.AddSimpleConsole(o => (o.SingleLine, o.TimestampFormat) = (true, "HH:mm:ss "));
+builder.Logging.SetMinimumLevel(LogLevel.Warning);
+builder.Logging.AddFilter("Snapper", LogLevel.Information);
+builder.Services.Configure<ConsoleLifetimeOptions>(o => o.SuppressStatusMessages = true);
+builder.UseOrleans(silo => silo
+    .UseLocalhostClustering(options.SiloPort, options.GatewayPort, options.Primary, serviceId: ClusterNames.Id, clusterId: ClusterNames.Id)
+    .Configure<SiloOptions>(o => o.SiloName = options.Name)
+    .AddSnapper(snapper => snapper.Configure(o =>
+    {
+        o.Logging = options.Logger switch
+        {
+            "none" => LoggingMode.None,
+            "file" => LoggingMode.File,
+            _ => LoggingMode.Memory,
+        };
+        o.LogDirectory = options.LogDirectory?.FullName;
+        o.LogWriteDelay = TimeSpan.FromMilliseconds(options.LogDelayMs);
+    })));
+
+using var host = builder.Build();
+try
+{
+    await host.StartAsync();
+}
+catch (Exception e)
+{
+    Console.Error.WriteLine($"error: silo {options.Name} failed to start: {e.Message}");
+    return 1;
+}
+
+var role = options.Primary is { } primary ? $"joined {primary}" : "primary";
+Console.WriteLine($"SiloHost {options.Name} serving: silo 127.0.0.1:{options.SiloPort}, gateway 127.0.0.1:{options.GatewayPort}, {role}, cluster '{ClusterNames.Id}', logger {options.Logger}{(options.LogDirectory is { } dir ? $" in {dir.FullName}" : "")}");
+await host.WaitForShutdownAsync();
+Console.WriteLine($"SiloHost {options.Name} stopped");
+return 0;

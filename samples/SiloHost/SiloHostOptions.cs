@@ -1,0 +1,13 @@
+using System.Net;
+
+namespace SiloHost;
+
+/// <summary>One SiloHost invocation, as its flags say (DESIGN §9).</summary>
+/// <param name="SiloPort">The silo-to-silo port.</param>
+/// <param name="GatewayPort">The port clients connect to.</param>
+/// <param name="Primary">The primary silo to join (its silo port), or null: this silo is the primary.</param>
+/// <param name="Name">The silo's name: it names the silo's logs, so a restart keeps it to recover them.</param>
+/// <param name="Logger">none, memory or file.</param>
+/// <param name="LogDirectory">Where the file logger writes (every silo of a cluster may share it).</param>
+/// <param name="LogDelayMs">Added to every log write, standing in for cloud storage latency.</param>
+public sealed record SiloHostOptions(int SiloPort, int GatewayPort, IPEndPoint? Primary, string Name, string Logger, DirectoryInfo? LogDirectory, int LogDelayMs);
