@@ -46,6 +46,25 @@ public sealed record TxnContext
     [Id(6)]
     internal string? Coordinator { get; init; }
 
+    /// <summary>
+    /// Set on the context a RunAct/RunPact body gets: the call carrying it starts the transaction,
+    /// so the actor it reaches is the root. The root hands user code a copy without it, so no
+    /// nested call carries it.
+    /// </summary>
+    [Id(7)]
+    internal bool Start { get; init; }
+
+    /// <summary>For an ACT's start: release locks early (Thorp), as the caller chose.</summary>
+    [Id(8)]
+    internal bool EarlyLockRelease { get; init; }
+
+    // Client side only (not serialized): the start context has been sent once; a second call with it is refused.
+    [NonSerialized]
+    private int sent;
+
+    /// <summary>Client side: true the first time a call carrying this start context is sent, false after.</summary>
+    internal bool TryMarkSent() => Interlocked.Exchange(ref sent, 1) == 0;
+
     /// <inheritdoc />
     public override string ToString() => $"{Mode} {Tid} (root {Root})";
 }

@@ -16,6 +16,7 @@ namespace Snapper;
 internal sealed class SnapperRuntime(
     IOptions<SnapperOptions> options,
     IGrainFactory grains,
+    CoordinatorReferences coordinators,
     ActorResolver resolver,
     LoggerPool loggers,
     ActCommitCoordinator commit,
@@ -52,7 +53,7 @@ internal sealed class SnapperRuntime(
     public ILogger Diagnostics { get; } = loggerFactory.CreateLogger("Snapper.Actor");
 
     /// <summary>The coordinator grain with key <paramref name="key"/> (a batch's, from its sub-batch or context).</summary>
-    public ICoordinator Coordinator(string key) => grains.GetGrain<ICoordinator>(key);
+    public ICoordinator Coordinator(string key) => coordinators.Get(key);
 
     /// <summary>
     /// The last committed state of <paramref name="actor"/>, activating here: taken from this

@@ -135,15 +135,17 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
             return;
         }
 
-        if (RootCall.IsMarkedFor(ctx.Tid))
+        if (ctx.Start)
         {
-            RootCall.Take(ctx.Tid, out var earlyLockRelease);
             if (ctx.Root != Engine.Id)
             {
                 throw new SnapperException($"The transaction {ctx} was started on actor {ctx.Root}, but its first call reached {Engine.Id}: a RunAct or RunPact body must call the first actor it names.");
             }
 
-            await (ctx.Mode == TxnMode.Pact ? PactEngine.RunPactAsRoot(ctx, context.Invoke) : Engine.RunAsRoot(ctx, earlyLockRelease, context.Invoke));
+            // User code and every call it makes get the context without the start mark.
+            var running = ctx with { Start = false, EarlyLockRelease = false };
+            context.Request.SetArgument(0, running);
+            await (ctx.Mode == TxnMode.Pact ? PactEngine.RunPactAsRoot(running, context.Invoke) : Engine.RunAsRoot(running, ctx.EarlyLockRelease, context.Invoke));
             return;
         }
 

@@ -10,9 +10,6 @@ namespace Snapper.Coordination;
 /// </summary>
 internal static class BatchFormation
 {
-    // Beyond this many remembered actors, entries of resolved batches are dropped from the token.
-    private const int PrevBidPruneThreshold = 65_536;
-
     public static FormedBatch Form(BatchToken token, ImmutableArray<PendingPact> pacts, string coordinator, DateTimeOffset deadline, DateTimeOffset now)
     {
         var bid = token.LastTid + 1;
@@ -41,14 +38,6 @@ internal static class BatchFormation
             var prev = token.PrevBid.TryGetValue(actor, out var p) && p > token.ResolvedThrough ? p : 0;
             token.PrevBid[actor] = bid;
             subBatches.Add((actor, new SubBatch(bid, prev, coordinator, list.ToImmutable())));
-        }
-
-        if (token.PrevBid.Count > PrevBidPruneThreshold)
-        {
-            foreach (var stale in token.PrevBid.Where(kv => kv.Value <= token.ResolvedThrough).Select(kv => kv.Key).ToList())
-            {
-                token.PrevBid.Remove(stale);
-            }
         }
 
         var batch = new EmittedBatch(bid, token.LastBid, token.LastBidCoordinator, [.. perActor.Keys], [.. contexts.Select(c => c.Tid)], now);

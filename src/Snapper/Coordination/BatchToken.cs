@@ -45,4 +45,30 @@ internal sealed class BatchToken
     /// <summary>The ring the token travels.</summary>
     [Id(7)]
     public RingView View { get; set; } = RingView.Empty;
+
+    /// <summary>
+    /// Drops the <see cref="PrevBid"/> entries of resolved batches (they read as 0 anyway). Done at
+    /// every visit where <see cref="ResolvedThrough"/> has moved, so the token carries only the
+    /// actors of batches still in flight: it is serialized whenever it crosses silos.
+    /// </summary>
+    public void ForgetResolved()
+    {
+        if (ResolvedThrough <= prunedThrough)
+        {
+            return;
+        }
+
+        foreach (var (actor, bid) in PrevBid)
+        {
+            if (bid <= ResolvedThrough)
+            {
+                PrevBid.Remove(actor); // removing the current entry while enumerating is allowed
+            }
+        }
+
+        prunedThrough = ResolvedThrough;
+    }
+
+    [Id(8)]
+    private long prunedThrough;
 }

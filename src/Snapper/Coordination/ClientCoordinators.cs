@@ -5,7 +5,7 @@ namespace Snapper.Coordination;
 /// On a cluster client: any coordinator on the ring, from the ring membership's view, which is
 /// fetched once and again when it is older than a few seconds (silos come and go).
 /// </summary>
-internal sealed class ClientCoordinators(IGrainFactory grains, TimeProvider clock) : ICoordinatorDirectory
+internal sealed class ClientCoordinators(IGrainFactory grains, CoordinatorReferences references, TimeProvider clock) : ICoordinatorDirectory
 {
     private static readonly TimeSpan Refresh = TimeSpan.FromSeconds(5);
     private (RingView View, DateTimeOffset At)? known;
@@ -13,13 +13,13 @@ internal sealed class ClientCoordinators(IGrainFactory grains, TimeProvider cloc
     public async ValueTask<ICoordinator> ForPact(ActorId root)
     {
         var members = await Members();
-        return grains.GetGrain<ICoordinator>(members[(int)(Logging.StableHash.Of(root) % (ulong)members.Length)]);
+        return references.Get(members[(int)(Logging.StableHash.Of(root) % (ulong)members.Length)]);
     }
 
     public async ValueTask<ICoordinator> ForTids()
     {
         var members = await Members();
-        return grains.GetGrain<ICoordinator>(members[Random.Shared.Next(members.Length)]);
+        return references.Get(members[Random.Shared.Next(members.Length)]);
     }
 
     private async ValueTask<string[]> Members()

@@ -322,7 +322,7 @@ internal sealed partial class Coordinator
         {
             try
             {
-                return await GrainFactory.GetGrain<ICoordinator>(coordinator).WaitResolved(bid);
+                return await coordinators.Get(coordinator).WaitResolved(bid);
             }
             catch (TimeoutException)
             {

@@ -33,6 +33,7 @@ internal sealed partial class Coordinator(
     IOptions<SnapperOptions> options,
     LoggerPool loggers,
     ActorResolver actors,
+    CoordinatorReferences coordinators,
     SnapperMetrics metrics,
     TimeProvider clock,
     ILoggerFactory loggerFactory) : Grain, ICoordinator
@@ -161,6 +162,7 @@ internal sealed partial class Coordinator(
         }
 
         held.ResolvedThrough = Math.Max(held.ResolvedThrough, resolvedThrough);
+        held.ForgetResolved();
         held.LastTid = Math.Max(held.LastTid, view.TidFloor);
         if (tidRequests.Count == 0 && buffer.Count == 0)
         {
@@ -237,7 +239,7 @@ internal sealed partial class Coordinator(
 
             try
             {
-                await GrainFactory.GetGrain<ICoordinator>(next).PassToken(passing);
+                await coordinators.Get(next).PassToken(passing);
                 return;
             }
             catch (Exception e)
@@ -337,7 +339,7 @@ internal sealed partial class Coordinator(
     {
         try
         {
-            await message(GrainFactory.GetGrain<ICoordinator>(coordinator));
+            await message(coordinators.Get(coordinator));
         }
         catch (Exception e)
         {

@@ -7,13 +7,11 @@ namespace Snapper.Coordination;
 /// On a silo: this silo's own coordinators, so a PACT's first hop stays on the silo (Snapper §4.1.2:
 /// the first actor picks a coordinator by a hash of its id) and tid ranges come from next door.
 /// </summary>
-internal sealed class SiloCoordinators(IGrainFactory grains, ILocalSiloDetails silo, IOptions<SnapperOptions> options) : ICoordinatorDirectory
+internal sealed class SiloCoordinators(CoordinatorReferences references, ILocalSiloDetails silo, IOptions<SnapperOptions> options) : ICoordinatorDirectory
 {
-    private readonly int count = options.Value.CoordinatorCount;
+    private readonly ICoordinator[] local = [.. Enumerable.Range(0, options.Value.CoordinatorCount).Select(i => references.Get(CoordinatorKey.For(silo.Name, i)))];
 
-    public ValueTask<ICoordinator> ForPact(ActorId root) =>
-        new(grains.GetGrain<ICoordinator>(CoordinatorKey.For(silo.Name, (int)(Logging.StableHash.Of(root) % (ulong)count))));
+    public ValueTask<ICoordinator> ForPact(ActorId root) => new(local[(int)(Logging.StableHash.Of(root) % (ulong)local.Length)]);
 
-    public ValueTask<ICoordinator> ForTids() =>
-        new(grains.GetGrain<ICoordinator>(CoordinatorKey.For(silo.Name, Random.Shared.Next(count))));
+    public ValueTask<ICoordinator> ForTids() => new(local[Random.Shared.Next(local.Length)]);
 }

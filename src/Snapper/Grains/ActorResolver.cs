@@ -8,9 +8,15 @@ namespace Snapper.Grains;
 /// typed user interface for calls, <see cref="ISnapperParticipant"/> for protocol messages. The
 /// key is read according to the interface's Orleans key kind.
 /// </summary>
+/// <remarks>
+/// References are cached: making one builds a proxy (and its argument copiers), which costs more
+/// than the call it is for. A reference is immutable and may be shared by every caller.
+/// </remarks>
 internal sealed class ActorResolver(IGrainFactory grains)
 {
     private readonly ConcurrentDictionary<ActorId, GrainId> ids = new();
+    private readonly ConcurrentDictionary<ActorId, ISnapperParticipant> participants = new();
+    private readonly ConcurrentDictionary<(ActorId, Type), IAddressable> references = new();
 
     /// <summary>The grain reference of <paramref name="id"/> as a <typeparamref name="TActor"/>.</summary>
     public TActor Get<TActor>(ActorId id)
@@ -26,11 +32,12 @@ internal sealed class ActorResolver(IGrainFactory grains)
             throw new SnapperException($"Actor id {id} names a {id.Type}, but it was called as a {typeof(TActor).FullName}.");
         }
 
-        return (TActor)Reference(typeof(TActor), id);
+        return (TActor)references.GetOrAdd((id, typeof(TActor)), static (key, self) => self.Reference(key.Item2, key.Item1), this);
     }
 
     /// <summary>The protocol interface of transactional actor <paramref name="id"/>.</summary>
-    public ISnapperParticipant Participant(ActorId id) => grains.GetGrain<ISnapperParticipant>(GrainIdOf(id));
+    public ISnapperParticipant Participant(ActorId id) =>
+        participants.TryGetValue(id, out var known) ? known : participants.GetOrAdd(id, grains.GetGrain<ISnapperParticipant>(GrainIdOf(id)));
 
     /// <summary>The grain id of <paramref name="id"/>; throws <see cref="SnapperException"/> naming it if it names no actor.</summary>
     public GrainId GrainIdOf(ActorId id)

@@ -6,22 +6,29 @@ namespace Snapper.Grains;
 /// Caller side of every grain call (registered on silos and clients by <c>AddSnapper</c>): takes a
 /// callee's execution info out of an <see cref="ExecutionInfoResponse"/>, gives it to the
 /// <see cref="ExecutionInfoSink"/> of the <c>CallActor</c> that made the call, and throws the
-/// callee's exception if it failed. It also keeps a transaction's root mark on the body's first
-/// call only (<see cref="RootCall.BeforeSend"/>), and refuses a call that carries a
-/// <see cref="TxnContext"/> but is neither that first call nor made through <c>CallActor</c>: a
-/// context kept past its transaction, or a call that would bypass Snapper.
+/// callee's exception if it failed. It also refuses a call that carries a <see cref="TxnContext"/>
+/// but is neither its transaction's first call (made once, with the start context) nor made
+/// through <c>CallActor</c>: a context kept past its transaction, or a call that would bypass Snapper.
 /// </summary>
 internal sealed class ExecutionInfoCallFilter : IOutgoingGrainCallFilter
 {
     public async Task Invoke(IOutgoingGrainCallContext context)
     {
-        RootCall.BeforeSend();
         var sink = ExecutionInfoSink.Value; // read before the await: it belongs to this call's flow
-        if (sink is null && context.Request.GetArgumentCount() > 0 && context.Request.GetArgument(0) is TxnContext ctx && !RootCall.IsMarkedFor(ctx.Tid))
+        if (sink is null && context.Request.GetArgumentCount() > 0 && context.Request.GetArgument(0) is TxnContext ctx)
         {
-            throw new SnapperException(
-                $"A call to {context.InterfaceMethod?.Name ?? "an actor"} was given the TxnContext of {ctx}, but it is neither that transaction's first call nor made through CallActor: " +
-                "the transaction has already finished, or the call bypasses Snapper. Pass a TxnContext only in the body of RunAct/RunPact (one call, on the first actor) and through CallActor.");
+            if (!ctx.Start)
+            {
+                throw new SnapperException(
+                    $"A call to {context.InterfaceMethod?.Name ?? "an actor"} was given the TxnContext of {ctx}, but it is neither that transaction's first call nor made through CallActor: " +
+                    "the transaction has already finished, or the call bypasses Snapper. Pass a TxnContext only in the body of RunAct/RunPact (one call, on the first actor) and through CallActor.");
+            }
+
+            if (!ctx.TryMarkSent())
+            {
+                throw new SnapperException(
+                    $"The body of transaction {ctx.Tid} made a second call with its TxnContext ({context.InterfaceMethod?.Name}): a RunAct or RunPact body makes exactly one call, on its first actor, which calls the others through CallActor.");
+            }
         }
 
         try

@@ -6,9 +6,9 @@ namespace Snapper.Hosting;
 
 /// <summary>
 /// Starts transactions from a silo (its host or its grains). The body runs here, against an
-/// ordinary grain reference to the first actor; its first call carries the root mark
-/// (<see cref="RootCall"/>), so the first actor runs the transaction as its root and answers only
-/// once the transaction has committed or aborted.
+/// ordinary grain reference to the first actor, with a start context
+/// (<see cref="TxnContext.Start"/>), so the first actor runs the transaction as its root and
+/// answers only once the transaction has committed or aborted.
 /// </summary>
 internal sealed class SnapperClient(
     IOptions<SnapperOptions> options,
@@ -32,8 +32,8 @@ internal sealed class SnapperClient(
         var earlyLockRelease = options.EarlyLockRelease ?? settings.EarlyLockRelease;
         var actor = resolver.Get<TActor>(first);
         var tid = await tids.NextActTid();
-        var ctx = new TxnContext(tid, TxnMode.Act, first, clock.GetUtcNow() + settings.TransactionTimeout);
-        return await Start(ctx, earlyLockRelease, () => body(actor, ctx));
+        var ctx = new TxnContext(tid, TxnMode.Act, first, clock.GetUtcNow() + settings.TransactionTimeout) { Start = true, EarlyLockRelease = earlyLockRelease };
+        return await body(actor, ctx);
     }
 
     public Task RunAct<TActor>(ActorId first, Func<TActor, TxnContext, Task> body, CancellationToken cancellationToken = default)
@@ -72,7 +72,8 @@ internal sealed class SnapperClient(
 
         var coordinator = await coordinators.ForPact(first);
         var ctx = await coordinator.NewPact(first, declared);
-        return await Start(ctx, earlyLockRelease: false, () => body(actor, ctx));
+        var start = ctx with { Start = true };
+        return await body(actor, start);
     }
 
     public Task RunPact<TActor>(ActorId first, Func<TActor, TxnContext, Task> body, AccessSet declared, CancellationToken cancellationToken = default)
@@ -91,12 +92,5 @@ internal sealed class SnapperClient(
     {
         ArgumentNullException.ThrowIfNull(call);
         return call(resolver.Get<TActor>(actor));
-    }
-
-    // Async so the root mark stays in this flow's request context and never leaks to the caller's.
-    private static async Task<TResult> Start<TResult>(TxnContext ctx, bool earlyLockRelease, Func<Task<TResult>> body)
-    {
-        RootCall.Mark(ctx.Tid, earlyLockRelease);
-        return await body();
     }
 }

@@ -29,6 +29,7 @@ public static class SnapperClientBuilderExtensions
         AddOptions(services, configure);
         services.TryAddSingleton(TimeProvider.System);
         services.AddSingleton<ActorResolver>();
+        services.AddSingleton<CoordinatorReferences>();
         services.AddSingleton<ICoordinatorDirectory, ClientCoordinators>();
         services.AddSingleton<TidSource>();
         services.AddSingleton<ISnapperClient, SnapperClient>();

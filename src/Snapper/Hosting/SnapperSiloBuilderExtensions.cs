@@ -45,6 +45,7 @@ public static class SnapperSiloBuilderExtensions
         services.TryAddSingleton<IStateSerializer, OrleansStateSerializer>();
         services.TryAddSingleton<SnapperMetrics>();
         services.AddSingleton<ActorResolver>();
+        services.AddSingleton<CoordinatorReferences>();
         services.AddSingleton<ICoordinatorDirectory, SiloCoordinators>();
         services.AddSingleton<TidSource>();
         services.AddSingleton<LoggerPool>();

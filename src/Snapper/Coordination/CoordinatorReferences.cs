@@ -1,0 +1,15 @@
+using System.Collections.Concurrent;
+
+namespace Snapper.Coordination;
+
+/// <summary>
+/// Grain references to coordinators, made once per key: making a reference builds a proxy, which
+/// costs more than the one-way message it carries (BatchComplete, the token). One per process.
+/// </summary>
+internal sealed class CoordinatorReferences(IGrainFactory grains)
+{
+    private readonly ConcurrentDictionary<string, ICoordinator> references = new(StringComparer.Ordinal);
+
+    public ICoordinator Get(string key) =>
+        references.TryGetValue(key, out var known) ? known : references.GetOrAdd(key, grains.GetGrain<ICoordinator>(key));
+}
