@@ -123,18 +123,19 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         return base.OnDeactivateAsync(reason, cancellationToken);
     }
 
-    async Task IIncomingGrainCallFilter.Invoke(IIncomingGrainCallContext context)
+    Task IIncomingGrainCallFilter.Invoke(IIncomingGrainCallContext context)
     {
         // Every call starts outside any CallActor and incoming ACT call, whatever flow the
         // activation was started from.
         ExecutionInfoSink.Value = null;
         CallScope.Current = null;
-        if (context.Request.GetArgumentCount() == 0 || context.Request.GetArgument(0) is not TxnContext ctx)
-        {
-            await context.Invoke(); // not transactional: a protocol message, or a plain method
-            return;
-        }
+        return context.Request.GetArgumentCount() > 0 && context.Request.GetArgument(0) is TxnContext ctx
+            ? InvokeTransactional(context, ctx)
+            : context.Invoke(); // not transactional: a protocol message, or a plain method
+    }
 
+    private async Task InvokeTransactional(IIncomingGrainCallContext context, TxnContext ctx)
+    {
         if (ctx.Start)
         {
             if (ctx.Root != Engine.Id)

@@ -1,4 +1,5 @@
 using System.Runtime.ExceptionServices;
+using Snapper.Act;
 
 namespace Snapper.Grains;
 
@@ -12,11 +13,16 @@ namespace Snapper.Grains;
 /// </summary>
 internal sealed class ExecutionInfoCallFilter : IOutgoingGrainCallFilter
 {
-    public async Task Invoke(IOutgoingGrainCallContext context)
+    public Task Invoke(IOutgoingGrainCallContext context)
     {
-        var sink = ExecutionInfoSink.Value; // read before the await: it belongs to this call's flow
-        if (sink is null && context.Request.GetArgumentCount() > 0 && context.Request.GetArgument(0) is TxnContext ctx)
+        var sink = ExecutionInfoSink.Value; // read before any await: it belongs to this call's flow
+        if (sink is null)
         {
+            if (context.Request.GetArgumentCount() == 0 || context.Request.GetArgument(0) is not TxnContext ctx)
+            {
+                return context.Invoke(); // no transaction: protocol messages, plain calls
+            }
+
             if (!ctx.Start)
             {
                 throw new SnapperException(
@@ -31,6 +37,11 @@ internal sealed class ExecutionInfoCallFilter : IOutgoingGrainCallFilter
             }
         }
 
+        return InvokeAndTakeInfo(context, sink);
+    }
+
+    private static async Task InvokeAndTakeInfo(IOutgoingGrainCallContext context, ExecutionInfo? sink)
+    {
         try
         {
             await context.Invoke();
