@@ -94,18 +94,5 @@ internal sealed class SnapperRuntime(
     }
 
     /// <summary>Completes once batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> has resolved.</summary>
-    public async Task<BatchOutcome> BatchOutcome(long bid, string coordinator)
-    {
-        while (true)
-        {
-            try
-            {
-                return await Coordinator(coordinator).WaitResolved(bid);
-            }
-            catch (TimeoutException)
-            {
-                // A long chain of batches can outlast one response timeout: ask again.
-            }
-        }
-    }
+    public Task<BatchOutcome> BatchOutcome(long bid, string coordinator) => coordinators.WaitResolved(coordinator, bid);
 }

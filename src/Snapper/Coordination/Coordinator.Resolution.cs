@@ -313,21 +313,6 @@ internal sealed partial class Coordinator
             return BatchOutcome.Commit;
         }
 
-        if (coordinator == key)
-        {
-            return await LocalOutcome(bid);
-        }
-
-        while (true)
-        {
-            try
-            {
-                return await coordinators.Get(coordinator).WaitResolved(bid);
-            }
-            catch (TimeoutException)
-            {
-                // A long chain of batches can outlast one response timeout: ask again.
-            }
-        }
+        return coordinator == key ? await LocalOutcome(bid) : await coordinators.WaitResolved(coordinator, bid);
     }
 }

@@ -12,4 +12,20 @@ internal sealed class CoordinatorReferences(IGrainFactory grains)
 
     public ICoordinator Get(string key) =>
         references.TryGetValue(key, out var known) ? known : references.GetOrAdd(key, grains.GetGrain<ICoordinator>(key));
+
+    /// <summary>Completes once batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> has resolved, saying how.</summary>
+    public async Task<BatchOutcome> WaitResolved(string coordinator, long bid)
+    {
+        while (true)
+        {
+            try
+            {
+                return await Get(coordinator).WaitResolved(bid);
+            }
+            catch (TimeoutException)
+            {
+                // A long chain of batches can outlast one response timeout: ask again.
+            }
+        }
+    }
 }
