@@ -84,12 +84,17 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
     /// <inheritdoc />
     /// <remarks>
     /// Covers what was durable when enumeration began. Throws <see cref="InvalidDataException"/> for a
-    /// missing or corrupt segment; a log never written reads as empty.
+    /// missing or corrupt segment; a log never written reads as empty. A log this storage has not
+    /// opened for appending is read without being changed — its last segment up to its first bad
+    /// frame — since another silo sharing the folder may be writing it (recovery reads every
+    /// silo's logs); its own writer cuts a torn tail when it opens it.
     /// </remarks>
     public IAsyncEnumerable<ReadOnlyMemory<byte>> ReadAsync(string log, CancellationToken cancellationToken)
     {
-        var segments = LogFor(log);
-        return Read(segments, cancellationToken);
+        ObjectDisposedException.ThrowIf(disposed, this);
+        return logs.TryGetValue(log, out var segments)
+            ? Read(segments, cancellationToken)
+            : SegmentReader.ReadWithoutRepairAsync(log, DirectoryOf(log), cancellationToken);
     }
 
     /// <inheritdoc />

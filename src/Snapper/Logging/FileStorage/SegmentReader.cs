@@ -36,6 +36,38 @@ internal static class SegmentReader
         }
     }
 
+    /// <summary>
+    /// Reads a log this process does not write, without changing it (another silo may be appending
+    /// to it): every segment must be whole but the last, whose first bad frame — a group being
+    /// written, or torn by a crash — ends the read; a cut marker is honoured. The writer repairs
+    /// the tail itself when it next opens the log.
+    /// </summary>
+    public static async IAsyncEnumerable<ReadOnlyMemory<byte>> ReadWithoutRepairAsync(string log, string directory, [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        var sequences = System.IO.Directory.Exists(directory) ? SegmentFileName.List(directory) : [];
+        var snapshot = new SegmentSnapshot(log, directory, sequences, 0);
+        EnsureContiguous(snapshot);
+        for (var i = 0; i < sequences.Length; i++)
+        {
+            var path = SegmentFileName.PathOf(directory, sequences[i]);
+            var stream = Open(snapshot, path, sequences[i]);
+            await using (stream.ConfigureAwait(false))
+            {
+                var limit = CutMarker.Read(path) is { } marked ? Math.Min(marked, stream.Length) : stream.Length;
+                using var reader = new FrameReader(stream, limit);
+                while (await reader.NextAsync(cancellationToken).ConfigureAwait(false))
+                {
+                    yield return reader.Payload.ToArray();
+                }
+
+                if (reader.Problem is not null && i < sequences.Length - 1)
+                {
+                    throw new InvalidDataException($"Log '{log}': segment '{path}' is corrupt at offset {reader.FrameStart}: {reader.Problem}.");
+                }
+            }
+        }
+    }
+
     private static void EnsureContiguous(SegmentSnapshot snapshot)
     {
         var sequences = snapshot.Sequences;

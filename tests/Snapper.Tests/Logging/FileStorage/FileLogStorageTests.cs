@@ -57,6 +57,27 @@ public sealed class FileLogStorageTests : IDisposable
     }
 
     [Fact]
+    public async Task A_log_another_storage_writes_is_read_up_to_its_torn_tail_and_left_as_it_is()
+    {
+        // The writer (another silo sharing the folder) has a group half on disk.
+        await using (var writer = Open())
+        {
+            await WalTestData.AppendSinglesAsync(writer, "other-silo", 0, 3, 100);
+        }
+
+        var segment = Directory.GetFiles(Path.Combine(temp.Path, "other-silo"), "*.wal").Single();
+        await File.AppendAllBytesAsync(segment, [1, 2, 3, 4, 5, 6, 7]); // a torn group
+        var before = await File.ReadAllBytesAsync(segment);
+
+        // Another storage over the folder (a silo recovering) reads the whole groups and stops at
+        // the torn one, without cutting it: the writer's own open does that.
+        await using var reader = Open();
+        var read = await WalTestData.ReadAllAsync(reader, "other-silo");
+        Assert.Equal([0, 1, 2], read.Select(r => WalTestData.Identify(r).Number));
+        Assert.Equal(before, await File.ReadAllBytesAsync(segment));
+    }
+
+    [Fact]
     public async Task A_log_never_written_reads_as_empty_and_creates_nothing()
     {
         await using var storage = Open();

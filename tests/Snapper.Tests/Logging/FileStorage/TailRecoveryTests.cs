@@ -58,7 +58,10 @@ public sealed class TailRecoveryTests : IDisposable
 
         await using var reopened = new FileLogStorage(new FileLogStorageOptions { Directory = temp.Path }, diagnostics);
         Assert.Equal(written, await ReadAllAsync(reopened, "log"));
-        Assert.Equal(6 * FrameSize, new FileInfo(Segment).Length);
+        Assert.Equal(6 * FrameSize + 4096, new FileInfo(Segment).Length); // reading changes nothing
+
+        await reopened.AppendAsync("log", [Payload(9, 9, RecordSize)], CancellationToken.None); // the writer's open cuts it
+        Assert.Equal(7 * FrameSize, new FileInfo(Segment).Length);
         Assert.Contains(diagnostics.Entries, e => e.Level == LogLevel.Warning && e.Message.Contains("zero"));
     }
 
@@ -87,8 +90,9 @@ public sealed class TailRecoveryTests : IDisposable
         return written;
     }
 
-    // Reopens, checks the last frame was cut and reported, appends one more record, and checks it
-    // reads back after the survivors, in this storage and in the next. Returns the warning.
+    // Reopens: a read returns the survivors and changes nothing (another silo may own the log);
+    // the first append cuts the last frame, reports it, and writes after the survivors, which read
+    // back in this storage and in the next. Returns the warning.
     private async Task<string> AssertCutAndAppendAsync(List<byte[]> written, int cutBytes)
     {
         var survivors = written[..5];
@@ -96,15 +100,17 @@ public sealed class TailRecoveryTests : IDisposable
         string warning;
         await using (var reopened = new FileLogStorage(new FileLogStorageOptions { Directory = temp.Path }, diagnostics))
         {
+            var before = new FileInfo(Segment).Length;
             Assert.Equal(survivors, await ReadAllAsync(reopened, "log"));
-            Assert.Equal(LastFrame, new FileInfo(Segment).Length);
+            Assert.Equal(before, new FileInfo(Segment).Length);
+            Assert.DoesNotContain(diagnostics.Entries, e => e.Level == LogLevel.Warning);
 
+            await reopened.AppendAsync("log", [extra], CancellationToken.None);
+            Assert.Equal(LastFrame + FrameSize, new FileInfo(Segment).Length);
             warning = Assert.Single(diagnostics.Entries, e => e.Level == LogLevel.Warning).Message;
             Assert.Contains(Segment, warning);
             Assert.Contains($"offset {LastFrame}", warning);
             Assert.Contains($"cut {cutBytes} byte(s)", warning);
-
-            await reopened.AppendAsync("log", [extra], CancellationToken.None);
             Assert.Equal([.. survivors, extra], await ReadAllAsync(reopened, "log"));
         }
 
