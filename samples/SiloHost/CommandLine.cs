@@ -28,7 +28,7 @@ public static class CommandLine
 
     public static readonly Option<string?> Name = new("--name")
     {
-        Description = "The silo's name; it names the silo's logs, so restart with the same one to recover them. Default: silo-{silo-port}.",
+        Description = "The silo's name, unique in the cluster; it names the silo's logs (snapper-{name}-{n}), so silos sharing a --log-dir need different names. Default: silo-{silo-port}.",
         Validators = { result => Check(result, text => { if (text.Length == 0 || text.Any(c => !char.IsAsciiLetterOrDigit(c) && c is not '-' and not '_' and not '.')) throw new FormatException($"'{text}' must be letters, digits, '-', '_' or '.'"); }) },
     };
 

@@ -6,7 +6,7 @@ namespace SiloHost;
 /// <param name="SiloPort">The silo-to-silo port.</param>
 /// <param name="GatewayPort">The port clients connect to.</param>
 /// <param name="Primary">The primary silo to join (its silo port), or null: this silo is the primary.</param>
-/// <param name="Name">The silo's name: it names the silo's logs, so a restart keeps it to recover them.</param>
+/// <param name="Name">The silo's name, unique in the cluster: it names the silo's logs. Recovery reads every silo's logs in the folder, so a restart need not keep it.</param>
 /// <param name="Logger">none, memory or file.</param>
 /// <param name="LogDirectory">Where the file logger writes (every silo of a cluster may share it).</param>
 /// <param name="LogDelayMs">Added to every log write, standing in for cloud storage latency.</param>
