@@ -9,6 +9,18 @@ public sealed class PlainAccountActor(ISnapperClient actors) : Grain, IPlainAcco
 {
     private readonly Account account = new();
 
+    /// <summary>
+    /// Yields so activation never completes synchronously: Orleans 10.4.2 runs the first request
+    /// under the activation's start lock when it does, and two plain actors paying each other on
+    /// their first calls then deadlock (docs/architecture.md, "Activation never completes
+    /// synchronously"). Snapper's own grains do the same.
+    /// </summary>
+    public override async Task OnActivateAsync(CancellationToken cancellationToken)
+    {
+        await Task.Yield();
+        await base.OnActivateAsync(cancellationToken);
+    }
+
     /// <inheritdoc />
     public Task<decimal> Balance() => Task.FromResult(account.Total());
 
