@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Globalization;
 using SmallBank;
 using Snapper.LoadGen.Options;
 using Snapper.LoadGen.Cluster;
@@ -14,19 +13,9 @@ namespace Snapper.LoadGen;
 public static class IdleProbe
 {
     /// <summary>Runs the probe; returns the exit code.</summary>
-    public static async Task<int> RunAsync(IReadOnlyList<string> args, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken)
+    public static async Task<int> RunAsync(double seconds, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken)
     {
-        var seconds = 10.0;
-        if (args.Count == 2 && args[0] == "--duration" && double.TryParse(args[1], NumberStyles.Float, CultureInfo.InvariantCulture, out var s) && s > 0)
-        {
-            seconds = s;
-        }
-        else if (args.Count != 0)
-        {
-            await stderr.WriteLineAsync("error: usage: idle [--duration SECONDS]");
-            return ExitCodes.Usage;
-        }
-
+        ArgumentNullException.ThrowIfNull(stdout);
         await using var silo = await EmbeddedCluster.StartAsync(new LoadGenOptions(), stderr, cancellationToken);
         var (a, b) = (ActorId.Create<IAccountActor>(0), ActorId.Create<IAccountActor>(1));
         await silo.Client.RunPact<IAccountActor>(a, (x, ctx) => x.SendPayment(ctx, b, 1m), AccessSet.Of(a).And(b), cancellationToken);

@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.CommandLine;
 using Snapper.History;
 using Snapper.LoadGen.Measurement;
 using Snapper.LoadGen.Options;
@@ -15,40 +16,32 @@ namespace Snapper.LoadGen;
 /// </summary>
 public static class Runner
 {
-    /// <summary>Parses <paramref name="args"/> and runs them; returns the exit code.</summary>
+    /// <summary>Parses <paramref name="args"/> and runs them; returns the exit code (see <see cref="ExitCodes"/>).</summary>
     public static async Task<int> MainAsync(IReadOnlyList<string> args, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken)
     {
+        ArgumentNullException.ThrowIfNull(args);
         ArgumentNullException.ThrowIfNull(stdout);
         ArgumentNullException.ThrowIfNull(stderr);
-        if (args.Count > 0 && args[0] == "idle")
+        var parsed = LoadGenCommandLine.Create().Parse([.. args]);
+        if (parsed.Errors.Count == 0 && parsed.Action is not null)
         {
-            return await IdleProbe.RunAsync([.. args.Skip(1)], stdout, stderr, cancellationToken);
+            // --help, --version, [suggest]: answered from the same definitions that parse.
+            return await parsed.InvokeAsync(new InvocationConfiguration { Output = stdout, Error = stderr }, cancellationToken);
         }
 
-        if (args.Count > 0 && args[0] == "check")
+        if (UsageErrors.Describe(parsed) is { } problem)
         {
-            return await CheckCommand.RunAsync([.. args.Skip(1)], stdout, stderr, cancellationToken);
-        }
-
-        ParseResult parsed;
-        try
-        {
-            parsed = ArgParser.Parse(args);
-        }
-        catch (UsageException e)
-        {
-            await stderr.WriteLineAsync($"error: {e.Message}");
-            await stderr.WriteLineAsync("Run with --help for usage.");
+            await stderr.WriteLineAsync($"error: {problem}");
+            await stderr.WriteLineAsync($"Run '{UsageErrors.CommandPath(parsed)} --help' for the flags.");
             return ExitCodes.Usage;
         }
 
-        if (parsed.ShowHelp)
+        return parsed.CommandResult.Command.Name switch
         {
-            await stdout.WriteLineAsync(ArgParser.Usage);
-            return ExitCodes.Ok;
-        }
-
-        return await RunAsync(parsed.Options, stdout, stderr, cancellationToken);
+            LoadGenCommandLine.Check => await CheckCommand.RunAsync(LoadGenCommandLine.CheckFiles(parsed), stdout, stderr, cancellationToken),
+            LoadGenCommandLine.Idle => await IdleProbe.RunAsync(LoadGenCommandLine.IdleSeconds(parsed), stdout, stderr, cancellationToken),
+            _ => await RunAsync(LoadGenCommandLine.Options(parsed), stdout, stderr, cancellationToken),
+        };
     }
 
     /// <summary>Runs <paramref name="options"/>; returns the exit code (see <see cref="ExitCodes"/>).</summary>
@@ -67,15 +60,23 @@ public static class Runner
         ArgumentNullException.ThrowIfNull(stderr);
 
         // Progress comes from a timer thread while the main flow also writes.
+        var terminal = Terminal.IsInteractive(stderr);
         stdout = TextWriter.Synchronized(stdout);
         stderr = TextWriter.Synchronized(stderr);
         try
         {
-            ArgParser.Validate(options);
+            LoadGenValidation.Validate(options);
         }
         catch (UsageException e)
         {
             await stderr.WriteLineAsync($"error: {e.Message}");
+            return new RunOutcome(ExitCodes.Usage, null);
+        }
+
+        // Up front: a log directory the logger cannot write would otherwise fail every transaction.
+        if (options.Logger == LoggerKind.File && options.LogDir is { } logDir && LoadGenValidation.LogDirectoryProblem(logDir) is { } reason)
+        {
+            await stderr.WriteLineAsync($"error: --log-dir {logDir}: cannot write and fsync a file there: {reason}");
             return new RunOutcome(ExitCodes.Usage, null);
         }
 
@@ -99,7 +100,7 @@ public static class Runner
         try
         {
             silo = options.Cluster is { } gateways
-                ? await ExternalCluster.ConnectAsync([.. gateways.Select(g => ArgParser.Endpoint("--cluster", g))], stderr, cancellationToken)
+                ? await ExternalCluster.ConnectAsync([.. gateways.Select(g => LoadGenValidation.Endpoint(g))], stderr, cancellationToken)
                 : await EmbeddedCluster.StartAsync(options, stderr, cancellationToken);
             cluster = new ClusterInfo(silo.Kind, await silo.CountSilos());
         }
@@ -122,24 +123,24 @@ public static class Runner
             List<RunResult> runs;
             bool failed, interrupted;
             string? checkReport = null;
-            if (options.Workload == "listappend")
+            if (options.Workload == LoadGenCommandLine.ListAppend)
             {
-                var outcome = await RunListAppendAsync(options, silo, stderr, cancellationToken);
+                var outcome = await RunListAppendAsync(options, silo, stderr, terminal, cancellationToken);
                 (runs, failed, interrupted, checkReport) = (outcome.Runs, outcome.Failed, outcome.Interrupted, outcome.CheckReport);
             }
-            else if (options.Workload == ArgParser.TpcC)
+            else if (options.Workload == LoadGenCommandLine.TpcC)
             {
-                (runs, failed, interrupted) = await RunTpcCAsync(options, silo, stderr, cancellationToken);
+                (runs, failed, interrupted) = await RunTpcCAsync(options, silo, stderr, terminal, cancellationToken);
             }
             else
             {
                 var workload = new SmallBankWorkload(silo.Client, options.Actors, options.PactPercent);
-                (runs, failed, interrupted) = await RunModesAsync(options, workload.For, workload, null, null, stderr, cancellationToken);
+                (runs, failed, interrupted) = await RunModesAsync(options, workload.For, workload, null, null, stderr, terminal, cancellationToken);
             }
 
             var report = new LoadGenReport(options.Workload, options, cluster, runs);
             await stdout.WriteLineAsync();
-            ResultsTable.Write(stdout, report);
+            ResultsTable.Write(stdout, report, terminal);
             if (checkReport is not null)
             {
                 await stdout.WriteLineAsync();
@@ -171,13 +172,14 @@ public static class Runner
     }
 
     private static async Task<(List<RunResult> Runs, bool Failed, bool Interrupted, string? CheckReport)> RunListAppendAsync(
-        LoadGenOptions options, ILoadGenCluster silo, TextWriter stderr, CancellationToken cancellationToken)
+        LoadGenOptions options, ILoadGenCluster silo, TextWriter stderr, bool terminal, CancellationToken cancellationToken)
     {
         HistoryWriter? writer = null;
         if (options.History is { } historyPath)
         {
             try
             {
+                CreateParent(historyPath);
                 writer = new HistoryWriter(historyPath);
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException or ArgumentException)
@@ -205,7 +207,7 @@ public static class Runner
         }
 
         var workload = new ListAppendWorkload(silo.Client, options.Actors, options.PactPercent, Record);
-        var (runs, failed, interrupted) = await RunModesAsync(options, workload.For, null, workload, null, stderr, cancellationToken);
+        var (runs, failed, interrupted) = await RunModesAsync(options, workload.For, null, workload, null, stderr, terminal, cancellationToken);
 
         if (writer is not null)
         {
@@ -263,6 +265,7 @@ public static class Runner
         {
             try
             {
+                CreateParent(dumpPath);
                 await ListDump.WriteAsync(dumpPath, ordered, CancellationToken.None);
                 await stderr.WriteLineAsync(FormattableString.Invariant($"wrote {ordered.Count:N0} lists ({ordered.Values.Sum(l => (long)l.Count):N0} elements) to {dumpPath}"));
             }
@@ -290,17 +293,18 @@ public static class Runner
     /// consistency conditions 1–4 after the mode drained.
     /// </summary>
     private static Task<(List<RunResult> Runs, bool Failed, bool Interrupted)> RunTpcCAsync(
-        LoadGenOptions options, ILoadGenCluster silo, TextWriter stderr, CancellationToken cancellationToken)
+        LoadGenOptions options, ILoadGenCluster silo, TextWriter stderr, bool terminal, CancellationToken cancellationToken)
     {
         var workload = new TpcCWorkload(silo.Client, TpcCWorkload.DefaultConfig(options.Warehouses), options.PactPercent);
         var hooks = new TpcCHooks(workload, stderr, cancellationToken);
-        return RunModesAsync(options, mode => workload.Kinds(mode, options.NewOrderOnly), null, null, hooks, stderr, cancellationToken);
+        return RunModesAsync(options, mode => workload.Kinds(mode, options.NewOrderOnly), null, null, hooks, stderr, terminal, cancellationToken);
     }
 
     private static async Task<(List<RunResult> Runs, bool Failed, bool Interrupted)> RunModesAsync(
         LoadGenOptions options, Func<string, TransactionMix> issueFor, SmallBankWorkload? smallBank, ListAppendWorkload? listAppend,
-        TpcCHooks? tpcc, TextWriter stderr, CancellationToken cancellationToken)
+        TpcCHooks? tpcc, TextWriter stderr, bool terminal, CancellationToken cancellationToken)
     {
+
         var picker = ActorPicker.Create(options);
         var runs = new List<RunResult>();
         var failed = false;
@@ -325,13 +329,12 @@ public static class Runner
             await stderr.WriteLineAsync(FormattableString.Invariant(
                 $"[{mode}] {options.Clients * options.Pipeline} loops: warm-up {options.WarmupSeconds:0.##}s, then measuring {options.DurationSeconds:0.##}s"));
             var touched = options.Verify && smallBank is not null ? new bool[options.Actors] : null;
-            var driver = new LoadDriver(options, picker)
-            {
-                Touched = touched,
-                OnTick = recorder => stderr.WriteLine(ProgressLine.For(recorder, options.WarmupSeconds, options.DurationSeconds)),
-            };
             using var batchSizes = new BatchSizeListener();
-            var result = await driver.RunAsync(mode, issueFor(mode), cancellationToken);
+            var (result, driver) = await ProgressLine.ShowAsync(stderr, terminal, mode, options.WarmupSeconds, options.DurationSeconds, async onTick =>
+            {
+                var driver = new LoadDriver(options, picker) { Touched = touched, OnTick = onTick };
+                return (await driver.RunAsync(mode, issueFor(mode), cancellationToken), driver);
+            });
             if (listAppend?.CutOff(mode) is > 0 and var cut)
             {
                 await stderr.WriteLineAsync(FormattableString.Invariant($"[{mode}] {cut} transaction(s) still in flight at the cut-off are recorded as unknown."));
@@ -340,6 +343,12 @@ public static class Runner
             if (batchSizes.Snapshot() is { Batches: > 0 } formed)
             {
                 result = result with { AverageBatchSize = (double)formed.Pacts / formed.Batches };
+            }
+
+            if (driver.StoppedByFailures is { } why)
+            {
+                await stderr.WriteLineAsync($"[{mode}] error: stopped: {why}");
+                failed = true;
             }
 
             if (result.Drain is { Slow: true } drain)
@@ -373,7 +382,7 @@ public static class Runner
                 // Interrupted (or stuck): later modes would measure a silo still busy with this one.
                 foreach (var skipped in options.Modes.SkipWhile(m => m != mode).Skip(1))
                 {
-                    await stderr.WriteLineAsync($"[{skipped}] skipped: {(result.StillInFlight > 0 ? "the previous mode did not drain" : "interrupted")}.");
+                    await stderr.WriteLineAsync($"[{skipped}] skipped: {(driver.StoppedByFailures is not null ? "the previous mode failed" : result.StillInFlight > 0 ? "the previous mode did not drain" : "interrupted")}.");
                 }
 
                 return (runs, failed, true);
@@ -417,6 +426,15 @@ public static class Runner
             ? FormattableString.Invariant($"[{mode}] verify ok: {verification.Accounts:N0} accounts hold {verification.Actual:N0}")
             : FormattableString.Invariant($"[{mode}] verify FAILED: {verification.Accounts:N0} accounts hold {verification.Actual:N0}, expected {verification.Expected:N0}, difference {verification.Difference:+#,0.##;-#,0.##}"));
         return result with { Verification = verification };
+    }
+
+    // Output files may name a folder that does not exist yet (README's examples write under artifacts/).
+    private static void CreateParent(string path)
+    {
+        if (Path.GetDirectoryName(Path.GetFullPath(path)) is { Length: > 0 } folder)
+        {
+            Directory.CreateDirectory(folder);
+        }
     }
 
     /// <summary>TPC-C's steps around each mode: load its database before, check it after.</summary>

@@ -154,7 +154,16 @@ public static class CommandLine
 
     private static void Range(OptionResult result, int min, int max)
     {
-        var value = result.GetValueOrDefault<int>();
+        int value;
+        try
+        {
+            value = result.GetValueOrDefault<int>();
+        }
+        catch (InvalidOperationException)
+        {
+            return; // not a number: System.CommandLine reports that, naming the flag
+        }
+
         if (value < min || value > max)
         {
             result.AddError($"{result.Option.Name} must be from {min} to {max} (was {value}).");
@@ -185,13 +194,18 @@ public static class CommandLine
         {
             Directory.CreateDirectory(directory.FullName);
             var probe = Path.Combine(directory.FullName, $".snapper-write-probe-{Environment.ProcessId}");
-            File.WriteAllText(probe, "probe");
+            using (var stream = new FileStream(probe, FileMode.Create, FileAccess.Write, FileShare.None, 1, FileOptions.None))
+            {
+                stream.WriteByte(1);
+                stream.Flush(flushToDisk: true); // as the file logger will
+            }
+
             File.Delete(probe);
             return null;
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException or ArgumentException)
         {
-            return $"cannot be written: {e.Message}";
+            return $"cannot write and fsync a file there: {e.Message}";
         }
     }
 }

@@ -14,7 +14,7 @@ if (parsed.Tokens.Any(t => t.Value is "--help" or "-h" or "-?" or "--version"))
     return await parsed.InvokeAsync(); // help and version come from the same definitions
 }
 
-var problems = parsed.Errors.Count > 0 ? [.. parsed.Errors.Select(e => e.Message)] : CommandLine.Problems(parsed);
+var problems = Snapper.LoadGen.Options.UsageErrors.Describe(parsed) is { } error ? [error] : CommandLine.Problems(parsed);
 if (problems.Count > 0)
 {
     foreach (var problem in problems)
@@ -22,7 +22,7 @@ if (problems.Count > 0)
         Console.Error.WriteLine($"error: {problem}");
     }
 
-    Console.Error.WriteLine("Run with --help for usage.");
+    Console.Error.WriteLine($"Run '{Snapper.LoadGen.Options.UsageErrors.CommandPath(parsed)} --help' for the flags.");
     return 2;
 }
 

@@ -2,7 +2,7 @@ using System.Net;
 
 namespace SiloHost;
 
-/// <summary>One SiloHost invocation, as its flags say (DESIGN §9).</summary>
+/// <summary>One SiloHost invocation, as its flags say.</summary>
 /// <param name="SiloPort">The silo-to-silo port.</param>
 /// <param name="GatewayPort">The port clients connect to.</param>
 /// <param name="Primary">The primary silo to join (its silo port), or null: this silo is the primary.</param>

@@ -1,6 +1,6 @@
 namespace Snapper;
 
-/// <summary>Why a transaction was aborted. Every abort is counted by its reason (DESIGN §5).</summary>
+/// <summary>Why a transaction was aborted. Every abort is counted by its reason.</summary>
 [GenerateSerializer]
 public enum AbortReason
 {

@@ -1,21 +1,53 @@
+using System.Collections.Concurrent;
 using Microsoft.Extensions.Logging;
 
 namespace Snapper.LoadGen.Cluster;
 
 /// <summary>
-/// Writes the runtime's log messages to a <see cref="TextWriter"/> (stderr, or a test's writer).
-/// The console logger can only choose between the process's stdout and stderr, not a writer that
-/// an in-process test hands in.
+/// Writes the runtime's warnings and errors to a <see cref="TextWriter"/> (stderr, or a test's
+/// writer): the console logger can only write to the process's own streams. A broken log directory
+/// or silo fails every transaction the same way, so each distinct problem (category, event and
+/// exception type) is written once, and at most <see cref="MaxDistinct"/> of them; the rest are
+/// counted and summed up by <see cref="Dispose"/>.
 /// </summary>
 internal sealed class TextWriterLoggerProvider(TextWriter writer) : ILoggerProvider
 {
-    public ILogger CreateLogger(string categoryName) => new TextWriterLogger(writer, categoryName);
+    /// <summary>The most distinct problems written in full.</summary>
+    public const int MaxDistinct = 5;
+
+    private readonly ConcurrentDictionary<(string Category, int Event, string? Exception), long> seen = new();
+    private long suppressed;
+
+    public ILogger CreateLogger(string categoryName) => new TextWriterLogger(this, categoryName);
 
     public void Dispose()
     {
+        if (Interlocked.Read(ref suppressed) is var count and > 0)
+        {
+            writer.WriteLine($"note: {count:N0} more runtime warnings and errors like the ones above were not shown ({seen.Count:N0} distinct).");
+        }
     }
 
-    private sealed class TextWriterLogger(TextWriter writer, string category) : ILogger
+    private void Write(string category, LogLevel level, EventId eventId, string message, Exception? exception)
+    {
+        var key = (category, eventId.Id, exception?.GetType().FullName);
+        var first = seen.TryAdd(key, 1);
+        if (!first)
+        {
+            seen.AddOrUpdate(key, 1, (_, n) => n + 1);
+        }
+
+        if (!first || seen.Count > MaxDistinct)
+        {
+            Interlocked.Increment(ref suppressed);
+            return;
+        }
+
+        var line = $"{level.ToString().ToLowerInvariant()}: {category}: {message}";
+        writer.WriteLine(exception is null ? line : $"{line}{Environment.NewLine}{exception}");
+    }
+
+    private sealed class TextWriterLogger(TextWriterLoggerProvider provider, string category) : ILogger
     {
         public IDisposable? BeginScope<TState>(TState state)
             where TState : notnull => null;
@@ -24,13 +56,10 @@ internal sealed class TextWriterLoggerProvider(TextWriter writer) : ILoggerProvi
 
         public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
         {
-            if (!IsEnabled(logLevel))
+            if (IsEnabled(logLevel))
             {
-                return;
+                provider.Write(category, logLevel, eventId, formatter(state, exception), exception);
             }
-
-            var line = $"{logLevel.ToString().ToLowerInvariant()}: {category}: {formatter(state, exception)}";
-            writer.WriteLine(exception is null ? line : $"{line}{Environment.NewLine}{exception}");
         }
     }
 }

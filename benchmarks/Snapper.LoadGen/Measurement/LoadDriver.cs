@@ -17,8 +17,16 @@ public sealed class LoadDriver
     /// </summary>
     public static readonly TimeSpan DrainTimeout = TimeSpan.FromSeconds(45);
 
+    /// <summary>
+    /// Seconds in which every attempt failed (<see cref="AbortReason.Failure"/> or an error) and
+    /// none committed, after which the mode stops: a broken log or silo does not heal by waiting
+    /// out the duration, and each attempt would only add a failure.
+    /// </summary>
+    public const int FailingSecondsToStop = 3;
+
     private readonly LoadGenOptions options;
     private readonly ActorPicker picker;
+    private string? firstFailure;
 
     /// <summary>A driver for the load <paramref name="options"/> describe, choosing actors with <paramref name="picker"/>.</summary>
     public LoadDriver(LoadGenOptions options, ActorPicker picker)
@@ -31,6 +39,9 @@ public sealed class LoadDriver
 
     /// <summary>Called once per second with the running recorder (progress).</summary>
     public Action<RunRecorder>? OnTick { get; init; }
+
+    /// <summary>Why the mode stopped early because every attempt failed (see <see cref="FailingSecondsToStop"/>), or null.</summary>
+    public string? StoppedByFailures { get; private set; }
 
     /// <summary>Written with every key a transaction was issued on (for <c>--verify</c>); null to skip.</summary>
     public bool[]? Touched { get; init; }
@@ -171,15 +182,27 @@ public sealed class LoadDriver
         // WhenAny below does not throw for it).
         var end = Task.Delay(left, cancellationToken);
         using var ticks = new PeriodicTimer(TimeSpan.FromSeconds(1));
+        var (committed, aborted, failed, failingSeconds) = (0L, 0L, 0L, 0);
         while (true)
         {
             var tick = ticks.WaitForNextTickAsync(CancellationToken.None).AsTask();
             if (await Task.WhenAny(tick, end).ConfigureAwait(false) != tick)
             {
+                OnTick?.Invoke(recorder); // the last, at the end of the window
                 return;
             }
 
             OnTick?.Invoke(recorder);
+            var (nowCommitted, nowAborted, nowFailed) = (recorder.TotalCommitted, recorder.TotalAborted, recorder.TotalFailed);
+            var allFailed = nowCommitted == committed && nowFailed > failed && nowFailed - failed == nowAborted - aborted;
+            (committed, aborted, failed) = (nowCommitted, nowAborted, nowFailed);
+            failingSeconds = allFailed ? failingSeconds + 1 : 0;
+            if (failingSeconds >= FailingSecondsToStop)
+            {
+                StoppedByFailures = $"every transaction failed for {FailingSecondsToStop} s ({nowFailed:N0} failures, none committed); first failure: {Volatile.Read(ref firstFailure) ?? "(none recorded)"}";
+                window.Interrupt();
+                return;
+            }
         }
     }
 
@@ -213,12 +236,17 @@ public sealed class LoadDriver
             catch (TransactionAbortedException aborted)
             {
                 abortSlot = AbortSlots.Of(aborted.Reason);
+                if (aborted.Reason == AbortReason.Failure)
+                {
+                    Interlocked.CompareExchange(ref firstFailure, aborted.Message, null);
+                }
             }
 #pragma warning disable CA1031 // Any failure of the nt baseline (or an unexpected one in act) is an "Error" abort, not a crash of the load generator.
-            catch (Exception)
+            catch (Exception e)
 #pragma warning restore CA1031
             {
                 abortSlot = AbortSlots.Error;
+                Interlocked.CompareExchange(ref firstFailure, $"{e.GetType().Name}: {e.Message}", null);
             }
 
             recorders[(kind * variants) + variant].Record(started, abortSlot);

@@ -12,6 +12,7 @@ public sealed class LoopRecorder
     private readonly MeasurementWindow window;
     private long totalCommitted;
     private long totalAborted;
+    private long totalFailed;
 
     /// <summary>A recorder for one loop of <paramref name="window"/>; <paramref name="epochs"/> one-second buckets.</summary>
     public LoopRecorder(MeasurementWindow window, int epochs)
@@ -26,6 +27,9 @@ public sealed class LoopRecorder
 
     /// <summary>Aborted since load start, warm-up included (progress only).</summary>
     public long TotalAborted => Volatile.Read(ref totalAborted);
+
+    /// <summary>Aborted for a <see cref="AbortReason.Failure"/> or an error since load start (progress and the failure stop).</summary>
+    public long TotalFailed => Volatile.Read(ref totalFailed);
 
     /// <summary>Committed inside the window.</summary>
     public long Committed { get; private set; }
@@ -61,6 +65,10 @@ public sealed class LoopRecorder
         else
         {
             Volatile.Write(ref totalAborted, totalAborted + 1);
+            if (abortSlot == AbortSlots.Error || abortSlot == AbortSlots.Of(AbortReason.Failure))
+            {
+                Volatile.Write(ref totalFailed, totalFailed + 1);
+            }
         }
 
         if (finished >= window.End)

@@ -53,6 +53,9 @@ public sealed class RunRecorder
     /// <summary>Aborted so far, warm-up included (racy; for progress).</summary>
     public long TotalAborted => loops.Sum(l => l.TotalAborted);
 
+    /// <summary>Of <see cref="TotalAborted"/>, the failures (storage, silo, errors): see <see cref="LoopRecorder.TotalFailed"/>.</summary>
+    public long TotalFailed => loops.Sum(l => l.TotalFailed);
+
     /// <summary>Merges the loops; call after every loop has finished.</summary>
     /// <param name="stillInFlight">Transactions that had not finished when the drain gave up.</param>
     /// <param name="drainSeconds">How long the in-flight transactions took to finish after the window.</param>

@@ -1,6 +1,6 @@
 namespace Snapper.LoadGen.Options;
 
-/// <summary>How a transaction's actors are chosen (DESIGN §8, <c>--dist</c>).</summary>
+/// <summary>How a transaction's actors are chosen (<c>--dist</c>).</summary>
 public enum Distribution
 {
     /// <summary>Every actor equally likely.</summary>

@@ -1,7 +1,7 @@
 namespace Snapper.LoadGen.Options;
 
 /// <summary>
-/// The transaction modes DESIGN §8 names. Kept as strings, not an enum, because the planned names
+/// The transaction modes LoadGen runs. Kept as strings, not an enum, because the planned names
 /// (<c>act-elr</c>, <c>orleans-txn</c>) are not identifiers and the JSON report uses them verbatim.
 /// </summary>
 public static class ModeNames
@@ -27,7 +27,7 @@ public static class ModeNames
     /// <summary>The modes run when <c>--modes</c> is not given.</summary>
     public static IReadOnlyList<string> Default { get; } = [Nt, Pact, Act];
 
-    /// <summary>Modes DESIGN §8 plans but the runtime does not have yet.</summary>
+    /// <summary>Modes planned but not built yet (refused with a message saying so).</summary>
     public static IReadOnlyList<string> Planned { get; } = ["orleans-txn"];
 
     /// <summary>

@@ -3,7 +3,7 @@ using System.Text.Json.Serialization;
 
 namespace Snapper.LoadGen.Reporting;
 
-/// <summary>Writes a <see cref="LoadGenReport"/> as indented camelCase JSON (DESIGN §8).</summary>
+/// <summary>Writes a <see cref="LoadGenReport"/> as indented camelCase JSON (the report contract README describes).</summary>
 public static class JsonReport
 {
     /// <summary>The serializer settings of the report; enums are written as camelCase names.</summary>

@@ -2,6 +2,7 @@ using System.Globalization;
 using Snapper.LoadGen.Measurement;
 using Snapper.LoadGen.Options;
 using Snapper.LoadGen.Workloads.TpcC;
+using Spectre.Console;
 using TpcC.Transactions;
 
 namespace Snapper.LoadGen.Reporting;
@@ -9,10 +10,14 @@ namespace Snapper.LoadGen.Reporting;
 /// <summary>The stdout results: one row per mode, then each mode's throughput relative to nt.</summary>
 public static class ResultsTable
 {
-    private static readonly string[] Headers = ["mode", "throughput (txn/s)", "committed", "aborted", "abort %", "p50 (ms)", "p90 (ms)", "p99 (ms)"];
+    private static readonly string[] Headers = ["mode", "txn/s", "committed", "aborted", "abort %", "p50 ms", "p90 ms", "p99 ms"];
 
-    /// <summary>Writes the table of <paramref name="report"/> to <paramref name="writer"/>.</summary>
-    public static void Write(TextWriter writer, LoadGenReport report)
+    /// <summary>
+    /// Writes the table of <paramref name="report"/> to <paramref name="writer"/>: with rounded
+    /// borders and colour on a <paramref name="terminal"/>, else as a markdown table, which reads
+    /// well in a CI log and pastes into a document.
+    /// </summary>
+    public static void Write(TextWriter writer, LoadGenReport report, bool terminal = false)
     {
         ArgumentNullException.ThrowIfNull(writer);
         ArgumentNullException.ThrowIfNull(report);
@@ -23,13 +28,30 @@ public static class ResultsTable
         // A mode that mixes kinds (hybrid, the TPC-C types) is followed by one row per kind, named
         // mode:kind, then one per variant (TPC-C hybrid: pact, act), named mode:variant.
         var withKinds = report.Runs.SelectMany(WithKinds).ToList();
-        var rows = withKinds.Select(Row).ToList();
-        var widths = Headers.Select((h, i) => Math.Max(h.Length, rows.Count == 0 ? 0 : rows.Max(r => r[i].Length))).ToArray();
-        writer.WriteLine(Format(Headers, widths));
-        writer.WriteLine(Format(widths.Select(w => new string('-', w)).ToArray(), widths));
-        foreach (var row in rows)
+        var table = new Table { Border = terminal ? TableBorder.Simple : TableBorder.Markdown };
+        foreach (var (header, i) in Headers.Select((h, i) => (h, i)))
         {
-            writer.WriteLine(Format(row, widths));
+            table.AddColumn(new TableColumn(header) { Alignment = i == 0 ? Justify.Left : Justify.Right, NoWrap = true });
+        }
+
+        foreach (var row in withKinds.Select(Row))
+        {
+            table.AddRow(row.Select(cell => new Text(cell)).ToArray());
+        }
+
+        if (terminal)
+        {
+            Terminal.Console(writer, terminal).Write(table);
+        }
+        else
+        {
+            // The markdown border pads the table with blank lines; a log wants just the rows.
+            using var rendered = new StringWriter(CultureInfo.InvariantCulture);
+            Terminal.Console(rendered, terminal: false).Write(table);
+            foreach (var line in rendered.ToString().Split('\n').Select(l => l.TrimEnd()).Where(l => l.Length > 0))
+            {
+                writer.WriteLine(line);
+            }
         }
 
         if (report.Runs.Count == 0)
@@ -71,7 +93,7 @@ public static class ResultsTable
             writer.WriteLine(Invariant($"{run.Mode} average batch size: {run.AverageBatchSize:F1} PACTs"));
         }
 
-        if (report.Workload == ArgParser.TpcC)
+        if (report.Workload == LoadGenCommandLine.TpcC)
         {
             foreach (var run in report.Runs)
             {
@@ -136,7 +158,7 @@ public static class ResultsTable
             Distribution.Hotspot => "hotspot (1% hot, 75% of accesses)",
             _ => "uniform",
         };
-        if (config.Workload == ArgParser.TpcC)
+        if (config.Workload == LoadGenCommandLine.TpcC)
         {
             var mix = config.NewOrderOnly ? "NewOrder only" : "standard mix (NewOrder 45%, Payment 43%, OrderStatus, Delivery, StockLevel 4% each)";
             var hybrid = config.Modes.Contains(ModeNames.Hybrid) ? Invariant($", hybrid {config.PactPercent}% PACTs") : "";
@@ -175,10 +197,6 @@ public static class ResultsTable
     ];
 
     private static string Ms(double? value) => value is { } ms ? Invariant($"{ms:F2}") : "-";
-
-    // Mode left-aligned, numbers right-aligned.
-    private static string Format(string[] cells, int[] widths) =>
-        string.Join("  ", cells.Select((c, i) => i == 0 ? c.PadRight(widths[i]) : c.PadLeft(widths[i]))).TrimEnd();
 
     private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
 }

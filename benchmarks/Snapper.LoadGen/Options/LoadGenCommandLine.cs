@@ -1,0 +1,365 @@
+using System.CommandLine;
+using System.CommandLine.Parsing;
+using System.Globalization;
+
+namespace Snapper.LoadGen.Options;
+
+/// <summary>
+/// LoadGen's command line on System.CommandLine: one subcommand per workload plus <c>check</c> and
+/// <c>idle</c>. Every flag is defined once here, with its type, default, allowed values and check,
+/// so <c>--help</c>, parsing and shell completion cannot disagree. Checks that span flags live in
+/// <see cref="LoadGenValidation"/>, which options built in code (tests) go through too.
+/// </summary>
+public static class LoadGenCommandLine
+{
+    /// <summary>The workloads, each a subcommand.</summary>
+    public const string SmallBank = "smallbank", ListAppend = "listappend", TpcC = "tpcc";
+
+    /// <summary>The subcommands that are not workloads.</summary>
+    public const string Check = "check", Idle = "idle";
+
+    private static readonly Option<int> PactPercent = new("--pact-percent")
+    {
+        Description = "hybrid: percentage of transactions issued as PACTs, the rest as ACTs (0-100).",
+        HelpName = "percent",
+        DefaultValueFactory = _ => 90,
+        Validators = { r => Range(r, 0, 100) },
+    };
+
+    private static readonly Option<string> Dist = OneOf("--dist", "uniform", "How actors are chosen (hotspot: 1% of actors get 75% of accesses).", "uniform", "hotspot", "zipf");
+
+    private static readonly Option<double> Zipf = new("--zipf")
+    {
+        Description = "Zipf exponent for --dist zipf, greater than 0.",
+        HelpName = "s",
+        DefaultValueFactory = _ => 1.0,
+        Validators = { r => Above(r, 0) },
+    };
+
+    private static readonly Option<int> TxnSize = Count("--txn-size", 4, "Actors per transaction, all distinct; smallbank: 1 debited + N-1 recipients.");
+
+    private static readonly Option<int> Actors = Count("--actors", 10_000, "Actors per mode (tpcc: only seeds each transaction's input draw).");
+
+    private static readonly Option<int> Pipeline = Count("--pipeline", 64, "Transactions each client keeps in flight.");
+
+    private static readonly Option<int> Clients = Count("--clients", 2, "Clients, each with its own seeds.");
+
+    private static readonly Option<double> Warmup = new("--warmup")
+    {
+        Description = "Seconds of load before measuring, excluded from every statistic.",
+        DefaultValueFactory = _ => 5,
+        HelpName = "seconds",
+        Validators = { r => AtLeast(r, 0) },
+    };
+
+    private static readonly Option<double> Duration = Seconds("--duration", 10, "Seconds measured per mode.");
+
+    private static readonly Option<string> Logger = OneOf("--logger", "memory", "Where the embedded silos log: none (nothing survives a crash), memory, or file (fsynced segments in --log-dir).", "none", "memory", "file");
+
+    private static readonly Option<DirectoryInfo?> LogDir = new("--log-dir")
+    {
+        Description = "Directory of the file logger, created if missing and probed with an fsynced write before the run (default: a temporary folder, deleted afterwards).",
+        HelpName = "dir",
+    };
+
+    private static readonly Option<int> LogDelayMs = new("--log-delay-ms")
+    {
+        Description = "Milliseconds added to every log write, standing in for cloud storage latency (0-10000).",
+        HelpName = "ms",
+        DefaultValueFactory = _ => 0,
+        Validators = { r => Range(r, 0, 10_000) },
+    };
+
+    private static readonly Option<int> Silos = new("--silos")
+    {
+        Description = $"Silos of the embedded cluster, all in this process on loopback (1-{LoadGenValidation.MaxSilos}).",
+        HelpName = "n",
+        DefaultValueFactory = _ => 1,
+        Validators = { r => Range(r, 1, LoadGenValidation.MaxSilos) },
+    };
+
+    private static readonly Option<string?> Cluster = new("--cluster")
+    {
+        Description = "host:port[,host:port...]: gateways of running SiloHosts to drive as an Orleans client instead of embedded silos (the silos' own --logger applies).",
+        HelpName = "gateways",
+        Validators = { r => Text(r, text => LoadGenValidation.Endpoints(text)) },
+    };
+
+    private static readonly Option<FileInfo?> Json = new("--json")
+    {
+        Description = "Also write the results as JSON to this file.",
+        HelpName = "file",
+    };
+
+    private static readonly Option<bool> Verify = new("--verify")
+    {
+        Description = "smallbank: after each mode, check the touched accounts still hold all the money; listappend: check the history against the lists (Elle-style); tpcc: check TPC-C consistency conditions 1-4.",
+    };
+
+    private static readonly Option<int> Seed = new("--seed")
+    {
+        Description = "Seed of every actor choice: same seed, same actor sequences.",
+        HelpName = "n",
+        DefaultValueFactory = _ => 42,
+    };
+
+    private static readonly Option<FileInfo?> History = new("--history")
+    {
+        Description = "Write one JSON line per finished transaction to this file (for check).",
+        HelpName = "file",
+    };
+
+    private static readonly Option<FileInfo?> Dump = new("--dump")
+    {
+        Description = "After the run, read every actor's list and write them as JSON to this file (for check).",
+        HelpName = "file",
+    };
+
+    private static readonly Option<int> Warehouses = Count("--warehouses", 2, "Warehouses of each mode's database.");
+
+    private static readonly Option<bool> NewOrderOnly = new("--neworder-only")
+    {
+        Description = "Issue only NewOrder instead of TPC-C's standard mix.",
+    };
+
+    private static readonly Option<FileInfo> CheckHistory = new("--history")
+    {
+        Description = "The history a listappend run wrote with --history.",
+        HelpName = "file",
+        Required = true,
+    };
+
+    private static readonly Option<FileInfo> CheckDump = new("--dump")
+    {
+        Description = "The list dump the same run wrote with --dump.",
+        HelpName = "file",
+        Required = true,
+    };
+
+    private static readonly Option<double> IdleDuration = Seconds("--duration", 10, "Seconds the idle silo's CPU use is measured.");
+
+    /// <summary>The root command with every subcommand and flag.</summary>
+    public static RootCommand Create()
+    {
+        var root = new RootCommand("Snapper's load generator: runs a workload in several transaction modes, one after another on one cluster, each on its own keys, and reports throughput, aborts and latency.")
+        {
+            Workload(SmallBank, "SmallBank MultiTransfer: one account pays --txn-size - 1 others.", ModeNames.Default, ModeNames.Supported),
+            Workload(ListAppend, "Each transaction appends its tid to the lists of --txn-size actors; --verify or check tests the history Elle-style.", [ModeNames.Pact, ModeNames.Act], [ModeNames.Pact, ModeNames.Act, ModeNames.ActElr, ModeNames.Hybrid], History, Dump),
+            Workload(TpcC, "TPC-C's five transactions at the standard mix on a database loaded per mode; one row per transaction type.", [ModeNames.Pact, ModeNames.Act, ModeNames.Hybrid], [ModeNames.Pact, ModeNames.Act, ModeNames.Hybrid], Warehouses, NewOrderOnly),
+            new Command(Check, "Check a listappend history against its list dump: lost, duplicated, misplaced or aborted appends and cycles. Exit 0 consistent, 1 violations, 2 unreadable files.")
+            {
+                CheckHistory, CheckDump,
+            },
+            new Command(Idle, "Start an embedded silo, run one PACT and one ACT, then measure the process's CPU use while nothing runs.")
+            {
+                IdleDuration,
+            },
+        };
+        return root;
+    }
+
+    /// <summary>The options of a parsed workload subcommand (without errors).</summary>
+    public static LoadGenOptions Options(ParseResult parsed)
+    {
+        ArgumentNullException.ThrowIfNull(parsed);
+        var command = parsed.CommandResult.Command;
+        var modes = command.Options.OfType<Option<string>>().Single(o => o.Name == "--modes");
+        var options = new LoadGenOptions
+        {
+            Workload = command.Name,
+            Modes = SplitModes(parsed.GetValue(modes)!),
+            PactPercent = parsed.GetValue(PactPercent),
+            Dist = Enum.Parse<Distribution>(parsed.GetValue(Dist)!, ignoreCase: true),
+            Zipf = parsed.GetValue(Zipf),
+            TxnSize = parsed.GetValue(TxnSize),
+            Actors = parsed.GetValue(Actors),
+            Pipeline = parsed.GetValue(Pipeline),
+            Clients = parsed.GetValue(Clients),
+            WarmupSeconds = parsed.GetValue(Warmup),
+            DurationSeconds = parsed.GetValue(Duration),
+            Logger = Enum.Parse<LoggerKind>(parsed.GetValue(Logger)!, ignoreCase: true),
+            LogDir = parsed.GetValue(LogDir)?.FullName,
+            LogDelayMs = parsed.GetValue(LogDelayMs),
+            Silos = parsed.GetValue(Silos),
+            Cluster = parsed.GetValue(Cluster) is { } cluster ? SplitList(cluster) : null,
+            Json = parsed.GetValue(Json)?.FullName,
+            Verify = parsed.GetValue(Verify),
+            Seed = parsed.GetValue(Seed),
+        };
+        return command.Name switch
+        {
+            ListAppend => options with { History = parsed.GetValue(History)?.FullName, Dump = parsed.GetValue(Dump)?.FullName },
+            TpcC => options with { Warehouses = parsed.GetValue(Warehouses), NewOrderOnly = parsed.GetValue(NewOrderOnly) },
+            _ => options,
+        };
+    }
+
+    /// <summary>The files of a parsed <c>check</c>.</summary>
+    public static (FileInfo History, FileInfo Dump) CheckFiles(ParseResult parsed)
+    {
+        ArgumentNullException.ThrowIfNull(parsed);
+        return (parsed.GetValue(CheckHistory)!, parsed.GetValue(CheckDump)!);
+    }
+
+    /// <summary>The measured seconds of a parsed <c>idle</c>.</summary>
+    public static double IdleSeconds(ParseResult parsed)
+    {
+        ArgumentNullException.ThrowIfNull(parsed);
+        return parsed.GetValue(IdleDuration);
+    }
+
+    /// <summary>Every flag of every subcommand, by subcommand (for the README and --help tests).</summary>
+    public static IReadOnlyDictionary<string, IReadOnlyList<string>> Flags()
+    {
+        return Create().Subcommands.ToDictionary(
+            c => c.Name,
+            c => (IReadOnlyList<string>)[.. c.Options.Where(o => o.Name.StartsWith("--", StringComparison.Ordinal) && o.Name != "--help").Select(o => o.Name)]);
+    }
+
+    private static Command Workload(string name, string description, IReadOnlyList<string> defaultModes, IReadOnlyList<string> allowedModes, params Option[] own)
+    {
+        var modes = new Option<string>("--modes")
+        {
+            Description = $"Comma list of modes, run in this order: {string.Join(", ", allowedModes)}.",
+            DefaultValueFactory = _ => string.Join(',', defaultModes),
+            HelpName = "list",
+        };
+        modes.CompletionSources.Add(allowedModes.ToArray());
+        modes.Validators.Add(r => Text(r, text => CheckModes(text, allowedModes, name)));
+        var command = new Command(name, description)
+        {
+            modes, PactPercent, Dist, Zipf, TxnSize, Actors, Pipeline, Clients, Warmup, Duration,
+            Logger, LogDir, LogDelayMs, Silos, Cluster, Json, Verify, Seed,
+        };
+        foreach (var option in own)
+        {
+            command.Options.Add(option);
+        }
+
+        return command;
+    }
+
+    private static void CheckModes(string text, IReadOnlyList<string> allowed, string workload)
+    {
+        var seen = new HashSet<string>(StringComparer.Ordinal);
+        foreach (var mode in SplitModes(text))
+        {
+            if (ModeNames.Planned.Contains(mode))
+            {
+                throw new FormatException($"mode '{mode}' is not built yet; {workload} runs in {string.Join(", ", allowed)}");
+            }
+
+            if (!allowed.Contains(mode))
+            {
+                throw new FormatException($"{workload} has no mode '{mode}'; use {string.Join(", ", allowed)}");
+            }
+
+            if (!seen.Add(mode))
+            {
+                throw new FormatException($"mode '{mode}' is listed twice");
+            }
+        }
+    }
+
+    private static string[] SplitModes(string text)
+    {
+        var modes = text.Split(',', StringSplitOptions.TrimEntries);
+        return modes.Any(m => m.Length == 0) ? throw new FormatException($"'{text}' has an empty entry") : modes;
+    }
+
+    private static string[] SplitList(string text) => text.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries);
+
+    // A flag taking one of a few words: shown in help, completed in shells, refused naming the flag.
+    private static Option<string> OneOf(string name, string defaultValue, string description, params string[] values)
+    {
+        var option = new Option<string>(name)
+        {
+            Description = description,
+            DefaultValueFactory = _ => defaultValue,
+            HelpName = string.Join('|', values),
+        };
+        option.CompletionSources.Add(values);
+        option.Validators.Add(r =>
+        {
+            if (r.GetValueOrDefault<string>() is { } value && !values.Contains(value, StringComparer.Ordinal))
+            {
+                r.AddError($"{name}: '{value}' is not one of {string.Join(", ", values)}.");
+            }
+        });
+        return option;
+    }
+
+    private static Option<int> Count(string name, int defaultValue, string description) => new(name)
+    {
+        Description = description,
+        HelpName = "n",
+        DefaultValueFactory = _ => defaultValue,
+        Validators = { r => Range(r, 1, int.MaxValue) },
+    };
+
+    private static Option<double> Seconds(string name, double defaultValue, string description) => new(name)
+    {
+        Description = description,
+        DefaultValueFactory = _ => defaultValue,
+        HelpName = "seconds",
+        Validators = { r => Above(r, 0) },
+    };
+
+    private static void Range(OptionResult result, int min, int max)
+    {
+        if (Value<int>(result) is { } value && (value < min || value > max))
+        {
+            result.AddError(max == int.MaxValue
+                ? $"{result.Option.Name} must be at least {min} (was {value})."
+                : $"{result.Option.Name} must be from {min} to {max} (was {value}).");
+        }
+    }
+
+    private static void Above(OptionResult result, double min)
+    {
+        if (Value<double>(result) is { } value && (!(value > min) || !double.IsFinite(value)))
+        {
+            result.AddError(string.Create(CultureInfo.InvariantCulture, $"{result.Option.Name} must be a number greater than {min} (was {value})."));
+        }
+    }
+
+    private static void AtLeast(OptionResult result, double min)
+    {
+        if (Value<double>(result) is { } value && (!(value >= min) || !double.IsFinite(value)))
+        {
+            result.AddError(string.Create(CultureInfo.InvariantCulture, $"{result.Option.Name} must be a number of at least {min} (was {value})."));
+        }
+    }
+
+    // The value, or null when it did not convert: System.CommandLine reports that error itself,
+    // naming the flag, and still runs the validators.
+    private static T? Value<T>(OptionResult result)
+        where T : struct
+    {
+        try
+        {
+            return result.GetValueOrDefault<T>();
+        }
+        catch (InvalidOperationException)
+        {
+            return null;
+        }
+    }
+
+    private static void Text(OptionResult result, Action<string> check)
+    {
+        if (result.GetValueOrDefault<string?>() is not { } text)
+        {
+            return;
+        }
+
+        try
+        {
+            check(text);
+        }
+        catch (FormatException e)
+        {
+            result.AddError($"{result.Option.Name}: {e.Message}.");
+        }
+    }
+}

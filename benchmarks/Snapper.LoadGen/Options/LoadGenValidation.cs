@@ -1,0 +1,168 @@
+using System.Globalization;
+using System.Net;
+using System.Net.Sockets;
+
+namespace Snapper.LoadGen.Options;
+
+/// <summary>
+/// The checks that span flags, applied to every <see cref="LoadGenOptions"/> before a run, whether
+/// parsed (<see cref="LoadGenCommandLine"/> checked each flag on its own already) or built in code;
+/// and the up-front probes of what a run will need (a writable, fsyncable log directory).
+/// </summary>
+public static class LoadGenValidation
+{
+    /// <summary>The most silos <c>--silos</c> starts in one process.</summary>
+    public const int MaxSilos = 16;
+
+    /// <summary>The modes each workload runs in.</summary>
+    public static IReadOnlyDictionary<string, IReadOnlyList<string>> WorkloadModes { get; } = new Dictionary<string, IReadOnlyList<string>>(StringComparer.Ordinal)
+    {
+        [LoadGenCommandLine.SmallBank] = ModeNames.Supported,
+        [LoadGenCommandLine.ListAppend] = [ModeNames.Pact, ModeNames.Act, ModeNames.ActElr, ModeNames.Hybrid],
+        [LoadGenCommandLine.TpcC] = [ModeNames.Pact, ModeNames.Act, ModeNames.Hybrid],
+    };
+
+    /// <summary>Checks <paramref name="options"/> as a whole.</summary>
+    /// <exception cref="UsageException">The options cannot be run; the message names the flag.</exception>
+    public static void Validate(LoadGenOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        if (!WorkloadModes.TryGetValue(options.Workload, out var allowed))
+        {
+            throw new UsageException($"unknown workload '{options.Workload}'; use {string.Join(", ", WorkloadModes.Keys)}.");
+        }
+
+        if (options.Modes.Count == 0)
+        {
+            throw new UsageException("--modes lists no mode.");
+        }
+
+        if (options.Modes.FirstOrDefault(m => !allowed.Contains(m)) is { } unknown)
+        {
+            throw new UsageException($"--modes: {options.Workload} has no mode '{unknown}'; use {string.Join(", ", allowed)}.");
+        }
+
+        if (options.Modes.Distinct(StringComparer.Ordinal).Count() != options.Modes.Count)
+        {
+            throw new UsageException("--modes lists a mode twice.");
+        }
+
+        Require(options.Silos is >= 1 and <= MaxSilos, $"--silos must be from 1 to {MaxSilos} (was {options.Silos}).");
+        if (options.Cluster is { } cluster)
+        {
+            Require(options.Silos == 1, "--silos and --cluster exclude each other: --silos starts silos in this process, --cluster drives running ones.");
+            try
+            {
+                Endpoints(string.Join(',', cluster));
+            }
+            catch (FormatException e)
+            {
+                throw new UsageException($"--cluster: {e.Message}.", e);
+            }
+        }
+
+        if (options.Workload != LoadGenCommandLine.ListAppend)
+        {
+            Require(options.History is null, $"--history is only for the listappend workload, not {options.Workload}.");
+            Require(options.Dump is null, $"--dump is only for the listappend workload, not {options.Workload}.");
+        }
+
+        if (options.Workload == LoadGenCommandLine.TpcC)
+        {
+            Require(options.Warehouses >= 1, $"--warehouses must be at least 1 (was {options.Warehouses}).");
+            Require(options.Dist == Distribution.Uniform, "--dist: tpcc draws its inputs as TPC-C §2 specifies (NURand); the keys only seed that draw, so only uniform applies.");
+        }
+        else
+        {
+            Require(!options.NewOrderOnly, $"--neworder-only is only for the tpcc workload, not {options.Workload}.");
+        }
+
+        Require(options.TxnSize >= 1 && options.Actors >= 1 && options.Pipeline >= 1 && options.Clients >= 1, "--txn-size, --actors, --pipeline and --clients must each be at least 1.");
+        Require(Enum.IsDefined(options.Dist), $"--dist: unknown distribution {(int)options.Dist}.");
+        Require(Enum.IsDefined(options.Logger), $"--logger: unknown logger {(int)options.Logger}.");
+        Require(options.Zipf > 0 && double.IsFinite(options.Zipf), Invariant($"--zipf must be a number greater than 0 (was {options.Zipf})."));
+        Require(options.WarmupSeconds >= 0 && options.DurationSeconds > 0, "--warmup must be at least 0 and --duration greater than 0.");
+        Require(options.LogDelayMs is >= 0 and <= 10_000, $"--log-delay-ms must be from 0 to 10000 (was {options.LogDelayMs}).");
+        Require(options.PactPercent is >= 0 and <= 100, $"--pact-percent must be from 0 to 100 (was {options.PactPercent}).");
+        Require(options.TxnSize <= options.Actors, $"--txn-size {options.TxnSize} needs at least that many distinct actors, but --actors is {options.Actors}.");
+
+        // The loops are plain tasks; past this the measurement is of the thread pool, not of Snapper.
+        const long maxLoops = 100_000;
+        Require((long)options.Clients * options.Pipeline <= maxLoops, $"--clients × --pipeline is {(long)options.Clients * options.Pipeline}; at most {maxLoops} transactions can be in flight.");
+
+        // Per-second epochs are kept in arrays sized by the duration.
+        const double maxDuration = 24 * 3600;
+        Require(options.DurationSeconds <= maxDuration && options.WarmupSeconds <= maxDuration, $"--duration and --warmup are limited to {maxDuration} seconds.");
+    }
+
+    /// <summary>
+    /// Creates <paramref name="directory"/> if missing and writes, fsyncs and deletes a probe file
+    /// in it, as the file logger will; null if that worked, else the OS's reason. Run before any
+    /// load, so a directory the logger cannot use fails the run at once rather than every transaction.
+    /// </summary>
+    public static string? LogDirectoryProblem(string directory)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(directory);
+        var probe = Path.Combine(directory, $".snapper-probe-{Environment.ProcessId}");
+        try
+        {
+            Directory.CreateDirectory(directory);
+            using (var stream = new FileStream(probe, FileMode.Create, FileAccess.Write, FileShare.None, 1, FileOptions.None))
+            {
+                stream.WriteByte(1);
+                stream.Flush(flushToDisk: true);
+            }
+
+            File.Delete(probe);
+            return null;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException or ArgumentException)
+        {
+            return e.Message;
+        }
+    }
+
+    /// <summary>Parses <c>host:port[,host:port...]</c>; throws <see cref="FormatException"/> naming the bad entry.</summary>
+    public static IPEndPoint[] Endpoints(string text)
+    {
+        ArgumentNullException.ThrowIfNull(text);
+        var entries = text.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries);
+        return entries.Length == 0 ? throw new FormatException("give at least one gateway as host:port") : [.. entries.Select(Endpoint)];
+    }
+
+    /// <summary>Parses <c>host:port</c>, the host a name or an IPv4 address; throws <see cref="FormatException"/>.</summary>
+    public static IPEndPoint Endpoint(string text)
+    {
+        ArgumentNullException.ThrowIfNull(text);
+        var colon = text.LastIndexOf(':');
+        if (colon <= 0 || !int.TryParse(text.AsSpan(colon + 1), NumberStyles.None, CultureInfo.InvariantCulture, out var port) || port is < 1 or > 65535)
+        {
+            throw new FormatException($"'{text}' is not host:port with a port from 1 to 65535");
+        }
+
+        var host = text[..colon];
+        if (IPAddress.TryParse(host, out var address))
+        {
+            return new IPEndPoint(address, port);
+        }
+
+        try
+        {
+            return new IPEndPoint(Dns.GetHostAddresses(host).First(a => a.AddressFamily == AddressFamily.InterNetwork), port);
+        }
+        catch (Exception e) when (e is SocketException or InvalidOperationException or ArgumentException)
+        {
+            throw new FormatException($"host '{host}' in '{text}' does not resolve to an IPv4 address");
+        }
+    }
+
+    private static void Require(bool condition, string message)
+    {
+        if (!condition)
+        {
+            throw new UsageException(message);
+        }
+    }
+
+    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
+}

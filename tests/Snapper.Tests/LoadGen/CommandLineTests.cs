@@ -1,0 +1,117 @@
+using System.Text.RegularExpressions;
+using Snapper.LoadGen;
+using Snapper.LoadGen.Measurement;
+using Snapper.LoadGen.Options;
+using Snapper.LoadGen.Workloads;
+
+namespace Snapper.Tests.LoadGen;
+
+/// <summary>
+/// LoadGen's command line: help generated from the definitions that parse, one-line usage errors
+/// with a suggestion, problems caught before any load, README's flag table kept true.
+/// </summary>
+public sealed partial class CommandLineTests
+{
+    public static TheoryData<string> Subcommands() => [.. LoadGenCommandLine.Flags().Keys];
+
+    [Theory]
+    [MemberData(nameof(Subcommands))]
+    public async Task Help_lists_every_flag_the_subcommand_accepts(string subcommand)
+    {
+        var stdout = new StringWriter();
+        Assert.Equal(0, await Runner.MainAsync([subcommand, "--help"], stdout, new StringWriter(), CancellationToken.None));
+
+        var listed = FlagInHelp().Matches(stdout.ToString()).Select(m => m.Groups[1].Value).Where(f => f != "--help").ToHashSet();
+        Assert.Equal(LoadGenCommandLine.Flags()[subcommand].Order(), listed.Order());
+    }
+
+    [Fact]
+    public async Task A_misspelt_flag_exits_2_with_one_line_suggesting_the_flag()
+    {
+        var stderr = new StringWriter();
+        var exit = await Runner.MainAsync(["smallbank", "--duraton", "5"], new StringWriter(), stderr, CancellationToken.None);
+
+        Assert.Equal(ExitCodes.Usage, exit);
+        var errors = Lines(stderr).Where(l => l.StartsWith("error:", StringComparison.Ordinal)).ToList();
+        var error = Assert.Single(errors);
+        Assert.Contains("--duraton", error, StringComparison.Ordinal);
+        Assert.Contains("did you mean --duration?", error, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("/proc/forbidden")]
+    [InlineData(null)] // a path that is a regular file
+    public async Task A_log_directory_that_cannot_be_written_fails_before_any_load_naming_it(string? directory)
+    {
+        var file = directory is null ? Path.GetTempFileName() : null;
+        try
+        {
+            var path = directory ?? file!;
+            var (stdout, stderr) = (new StringWriter(), new StringWriter());
+            var exit = await Runner.MainAsync(["smallbank", "--logger", "file", "--log-dir", path, "--duration", "10"], stdout, stderr, CancellationToken.None);
+
+            Assert.NotEqual(ExitCodes.Ok, exit);
+            var line = Assert.Single(Lines(stderr));
+            Assert.StartsWith($"error: --log-dir {path}: ", line, StringComparison.Ordinal);
+            Assert.Empty(stdout.ToString()); // no silo started, nothing measured
+        }
+        finally
+        {
+            if (file is not null)
+            {
+                File.Delete(file);
+            }
+        }
+    }
+
+    [Fact]
+    public void Every_flag_in_READMEs_table_is_accepted_and_every_workload_flag_is_in_it()
+    {
+        var readme = File.ReadAllText(Path.Combine(RepositoryRoot(), "README.md"));
+        var inTable = FlagInReadmeTable().Matches(readme).Select(m => m.Groups[1].Value).ToHashSet();
+        Assert.NotEmpty(inTable);
+
+        var flags = LoadGenCommandLine.Flags();
+        var accepted = flags.Values.SelectMany(f => f).ToHashSet();
+        Assert.Empty(inTable.Except(accepted));
+        var workloadFlags = new[] { LoadGenCommandLine.SmallBank, LoadGenCommandLine.ListAppend, LoadGenCommandLine.TpcC }.SelectMany(w => flags[w]);
+        Assert.Empty(workloadFlags.Except(inTable));
+    }
+
+    [Fact]
+    public async Task A_mode_in_which_every_transaction_fails_stops_after_a_few_seconds_saying_why()
+    {
+        var options = new LoadGenOptions { Actors = 100, Clients = 1, Pipeline = 4, WarmupSeconds = 0, DurationSeconds = 60 };
+        var driver = new LoadDriver(options, ActorPicker.Create(options));
+
+        var result = await driver.RunAsync("pact", _ => Task.FromException(new TransactionAbortedException(AbortReason.Failure, "log storage is down")), CancellationToken.None);
+
+        Assert.False(result.Completed);
+        Assert.Equal(0, result.Committed);
+        Assert.NotNull(driver.StoppedByFailures);
+        Assert.Contains("log storage is down", driver.StoppedByFailures, StringComparison.Ordinal);
+        Assert.True(result.MeasuredSeconds < options.DurationSeconds / 2, $"measured {result.MeasuredSeconds} s of {options.DurationSeconds}");
+    }
+
+    private static string RepositoryRoot()
+    {
+        var directory = new DirectoryInfo(AppContext.BaseDirectory);
+        while (directory is not null && !File.Exists(Path.Combine(directory.FullName, "Snapper.sln")))
+        {
+            directory = directory.Parent;
+        }
+
+        return directory?.FullName ?? throw new InvalidOperationException("Snapper.sln not found above the test binaries.");
+    }
+
+    private static List<string> Lines(StringWriter writer) =>
+        [.. writer.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)];
+
+    // "  --duration <seconds>  Seconds measured per mode." in System.CommandLine's help.
+    [GeneratedRegex(@"^\s+(?:-\S+, )*(--[a-z-]+)", RegexOptions.Multiline)]
+    private static partial Regex FlagInHelp();
+
+    // "| `--duration S` | ..." rows of README's flag table.
+    [GeneratedRegex(@"^\| `(--[a-z-]+)", RegexOptions.Multiline)]
+    private static partial Regex FlagInReadmeTable();
+}
