@@ -13,7 +13,7 @@ public interface ISnapperClient
     Task<TResult> RunAct<TActor, TResult>(ActorId first, Func<TActor, TxnContext, Task<TResult>> body, CancellationToken cancellationToken = default)
         where TActor : ITransactionalActor;
 
-    /// <summary>Runs an ACT with no result. See <see cref="RunAct{TActor, TResult}"/>.</summary>
+    /// <summary>Runs an ACT with no result. See <see cref="RunAct{TActor, TResult}(ActorId, Func{TActor, TxnContext, Task{TResult}}, CancellationToken)"/>.</summary>
     Task RunAct<TActor>(ActorId first, Func<TActor, TxnContext, Task> body, CancellationToken cancellationToken = default)
         where TActor : ITransactionalActor;
 

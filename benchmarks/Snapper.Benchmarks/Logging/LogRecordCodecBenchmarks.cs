@@ -36,7 +36,7 @@ public class LogRecordCodecBenchmarks
     public byte[] EncodeToArray() => LogRecordCodec.Encode(prepare);
 
     [Benchmark(Description = "decode Prepare")]
-    public LogRecord Decode() => LogRecordCodec.Decode(encoded);
+    public object Decode() => LogRecordCodec.Decode(encoded);
 }
 
 /// <summary>An actor interface for ids in benchmarks.</summary>

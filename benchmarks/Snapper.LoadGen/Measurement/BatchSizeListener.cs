@@ -1,5 +1,4 @@
 using System.Diagnostics.Metrics;
-using Snapper.Diagnostics;
 
 namespace Snapper.LoadGen.Measurement;
 
@@ -18,7 +17,7 @@ public sealed class BatchSizeListener : IDisposable
     {
         listener.InstrumentPublished = (instrument, l) =>
         {
-            if (instrument.Meter.Name == SnapperMetrics.MeterName && instrument.Name == SnapperMetrics.BatchSizeInstrument)
+            if (instrument.Meter.Name == SnapperDiagnostics.MeterName && instrument.Name == SnapperDiagnostics.BatchSizeInstrument)
             {
                 l.EnableMeasurementEvents(instrument);
             }

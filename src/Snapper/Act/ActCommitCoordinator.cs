@@ -28,6 +28,8 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
     {
         if (earlyLockRelease)
         {
+            using var releasing = SnapperTracing.StartPhase(SnapperTracing.Commit);
+            releasing?.SetTag("snapper.early_lock_release", true);
             await CommitReleasingEarly(ctx, act, info, decision, outcomes);
             return;
         }
@@ -41,16 +43,21 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
         }
 
         // Read-only participants vote ReadOnly and release their locks; they need no phase two.
+        using var prepare = SnapperTracing.StartPhase(SnapperTracing.Prepare); // stopped where phase one ends
         var readOnly = Task.WhenAll(others.Select(actor => Send(actor, p => p.Prepare(tid, decision, false))));
 
         if (writers.Count == 0)
         {
             await readOnly;
+            prepare?.Stop();
             return;
         }
 
         if (writers.Count == 1)
         {
+            prepare?.Stop();
+            using var onePhase = SnapperTracing.StartPhase(SnapperTracing.Commit);
+            onePhase?.SetTag("snapper.one_phase", true);
             try
             {
                 await Send(writers[0], p => p.CommitOnePhase(tid, decision));
@@ -81,6 +88,8 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
         }
 
         var votes = await PhaseOne(tid, writers, decision, earlyLockRelease: false);
+        prepare?.Stop();
+        using var commit = SnapperTracing.StartPhase(SnapperTracing.Commit);
 
         if (coordinatorLog is not null)
         {
@@ -152,7 +161,11 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
         await Task.WhenAll(writers.Select(actor => CommitSafely(actor, tid, decision)));
     }
 
-    public Task Abort(long tid, ExecutionInfo info) => AbortAll(tid, info.Participants.Keys);
+    public async Task Abort(long tid, ExecutionInfo info)
+    {
+        using var span = SnapperTracing.StartPhase(SnapperTracing.Abort);
+        await AbortAll(tid, info.Participants.Keys);
+    }
 
     /// <summary>The exception the caller of an aborted ACT gets: the reason, and the cause inside.</summary>
     public static TransactionAbortedException AbortedBy(long tid, Exception failure) => failure switch

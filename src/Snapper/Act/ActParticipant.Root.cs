@@ -42,9 +42,11 @@ internal sealed partial class ActParticipant<TState>
     {
         var started = runtime.Clock.GetTimestamp();
         var act = roots.Begin(ctx.Tid);
+        using var span = SnapperTracing.StartTransaction(ctx);
         try
         {
             ExecutionInfo info;
+            var execute = SnapperTracing.StartPhase(SnapperTracing.Execute);
             try
             {
                 info = await Invoke(ctx, invoke);
@@ -53,6 +55,10 @@ internal sealed partial class ActParticipant<TState>
             {
                 info = failed.Info;
                 info.Fail(failed.Original);
+            }
+            finally
+            {
+                execute?.Dispose();
             }
 
             if (info.Failure is null && runtime.Clock.GetUtcNow() > ctx.Deadline)
@@ -87,10 +93,12 @@ internal sealed partial class ActParticipant<TState>
             act.SetDecided(true);
             act.SetDurable(true);
             runtime.Metrics.Committed(TxnMode.Act, runtime.Clock.GetElapsedTime(started));
+            SnapperTracing.Committed(span);
         }
         catch (TransactionAbortedException aborted)
         {
             runtime.Metrics.Aborted(TxnMode.Act, aborted.Reason, runtime.Clock.GetElapsedTime(started));
+            SnapperTracing.Aborted(span, aborted);
             throw;
         }
         finally

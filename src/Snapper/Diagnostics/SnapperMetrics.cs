@@ -7,10 +7,9 @@ namespace Snapper.Diagnostics;
 /// Snapper's instruments, on the meter <c>Snapper</c>: transactions committed and aborted (tagged
 /// by mode and abort reason), their duration, and the loggers' group commits.
 /// </summary>
-public sealed class SnapperMetrics : IDisposable
+internal sealed class SnapperMetrics : IDisposable
 {
-    /// <summary>The meter's name, for listeners and exporters.</summary>
-    public const string MeterName = "Snapper";
+    public const string MeterName = SnapperDiagnostics.MeterName;
 
     private readonly Meter meter;
     private readonly Counter<long> committed;
@@ -32,8 +31,7 @@ public sealed class SnapperMetrics : IDisposable
         batchSize = meter.CreateHistogram<int>(BatchSizeInstrument, "{transaction}", "PACTs per batch formed by the coordinator ring.");
     }
 
-    /// <summary>The name of the histogram of PACTs per batch.</summary>
-    public const string BatchSizeInstrument = "snapper.pact.batch_size";
+    public const string BatchSizeInstrument = SnapperDiagnostics.BatchSizeInstrument;
 
     internal void Committed(TxnMode mode, TimeSpan elapsed)
     {

@@ -4,7 +4,11 @@ using Microsoft.Extensions.Options;
 using Snapper.Coordination;
 using Snapper.Grains;
 
-namespace Snapper.Hosting;
+using Snapper;
+using Snapper.Hosting;
+
+// In Orleans' hosting namespace, where Orleans users find UseTransactions and the other hosting verbs.
+namespace Orleans.Hosting;
 
 /// <summary>The hosting verb for cluster clients: <c>clientBuilder.AddSnapper()</c>.</summary>
 public static class SnapperClientBuilderExtensions

@@ -11,7 +11,11 @@ using Snapper.Logging.FileStorage;
 using Snapper.Recovery;
 using Snapper.Serialization;
 
-namespace Snapper.Hosting;
+using Snapper;
+using Snapper.Hosting;
+
+// In Orleans' hosting namespace, where Orleans users find UseTransactions and the other hosting verbs.
+namespace Orleans.Hosting;
 
 /// <summary>The hosting verb: <c>siloBuilder.AddSnapper(snapper => ...)</c>.</summary>
 public static class SnapperSiloBuilderExtensions

@@ -1,7 +1,7 @@
 namespace Snapper.Logging;
 
 /// <summary>Written by an actor when a batch completed on it, before BatchComplete is sent.</summary>
-public sealed record BatchCompleteRecord(long Tid, ActorId Actor, string Coordinator, ReadOnlyMemory<byte> State) : LogRecord(Tid)
+internal sealed record BatchCompleteRecord(long Tid, ActorId Actor, string Coordinator, ReadOnlyMemory<byte> State) : LogRecord(Tid)
 {
     /// <summary>The batch id.</summary>
     public long Bid => Tid;

@@ -4,7 +4,7 @@ namespace Snapper.Logging;
 /// Written by a participant once it committed. <see cref="State"/> is set for a one-phase commit
 /// (a single writer), where no Prepare record holds it; it is empty after a two-phase commit.
 /// </summary>
-public sealed record CommitRecord(long Tid, ActorId Actor, ReadOnlyMemory<byte> State) : LogRecord(Tid)
+internal sealed record CommitRecord(long Tid, ActorId Actor, ReadOnlyMemory<byte> State) : LogRecord(Tid)
 {
     /// <summary>
     /// The version of <see cref="State"/> on its actor: one more than the version of the state it was

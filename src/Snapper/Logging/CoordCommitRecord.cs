@@ -8,7 +8,7 @@ namespace Snapper.Logging;
 /// logs its commit as soon as its dependencies' commits are ordered, not yet durable, so recovery
 /// counts it committed only if their CoordCommits are in the log as well (Thorp §III.F).
 /// </summary>
-public sealed record CoordCommitRecord(long Tid) : LogRecord(Tid)
+internal sealed record CoordCommitRecord(long Tid) : LogRecord(Tid)
 {
     /// <summary>The ACTs whose prepared states this one read (its commit dependencies); empty for most.</summary>
     public ImmutableArray<long> DependsOn { get; init; } = [];

@@ -14,7 +14,7 @@ namespace Snapper.Logging;
 /// <see cref="CurrentVersion"/> is written into every record, so a later build can keep reading
 /// old logs: it must keep decoding every version it ever wrote.
 /// </remarks>
-public static class LogRecordCodec
+internal static class LogRecordCodec
 {
     /// <summary>The format version this build writes.</summary>
     public const byte CurrentVersion = 3;

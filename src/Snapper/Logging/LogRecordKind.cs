@@ -1,7 +1,7 @@
 namespace Snapper.Logging;
 
 /// <summary>The kinds of log record (Snapper Fig. 7 for ACTs). The byte values are on disk: never reuse one.</summary>
-public enum LogRecordKind : byte
+internal enum LogRecordKind : byte
 {
     /// <summary>Root of an ACT, before sending Prepare: the tid and its writing participants.</summary>
     CoordPrepare = 1,

@@ -1,7 +1,7 @@
 namespace Snapper.Logging;
 
 /// <summary>Written by a writing participant before it votes yes: the state it will commit.</summary>
-public sealed record PrepareRecord(long Tid, ActorId Actor, ActorId Coordinator, ReadOnlyMemory<byte> State) : LogRecord(Tid)
+internal sealed record PrepareRecord(long Tid, ActorId Actor, ActorId Coordinator, ReadOnlyMemory<byte> State) : LogRecord(Tid)
 {
     /// <summary>
     /// The version of <see cref="State"/> on its actor: one more than the version of the state it was

@@ -1,4 +1,5 @@
 using Snapper.Act;
+using Snapper.Diagnostics;
 using Snapper.Grains;
 using Snapper.Logging;
 using Snapper.State;
@@ -93,6 +94,8 @@ internal sealed class PactParticipant<TState>
         var started = runtime.Clock.GetTimestamp();
         var outcome = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         outcomes[ctx.Tid] = (ctx.Bid, outcome);
+        using var span = SnapperTracing.StartTransaction(ctx);
+        var execute = SnapperTracing.StartPhase(SnapperTracing.Execute);
         try
         {
             await InvokePact(ctx, invoke);
@@ -100,6 +103,10 @@ internal sealed class PactParticipant<TState>
         catch
         {
             // Reported to the ring by InvokePact; the outcome below says how the batch ended.
+        }
+        finally
+        {
+            execute?.Dispose();
         }
 
         if (schedule.IsAborted(ctx.Bid))
@@ -110,14 +117,19 @@ internal sealed class PactParticipant<TState>
             outcome.TrySetException(Cascaded(ctx.Tid));
         }
 
+        var batchCommit = SnapperTracing.StartPhase(SnapperTracing.BatchCommit);
         try
         {
             await outcome.Task;
+            batchCommit?.Dispose();
             runtime.Metrics.Committed(TxnMode.Pact, runtime.Clock.GetElapsedTime(started));
+            SnapperTracing.Committed(span);
         }
         catch (TransactionAbortedException aborted)
         {
+            batchCommit?.Dispose();
             runtime.Metrics.Aborted(TxnMode.Pact, aborted.Reason, runtime.Clock.GetElapsedTime(started));
+            SnapperTracing.Aborted(span, aborted);
             throw;
         }
     }

@@ -7,7 +7,7 @@ namespace Snapper.Tests.Infrastructure;
 /// test can stop a protocol exactly between "appended" and "durable" (hold, act, release) instead
 /// of sleeping its way to a race. Everything not held is written at once.
 /// </summary>
-public sealed class ScriptedLogStorage : ILogStorage
+internal sealed class ScriptedLogStorage : ILogStorage
 {
     private readonly InMemoryLogStorage inner = new();
     private readonly object gate = new();
@@ -85,7 +85,7 @@ public sealed class ScriptedLogStorage : ILogStorage
 }
 
 /// <summary>A group <see cref="ScriptedLogStorage"/> holds: the test sees it arrive, then writes or fails it.</summary>
-public sealed class HeldGroup(Func<LogRecord, bool> match)
+internal sealed class HeldGroup(Func<LogRecord, bool> match)
 {
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(20);
     private readonly TaskCompletionSource<string> arrived = new(TaskCreationOptions.RunContinuationsAsynchronously);

@@ -40,7 +40,7 @@ public sealed class TestSilo : IAsyncDisposable
 
     internal SnapperRuntime Runtime => Services.GetRequiredService<SnapperRuntime>();
 
-    public static async Task<TestSilo> StartAsync(Action<SnapperBuilder>? configure = null, Action<IServiceCollection>? services = null, int silos = 1)
+    public static async Task<TestSilo> StartAsync(Action<SnapperBuilder>? configure = null, Action<IServiceCollection>? services = null, int silos = 1, bool activityPropagation = false)
     {
         var gates = new Gates();
         var builder = new InProcessTestClusterBuilder((short)silos);
@@ -50,12 +50,26 @@ public sealed class TestSilo : IAsyncDisposable
             host.Services.AddSingleton(gates);
             services?.Invoke(host.Services);
         });
-        builder.ConfigureSilo((_, silo) => silo.AddSnapper(snapper =>
+        builder.ConfigureSilo((_, silo) =>
         {
-            snapper.Configure(o => o.LoggerCount = 2);
-            configure?.Invoke(snapper);
-        }));
-        builder.ConfigureClient(client => client.AddSnapper(configure));
+            silo.AddSnapper(snapper =>
+            {
+                snapper.Configure(o => o.LoggerCount = 2);
+                configure?.Invoke(snapper);
+            });
+            if (activityPropagation)
+            {
+                silo.AddActivityPropagation();
+            }
+        });
+        builder.ConfigureClient(client =>
+        {
+            client.AddSnapper(configure);
+            if (activityPropagation)
+            {
+                client.AddActivityPropagation();
+            }
+        });
         var cluster = builder.Build();
         try
         {

@@ -1,3 +1,4 @@
+using Snapper.Tests.Infrastructure;
 using System.Text.RegularExpressions;
 using Snapper.LoadGen;
 using Snapper.LoadGen.Measurement;
@@ -67,7 +68,7 @@ public sealed partial class CommandLineTests
     [Fact]
     public void Every_flag_in_READMEs_table_is_accepted_and_every_workload_flag_is_in_it()
     {
-        var readme = File.ReadAllText(Path.Combine(RepositoryRoot(), "README.md"));
+        var readme = File.ReadAllText(Path.Combine(RepositoryPaths.Root(), "README.md"));
         var inTable = FlagInReadmeTable().Matches(readme).Select(m => m.Groups[1].Value).ToHashSet();
         Assert.NotEmpty(inTable);
 
@@ -91,17 +92,6 @@ public sealed partial class CommandLineTests
         Assert.NotNull(driver.StoppedByFailures);
         Assert.Contains("log storage is down", driver.StoppedByFailures, StringComparison.Ordinal);
         Assert.True(result.MeasuredSeconds < options.DurationSeconds / 2, $"measured {result.MeasuredSeconds} s of {options.DurationSeconds}");
-    }
-
-    private static string RepositoryRoot()
-    {
-        var directory = new DirectoryInfo(AppContext.BaseDirectory);
-        while (directory is not null && !File.Exists(Path.Combine(directory.FullName, "Snapper.sln")))
-        {
-            directory = directory.Parent;
-        }
-
-        return directory?.FullName ?? throw new InvalidOperationException("Snapper.sln not found above the test binaries.");
     }
 
     private static List<string> Lines(StringWriter writer) =>

@@ -28,6 +28,9 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
     private readonly ConcurrentDictionary<string, SegmentLog> logs = new(StringComparer.Ordinal);
     private volatile bool disposed;
 
+    /// <summary>A file log storage in <see cref="FileLogStorageOptions.Directory"/>, created if missing.</summary>
+    /// <param name="options">Where and how large segment files are.</param>
+    /// <param name="logger">Where repairs of torn tails and fail-stops are reported.</param>
     public FileLogStorage(FileLogStorageOptions options, ILogger<FileLogStorage>? logger = null)
         : this(options, logger, WalDisk.Real)
     {
@@ -121,10 +124,10 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
     /// Deletes the segments of <paramref name="log"/> numbered below <paramref name="sequence"/>, for
     /// checkpointing. The current (last) segment is never deleted. Returns how many were deleted.
     /// </summary>
-    public int DeleteSegmentsBefore(string log, long sequence) => LogFor(log).DeleteBefore(sequence);
+    internal int DeleteSegmentsBefore(string log, long sequence) => LogFor(log).DeleteBefore(sequence);
 
     /// <summary>The segment files of <paramref name="log"/> on disk, oldest first.</summary>
-    public IReadOnlyList<string> SegmentFiles(string log)
+    internal IReadOnlyList<string> SegmentFiles(string log)
     {
         var directory = DirectoryOf(log);
         return SegmentFileName.List(directory).Select(s => SegmentFileName.PathOf(directory, s)).ToArray();

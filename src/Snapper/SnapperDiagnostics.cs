@@ -1,0 +1,27 @@
+namespace Snapper;
+
+/// <summary>
+/// The names under which Snapper reports, for OpenTelemetry and other listeners: one meter and one
+/// activity source, both named <c>Snapper</c>.
+/// </summary>
+/// <example>
+/// <code>
+/// services.AddOpenTelemetry()
+///     .WithTracing(t => t.AddSource(SnapperDiagnostics.ActivitySourceName).AddOtlpExporter())
+///     .WithMetrics(m => m.AddMeter(SnapperDiagnostics.MeterName).AddOtlpExporter());
+/// </code>
+/// </example>
+public static class SnapperDiagnostics
+{
+    /// <summary>The meter of Snapper's counters and histograms (<c>snapper.transactions.committed</c>, ...).</summary>
+    public const string MeterName = "Snapper";
+
+    /// <summary>
+    /// The activity source of Snapper's spans: one per transaction at its root actor
+    /// (<c>snapper.act</c>, <c>snapper.pact</c>) with children for its phases.
+    /// </summary>
+    public const string ActivitySourceName = "Snapper";
+
+    /// <summary>The histogram of PACTs per batch formed by the coordinator ring.</summary>
+    public const string BatchSizeInstrument = "snapper.pact.batch_size";
+}
