@@ -134,7 +134,7 @@ public static class Runner
             }
             else
             {
-                var workload = new SmallBankWorkload(silo.Client, options.Actors, options.PactPercent);
+                var workload = new SmallBankWorkload(silo.Client, silo.Grains, options.Actors, options.PactPercent);
                 (runs, failed, interrupted) = await RunModesAsync(options, workload.For, workload, null, null, stderr, terminal, cancellationToken);
             }
 

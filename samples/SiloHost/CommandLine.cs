@@ -21,10 +21,24 @@ public static class CommandLine
     public static readonly Option<string> Clustering = OneOf(
         new Option<string>("--clustering")
         {
-            Description = "How silos find each other: dev (a development cluster around --primary).",
+            Description = "How silos find each other: dev (a development cluster around --primary) or redis (membership kept in the Redis server at --redis).",
             DefaultValueFactory = _ => "dev",
         },
-        "dev");
+        "dev",
+        "redis");
+
+    public static readonly Option<string?> Redis = new("--redis")
+    {
+        Description = "host:port of the Redis server that keeps the cluster's membership (--clustering redis).",
+        Validators = { result => Check(result, text => { if (text.LastIndexOf(':') is var colon && (colon <= 0 || !int.TryParse(text.AsSpan(colon + 1), out var port) || port is < 1 or > 65535)) throw new FormatException($"'{text}' is not host:port with a port from 1 to 65535"); }) },
+    };
+
+    public static readonly Option<string> Advertise = new("--advertise")
+    {
+        Description = "The address other silos and clients reach this silo at: an IP address, or a host name resolved at start-up (in a container, its service name). Anything but loopback makes the silo listen on every interface.",
+        DefaultValueFactory = _ => "127.0.0.1",
+        Validators = { result => Check(result, text => _ = ResolveAddress(text)) },
+    };
 
     public static readonly Option<string?> Name = new("--name")
     {
@@ -59,7 +73,7 @@ public static class CommandLine
     {
         var root = new RootCommand("A standalone Orleans silo running Snapper and the samples' actors (SmallBank, list-append, TPC-C).")
         {
-            SiloPort, GatewayPort, Primary, Clustering, Name, Logger, LogDir, LogDelayMs,
+            SiloPort, GatewayPort, Primary, Clustering, Redis, Advertise, Name, Logger, LogDir, LogDelayMs,
         };
         return root;
     }
@@ -83,6 +97,21 @@ public static class CommandLine
             problems.Add($"--log-dir {directory.FullName}: {problem}");
         }
 
+        var clustering = parsed.GetValue(Clustering);
+        if (clustering == "redis" && parsed.GetValue(Redis) is null)
+        {
+            problems.Add("--clustering redis needs --redis host:port.");
+        }
+        else if (clustering != "redis" && parsed.GetValue(Redis) is not null)
+        {
+            problems.Add($"--redis is only for --clustering redis (the clustering is {clustering}).");
+        }
+
+        if (clustering == "redis" && parsed.GetValue(Primary) is not null)
+        {
+            problems.Add("--primary is only for --clustering dev: with redis every silo finds the others in Redis.");
+        }
+
         if (parsed.GetValue(SiloPort) == parsed.GetValue(GatewayPort))
         {
             problems.Add("--silo-port and --gateway-port must differ.");
@@ -102,7 +131,10 @@ public static class CommandLine
             parsed.GetValue(Name) ?? $"silo-{siloPort}",
             parsed.GetValue(Logger)!,
             parsed.GetValue(LogDir),
-            parsed.GetValue(LogDelayMs));
+            parsed.GetValue(LogDelayMs),
+            parsed.GetValue(Clustering)!,
+            parsed.GetValue(Redis),
+            ResolveAddress(parsed.GetValue(Advertise)!));
     }
 
     /// <summary><c>host:port</c>, the host a name or an IPv4 address.</summary>
@@ -127,6 +159,24 @@ public static class CommandLine
         catch (Exception e) when (e is SocketException or InvalidOperationException or ArgumentException)
         {
             throw new FormatException($"host '{host}' does not resolve to an IPv4 address");
+        }
+    }
+
+    /// <summary>An IPv4 address, or a host name resolved to one.</summary>
+    public static IPAddress ResolveAddress(string text)
+    {
+        if (IPAddress.TryParse(text, out var address))
+        {
+            return address;
+        }
+
+        try
+        {
+            return Dns.GetHostAddresses(text).First(a => a.AddressFamily == AddressFamily.InterNetwork);
+        }
+        catch (Exception e) when (e is SocketException or InvalidOperationException or ArgumentException)
+        {
+            throw new FormatException($"host '{text}' does not resolve to an IPv4 address");
         }
     }
 

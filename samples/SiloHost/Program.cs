@@ -1,9 +1,11 @@
+using System.Net;
 using System.CommandLine;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Orleans.Configuration;
 using SiloHost;
+using SmallBank;
 using Snapper.Hosting;
 
 // SiloHost: one Orleans silo with Snapper and the samples' actors. Exit codes: 0 stopped cleanly,
@@ -33,8 +35,24 @@ builder.Logging.AddSimpleConsole(o => (o.SingleLine, o.TimestampFormat) = (true,
 builder.Logging.SetMinimumLevel(LogLevel.Warning);
 builder.Logging.AddFilter("Snapper", LogLevel.Information);
 builder.Services.Configure<ConsoleLifetimeOptions>(o => o.SuppressStatusMessages = true);
-builder.UseOrleans(silo => silo
-    .UseLocalhostClustering(options.SiloPort, options.GatewayPort, options.Primary, serviceId: ClusterNames.Id, clusterId: ClusterNames.Id)
+builder.UseOrleans(silo =>
+{
+    if (options.Clustering == "redis")
+    {
+        // Membership in Redis: every silo (and nothing else) finds the others there.
+        silo.UseRedisClustering(options.Redis!)
+            .Configure<ClusterOptions>(o => (o.ClusterId, o.ServiceId) = (ClusterNames.Id, ClusterNames.Id))
+            .ConfigureEndpoints(options.Advertise!, options.SiloPort, options.GatewayPort, listenOnAnyHostAddress: !IPAddress.IsLoopback(options.Advertise!));
+    }
+    else
+    {
+        silo.UseLocalhostClustering(options.SiloPort, options.GatewayPort, options.Primary, serviceId: ClusterNames.Id, clusterId: ClusterNames.Id);
+    }
+
+    ConfigureSilo(silo);
+});
+
+void ConfigureSilo(ISiloBuilder silo) => silo
     .Configure<SiloOptions>(o => o.SiloName = options.Name)
     .AddSnapper(snapper => snapper.Configure(o =>
     {
@@ -46,7 +64,8 @@ builder.UseOrleans(silo => silo
         };
         o.LogDirectory = options.LogDirectory?.FullName;
         o.LogWriteDelay = TimeSpan.FromMilliseconds(options.LogDelayMs);
-    })));
+    }))
+    .AddOrleansTxnSmallBank(TimeSpan.FromMilliseconds(options.LogDelayMs)); // LoadGen's orleans-txn mode
 
 using var host = builder.Build();
 try
@@ -59,8 +78,9 @@ catch (Exception e)
     return 1;
 }
 
-var role = options.Primary is { } primary ? $"joined {primary}" : "primary";
-Console.WriteLine($"SiloHost {options.Name} serving: silo 127.0.0.1:{options.SiloPort}, gateway 127.0.0.1:{options.GatewayPort}, {role}, cluster '{ClusterNames.Id}', logger {options.Logger}{(options.LogDirectory is { } dir ? $" in {dir.FullName}" : "")}");
+var role = options.Clustering == "redis" ? $"redis clustering at {options.Redis}" : options.Primary is { } primary ? $"joined {primary}" : "primary";
+var address = options.Clustering == "redis" ? options.Advertise!.ToString() : "127.0.0.1";
+Console.WriteLine($"SiloHost {options.Name} serving: silo {address}:{options.SiloPort}, gateway {address}:{options.GatewayPort}, {role}, cluster '{ClusterNames.Id}', logger {options.Logger}{(options.LogDirectory is { } dir ? $" in {dir.FullName}" : "")}");
 await host.WaitForShutdownAsync();
 Console.WriteLine($"SiloHost {options.Name} stopped");
 return 0;

@@ -10,4 +10,7 @@ namespace SiloHost;
 /// <param name="Logger">none, memory or file.</param>
 /// <param name="LogDirectory">Where the file logger writes (every silo of a cluster may share it).</param>
 /// <param name="LogDelayMs">Added to every log write, standing in for cloud storage latency.</param>
-public sealed record SiloHostOptions(int SiloPort, int GatewayPort, IPEndPoint? Primary, string Name, string Logger, DirectoryInfo? LogDirectory, int LogDelayMs);
+/// <param name="Clustering">dev (a development cluster around a primary) or redis (membership in Redis).</param>
+/// <param name="Redis">The Redis server's host:port, for redis clustering.</param>
+/// <param name="Advertise">The address other silos and clients reach this silo at.</param>
+public sealed record SiloHostOptions(int SiloPort, int GatewayPort, IPEndPoint? Primary, string Name, string Logger, DirectoryInfo? LogDirectory, int LogDelayMs, string Clustering = "dev", string? Redis = null, IPAddress? Advertise = null);

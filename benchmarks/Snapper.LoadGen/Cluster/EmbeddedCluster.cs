@@ -4,6 +4,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Orleans.Configuration;
+using SmallBank;
 using Snapper.Hosting;
 using Snapper.LoadGen.Options;
 
@@ -26,10 +27,14 @@ public sealed class EmbeddedCluster : ILoadGenCluster
         this.deleteLogDirectory = deleteLogDirectory;
         LogDirectory = logDirectory;
         Client = hosts[0].Services.GetRequiredService<ISnapperClient>();
+        Grains = hosts[0].Services.GetRequiredService<IGrainFactory>();
     }
 
     /// <inheritdoc />
     public ISnapperClient Client { get; }
+
+    /// <inheritdoc />
+    public IGrainFactory Grains { get; }
 
     /// <inheritdoc />
     public string Kind => "embedded";
@@ -114,7 +119,8 @@ public sealed class EmbeddedCluster : ILoadGenCluster
                 };
                 o.LogDirectory = logDirectory;
                 o.LogWriteDelay = TimeSpan.FromMilliseconds(options.LogDelayMs);
-            })));
+            }))
+            .AddOrleansTxnSmallBank(TimeSpan.FromMilliseconds(options.LogDelayMs)));
         return builder.Build();
     }
 

@@ -24,10 +24,14 @@ public sealed class ExternalCluster : ILoadGenCluster
     {
         this.host = host;
         Client = host.Services.GetRequiredService<ISnapperClient>();
+        Grains = host.Services.GetRequiredService<IClusterClient>();
     }
 
     /// <inheritdoc />
     public ISnapperClient Client { get; }
+
+    /// <inheritdoc />
+    public IGrainFactory Grains { get; }
 
     /// <inheritdoc />
     public string Kind => "external";
@@ -65,7 +69,8 @@ public sealed class ExternalCluster : ILoadGenCluster
             })
             .Configure<ClusterOptions>(o => (o.ClusterId, o.ServiceId) = (ClusterId, ClusterId))
             .Configure<ClientMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(60))
-            .AddSnapper());
+            .AddSnapper()
+            .UseTransactions()); // orleans-txn: the peer's transactions start at this client
         var host = builder.Build();
         try
         {

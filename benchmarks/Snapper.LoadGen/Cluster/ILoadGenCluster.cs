@@ -6,6 +6,9 @@ public interface ILoadGenCluster : IAsyncDisposable
     /// <summary>Where transactions and plain calls are issued.</summary>
     ISnapperClient Client { get; }
 
+    /// <summary>Grain references for modes that call grains directly rather than through Snapper (orleans-txn).</summary>
+    IGrainFactory Grains { get; }
+
     /// <summary><c>embedded</c> (silos in this process) or <c>external</c> (<c>--cluster</c>).</summary>
     string Kind { get; }
 

@@ -233,20 +233,15 @@ public sealed class LoadDriver
                 await issue(keys).ConfigureAwait(false);
                 abortSlot = -1;
             }
-            catch (TransactionAbortedException aborted)
-            {
-                abortSlot = AbortSlots.Of(aborted.Reason);
-                if (aborted.Reason == AbortReason.Failure)
-                {
-                    Interlocked.CompareExchange(ref firstFailure, aborted.Message, null);
-                }
-            }
-#pragma warning disable CA1031 // Any failure of the nt baseline (or an unexpected one in act) is an "Error" abort, not a crash of the load generator.
+#pragma warning disable CA1031 // Any exception ends this transaction, counted by kind; none crashes the load generator.
             catch (Exception e)
 #pragma warning restore CA1031
             {
-                abortSlot = AbortSlots.Error;
-                Interlocked.CompareExchange(ref firstFailure, $"{e.GetType().Name}: {e.Message}", null);
+                abortSlot = AbortSlots.Of(e);
+                if (AbortSlots.IsFailure(abortSlot))
+                {
+                    Interlocked.CompareExchange(ref firstFailure, e is TransactionAbortedException ? e.Message : $"{e.GetType().Name}: {e.Message}", null);
+                }
             }
 
             recorders[(kind * variants) + variant].Record(started, abortSlot);

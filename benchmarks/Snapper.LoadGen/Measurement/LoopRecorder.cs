@@ -65,7 +65,7 @@ public sealed class LoopRecorder
         else
         {
             Volatile.Write(ref totalAborted, totalAborted + 1);
-            if (abortSlot == AbortSlots.Error || abortSlot == AbortSlots.Of(AbortReason.Failure))
+            if (AbortSlots.IsFailure(abortSlot))
             {
                 Volatile.Write(ref totalFailed, totalFailed + 1);
             }

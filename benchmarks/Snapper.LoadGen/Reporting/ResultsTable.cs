@@ -88,6 +88,15 @@ public static class ResultsTable
             writer.WriteLine(Invariant($"pact / act throughput: {pact.Throughput / act.Throughput:F2}"));
         }
 
+        // Snapper against Orleans' own transactions, the comparison the project exists to make.
+        if (report.Runs.FirstOrDefault(r => r.Mode == ModeNames.OrleansTxn) is { Throughput: > 0 } peer)
+        {
+            foreach (var run in report.Runs.Where(r => r.Mode is ModeNames.Pact or ModeNames.Act or ModeNames.ActElr or ModeNames.Hybrid && r.MeasuredSeconds > 0))
+            {
+                writer.WriteLine(Invariant($"{run.Mode} / orleans-txn throughput: {run.Throughput / peer.Throughput:F2}"));
+            }
+        }
+
         foreach (var run in report.Runs.Where(r => r.AverageBatchSize is not null))
         {
             writer.WriteLine(Invariant($"{run.Mode} average batch size: {run.AverageBatchSize:F1} PACTs"));

@@ -19,6 +19,8 @@ public sealed class SmallBankWorkload
     public const decimal InitialTotal = 2 * Account.InitialBalance;
 
     private readonly ISnapperClient client;
+    private readonly IGrainFactory grains;
+    private readonly int actors;
 
     // Ids are built once: ActorId.Create formats the key, which would otherwise run per call.
     private readonly ActorId[] plainIds;
@@ -30,11 +32,14 @@ public sealed class SmallBankWorkload
     /// <param name="client">Issues the transactions.</param>
     /// <param name="actors">Accounts per mode (<c>--actors</c>).</param>
     /// <param name="pactPercent">Hybrid: the percentage of MultiTransfers issued as PACTs.</param>
-    public SmallBankWorkload(ISnapperClient client, int actors, int pactPercent = 90)
+    public SmallBankWorkload(ISnapperClient client, IGrainFactory grains, int actors, int pactPercent = 90)
     {
         ArgumentNullException.ThrowIfNull(client);
+        ArgumentNullException.ThrowIfNull(grains);
         ArgumentOutOfRangeException.ThrowIfLessThan(actors, 1);
         this.client = client;
+        this.grains = grains;
+        this.actors = actors;
         this.pactPercent = pactPercent;
         accounts = new KeyBlockIds<IAccountActor>(actors);
         plainIds = new ActorId[actors];
@@ -50,6 +55,11 @@ public sealed class SmallBankWorkload
         if (mode == ModeNames.Nt)
         {
             return TransactionMix.Single(mode, IssuePlain);
+        }
+
+        if (mode == ModeNames.OrleansTxn)
+        {
+            return TransactionMix.Single(mode, IssueOrleansTxn);
         }
 
         var ids = accounts.For(mode);
@@ -73,6 +83,7 @@ public sealed class SmallBankWorkload
         Func<int, Task<decimal>> read = mode switch
         {
             ModeNames.Nt => key => client.Call<IPlainAccountActor, decimal>(plainIds[key], a => a.Balance()),
+            ModeNames.OrleansTxn => key => OrleansTxnAccount(key).Balance(),
             ModeNames.Pact => key => client.RunPact<IAccountActor, decimal>(accounts.For(mode)[key], (a, ctx) => a.Balance(ctx), AccessSet.Of(accounts.For(mode)[key]), CancellationToken.None),
             _ => key => ReadCommittedBalance(accounts.For(mode)[key]),
         };
@@ -94,6 +105,23 @@ public sealed class SmallBankWorkload
         var input = new MultiTransferInput(Amount, to);
         return client.Call<IPlainAccountActor, decimal>(plainIds[keys[0]], a => a.MultiTransfer(input));
     }
+
+    // Orleans' transactions: the grain's [Transaction(Create)] method starts one at this caller.
+    private Task IssueOrleansTxn(int[] keys)
+    {
+        var to = new long[keys.Length - 1];
+        for (var i = 1; i < keys.Length; i++)
+        {
+            to[i - 1] = OrleansTxnKey(keys[i]);
+        }
+
+        return OrleansTxnAccount(keys[0]).MultiTransfer(Amount, to);
+    }
+
+    // On its own key block, as every transactional mode.
+    private long OrleansTxnKey(int key) => ((long)ModeNames.KeyBlock(ModeNames.OrleansTxn) * actors) + key;
+
+    private IOrleansTxnAccount OrleansTxnAccount(int key) => grains.GetGrain<IOrleansTxnAccount>(OrleansTxnKey(key));
 
     private Task IssueAct(ActorId[] ids, int[] keys, ActOptions options)
     {

@@ -58,6 +58,7 @@ public sealed class SiloHostProcessTests
     [InlineData("--silo-port", "0")]
     [InlineData("--logger", "bogus")]
     [InlineData("--primary", "no-port")]
+    [InlineData("--clustering", "redis")] // without --redis
     [InlineData("--log-dir", "/proc/forbidden")]
     public async Task A_bad_flag_exits_2_with_one_line_naming_it(string flag, string value)
     {

@@ -51,6 +51,29 @@ public sealed class LoadGenTests
     }
 
     [Fact]
+    public async Task The_orleans_txn_peer_runs_beside_Snapper_on_its_own_keys_and_keeps_the_money()
+    {
+        var json = Path.Combine(Path.GetTempPath(), $"snapper-loadgen-{Guid.NewGuid():N}.json");
+        var (stdout, stderr) = (new StringWriter(), new StringWriter());
+        try
+        {
+            var exit = await Runner.MainAsync(
+                ["smallbank", "--modes", "pact,orleans-txn", "--actors", "200", "--duration", "2", "--warmup", "1", "--pipeline", "4", "--log-delay-ms", "1", "--verify", "--json", json],
+                stdout, stderr, CancellationToken.None);
+
+            Assert.True(exit == 0, $"exit {exit}\n{stdout}\n{stderr}");
+            Assert.Contains("orleans-txn verify: ok", stdout.ToString(), StringComparison.Ordinal);
+            using var report = JsonDocument.Parse(await File.ReadAllTextAsync(json));
+            var peer = report.RootElement.GetProperty("runs").EnumerateArray().Single(r => r.GetProperty("mode").GetString() == "orleans-txn");
+            Assert.True(peer.GetProperty("committed").GetInt64() > 0, stdout.ToString());
+        }
+        finally
+        {
+            File.Delete(json);
+        }
+    }
+
+    [Fact]
     public async Task A_list_append_run_writes_a_history_and_dump_that_check_accepts_and_a_corrupted_dump_fails()
     {
         var folder = Directory.CreateTempSubdirectory("snapper-listappend-").FullName;
@@ -120,7 +143,7 @@ public sealed class LoadGenTests
     }
 
     [Theory]
-    [InlineData("--modes", "orleans-txn", "orleans-txn")]
+    [InlineData("--modes", "orleans-tx", "orleans-tx")]
     [InlineData("--pact-percent", "101", "--pact-percent")]
     [InlineData("--dist", "gaussian", "--dist")]
     [InlineData("--bogus", "1", "--bogus")]

@@ -1,0 +1,21 @@
+namespace SmallBank;
+
+/// <summary>
+/// A SmallBank account written as Orleans users write it with <c>Microsoft.Orleans.Transactions</c>:
+/// the peer LoadGen's <c>orleans-txn</c> mode measures Snapper against, on the same keys,
+/// MultiTransfer, distributions and sizes.
+/// </summary>
+public interface IOrleansTxnAccount : IGrainWithIntegerKey
+{
+    /// <summary>Debits checking by <paramref name="amount"/> per recipient and deposits it to each, in one new transaction.</summary>
+    [Transaction(TransactionOption.Create)]
+    Task<decimal> MultiTransfer(decimal amount, long[] to);
+
+    /// <summary>Adds <paramref name="amount"/> to checking, inside the caller's transaction.</summary>
+    [Transaction(TransactionOption.Join)]
+    Task DepositChecking(decimal amount);
+
+    /// <summary>Checking plus savings, in the caller's transaction or a new one.</summary>
+    [Transaction(TransactionOption.CreateOrJoin)]
+    Task<decimal> Balance();
+}

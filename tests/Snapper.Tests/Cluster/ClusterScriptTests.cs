@@ -1,0 +1,96 @@
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+using Snapper.LoadGen;
+using Snapper.Tests.Infrastructure;
+
+namespace Snapper.Tests.Cluster;
+
+/// <summary>
+/// The cluster a user brings up: scripts/cluster.sh (Redis membership, two SiloHost processes)
+/// driven by LoadGen as a client, and docker-compose.yml, the same topology in containers.
+/// Needs redis-server and docker-compose (Debian packages; .ci/run installs both).
+/// </summary>
+public sealed class ClusterScriptTests
+{
+    private static readonly TimeSpan Patience = TimeSpan.FromMinutes(3);
+
+    [Fact]
+    public async Task A_Redis_clustered_pair_of_SiloHosts_comes_up_serves_a_verified_run_and_goes_down()
+    {
+        var state = Directory.CreateTempSubdirectory("snapper-cluster-");
+        var ports = Enumerable.Range(0, 5).Select(_ => FreePort()).ToArray();
+        var environment = new Dictionary<string, string>
+        {
+            ["CLUSTER_DIR"] = state.FullName,
+            ["SKIP_BUILD"] = "1", // the test run's own build: rebuilding could rewrite SiloHost.dll under other tests' silos
+            ["REDIS_PORT"] = $"{ports[0]}",
+            ["SILO1_PORT"] = $"{ports[1]}",
+            ["GATEWAY1_PORT"] = $"{ports[2]}",
+            ["SILO2_PORT"] = $"{ports[3]}",
+            ["GATEWAY2_PORT"] = $"{ports[4]}",
+        };
+        try
+        {
+            var (up, upOutput) = await Run("bash", environment, "scripts/cluster.sh", "up");
+            Assert.True(up == 0, upOutput);
+            Assert.Contains("redis clustering", upOutput, StringComparison.Ordinal);
+
+            var (stdout, stderr) = (new StringWriter(), new StringWriter());
+            var exit = await Runner.MainAsync(
+                ["smallbank", "--cluster", $"127.0.0.1:{ports[2]},127.0.0.1:{ports[4]}", "--modes", "nt,pact,act,orleans-txn", "--actors", "300", "--duration", "2", "--warmup", "1", "--pipeline", "4", "--verify"],
+                stdout, stderr, CancellationToken.None);
+            Assert.True(exit == 0, $"exit {exit}\n{stdout}\n{stderr}");
+            Assert.Contains("cluster: external, 2 silo(s)", stdout.ToString(), StringComparison.Ordinal);
+        }
+        finally
+        {
+            var (down, downOutput) = await Run("bash", environment, "scripts/cluster.sh", "down");
+            state.Delete(recursive: true);
+            Assert.True(down == 0, downOutput);
+        }
+    }
+
+    [Fact]
+    public async Task The_compose_file_is_valid()
+    {
+        var (exit, output) = await Run("docker-compose", [], "-f", "docker-compose.yml", "config", "-q");
+        Assert.True(exit == 0, output);
+    }
+
+    private static async Task<(int Exit, string Output)> Run(string program, Dictionary<string, string> environment, params string[] args)
+    {
+        var info = new ProcessStartInfo(program) { WorkingDirectory = RepositoryPaths.Root(), RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        foreach (var arg in args)
+        {
+            info.ArgumentList.Add(arg);
+        }
+
+        foreach (var (name, value) in environment)
+        {
+            info.Environment[name] = value;
+        }
+
+        using var process = Process.Start(info)!;
+        var stdout = process.StandardOutput.ReadToEndAsync();
+        var stderr = process.StandardError.ReadToEndAsync();
+        try
+        {
+            await process.WaitForExitAsync().WaitAsync(Patience);
+        }
+        catch (TimeoutException)
+        {
+            process.Kill(entireProcessTree: true);
+            throw;
+        }
+
+        return (process.ExitCode, $"{program} {string.Join(' ', args)}:\n{await stdout}{await stderr}");
+    }
+
+    private static int FreePort()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        return ((IPEndPoint)listener.LocalEndpoint).Port;
+    }
+}
