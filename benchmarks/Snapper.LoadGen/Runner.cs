@@ -40,9 +40,15 @@ public static class Runner
         {
             LoadGenCommandLine.Check => await CheckCommand.RunAsync(LoadGenCommandLine.CheckFiles(parsed), stdout, stderr, cancellationToken),
             LoadGenCommandLine.Idle => await IdleProbe.RunAsync(LoadGenCommandLine.IdleSeconds(parsed), stdout, stderr, cancellationToken),
+            LoadGenCommandLine.Figures => await RunFiguresAsync(LoadGenCommandLine.FiguresSettings(parsed), stdout, stderr, cancellationToken),
             _ => await RunAsync(LoadGenCommandLine.Options(parsed), stdout, stderr, cancellationToken),
         };
     }
+
+    private static Task<int> RunFiguresAsync((string Folder, int Actors, double Warmup, double Duration, bool Replot) settings, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken) =>
+        settings.Replot
+            ? Figures.FigureRunner.ReplotAsync(settings.Folder, settings.Actors, settings.Warmup, settings.Duration, stdout, stderr)
+            : Figures.FigureRunner.RunAsync(settings.Folder, settings.Actors, settings.Warmup, settings.Duration, stdout, stderr, cancellationToken);
 
     /// <summary>Runs <paramref name="options"/>; returns the exit code (see <see cref="ExitCodes"/>).</summary>
     public static async Task<int> RunAsync(LoadGenOptions options, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken) =>

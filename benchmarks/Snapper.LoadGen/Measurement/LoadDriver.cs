@@ -230,7 +230,14 @@ public sealed class LoadDriver
             int abortSlot;
             try
             {
-                await issue(keys).ConfigureAwait(false);
+                var transaction = issue(keys);
+                if (transaction.IsCompleted)
+                {
+                    // Finished without waiting (refused at once, say): let the ticks and the other loops in.
+                    await Task.Yield();
+                }
+
+                await transaction.ConfigureAwait(false);
                 abortSlot = -1;
             }
 #pragma warning disable CA1031 // Any exception ends this transaction, counted by kind; none crashes the load generator.

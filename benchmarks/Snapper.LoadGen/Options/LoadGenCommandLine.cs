@@ -16,7 +16,7 @@ public static class LoadGenCommandLine
     public const string SmallBank = "smallbank", ListAppend = "listappend", TpcC = "tpcc";
 
     /// <summary>The subcommands that are not workloads.</summary>
-    public const string Check = "check", Idle = "idle";
+    public const string Check = "check", Idle = "idle", Figures = "figures";
 
     private static readonly Option<int> PactPercent = new("--pact-percent")
     {
@@ -138,6 +138,22 @@ public static class LoadGenCommandLine
 
     private static readonly Option<double> IdleDuration = Seconds("--duration", 10, "Seconds the idle silo's CPU use is measured.");
 
+    private static readonly Option<DirectoryInfo> FiguresOut = new("--out")
+    {
+        Description = "Folder the figures are written to (created if missing): figures.json, figures.csv, a PNG chart per experiment, summary.md.",
+        DefaultValueFactory = _ => new DirectoryInfo(Path.Combine("artifacts", "figures")),
+        HelpName = "dir",
+    };
+
+    private static readonly Option<bool> FiguresReplot = new("--replot")
+    {
+        Description = "Only redraw the charts and summary from the figures.json an earlier run left in --out (the other flags must be the ones it ran with).",
+    };
+
+    private static readonly Option<double> FiguresWarmup = Seconds("--warmup", 2, "Seconds of load before each point is measured.");
+
+    private static readonly Option<double> FiguresDuration = Seconds("--duration", 5, "Seconds measured per system and point.");
+
     /// <summary>The root command with every subcommand and flag.</summary>
     public static RootCommand Create()
     {
@@ -153,6 +169,10 @@ public static class LoadGenCommandLine
             new Command(Idle, "Start an embedded silo, run one PACT and one ACT, then measure the process's CPU use while nothing runs.")
             {
                 IdleDuration,
+            },
+            new Command(Figures, "Run the Snapper paper's experiments on SmallBank against Orleans' own transactions (size, skew, hybrid mix, latency, concurrency) and write their data, charts and a summary.")
+            {
+                FiguresOut, Actors, FiguresWarmup, FiguresDuration, FiguresReplot,
             },
         };
         return root;
@@ -206,6 +226,13 @@ public static class LoadGenCommandLine
     {
         ArgumentNullException.ThrowIfNull(parsed);
         return parsed.GetValue(IdleDuration);
+    }
+
+    /// <summary>The folder, actors, warm-up, duration and replot choice of a parsed <c>figures</c>.</summary>
+    public static (string Folder, int Actors, double Warmup, double Duration, bool Replot) FiguresSettings(ParseResult parsed)
+    {
+        ArgumentNullException.ThrowIfNull(parsed);
+        return (parsed.GetValue(FiguresOut)!.FullName, parsed.GetValue(Actors), parsed.GetValue(FiguresWarmup), parsed.GetValue(FiguresDuration), parsed.GetValue(FiguresReplot));
     }
 
     /// <summary>Every flag of every subcommand, by subcommand (for the README and --help tests).</summary>

@@ -85,7 +85,11 @@ public sealed partial class CommandLineTests
         var options = new LoadGenOptions { Actors = 100, Clients = 1, Pipeline = 4, WarmupSeconds = 0, DurationSeconds = 60 };
         var driver = new LoadDriver(options, ActorPicker.Create(options));
 
-        var result = await driver.RunAsync("pact", _ => Task.FromException(new TransactionAbortedException(AbortReason.Failure, "log storage is down")), CancellationToken.None);
+        var result = await driver.RunAsync("pact", async _ =>
+        {
+            await Task.Yield();
+            throw new TransactionAbortedException(AbortReason.Failure, "log storage is down");
+        }, CancellationToken.None);
 
         Assert.False(result.Completed);
         Assert.Equal(0, result.Committed);

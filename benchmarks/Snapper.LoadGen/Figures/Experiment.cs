@@ -1,0 +1,34 @@
+using Snapper.LoadGen.Options;
+
+namespace Snapper.LoadGen.Figures;
+
+/// <summary>One of the Snapper paper's experiments on SmallBank: a LoadGen invocation per setting, every system side by side in it.</summary>
+/// <param name="Name">The experiment's name (file names, CSV).</param>
+/// <param name="Title">The chart's title.</param>
+/// <param name="XLabel">What the settings are.</param>
+/// <param name="Settings">Each setting's label and the options of its invocation.</param>
+public sealed record Experiment(string Name, string Title, string XLabel, IReadOnlyList<(string Label, LoadGenOptions Options)> Settings)
+{
+    /// <summary>The paper's experiments, each invocation measuring <paramref name="duration"/> seconds after <paramref name="warmup"/>.</summary>
+    public static IReadOnlyList<Experiment> All(int actors, double warmup, double duration)
+    {
+        var basis = new LoadGenOptions { Actors = actors, WarmupSeconds = warmup, DurationSeconds = duration, Verify = true };
+        string[] peers = [ModeNames.Pact, ModeNames.Act, ModeNames.OrleansTxn];
+        var skews = new (string Label, Distribution Dist, double Zipf)[]
+        {
+            ("uniform", Distribution.Uniform, 1.0), ("zipf 0.9", Distribution.Zipf, 0.9), ("zipf 1.0", Distribution.Zipf, 1.0),
+            ("zipf 1.25", Distribution.Zipf, 1.25), ("zipf 1.5", Distribution.Zipf, 1.5),
+        };
+        return
+        [
+            new("size", "Throughput vs transaction size (uniform)", "actors per transaction",
+                [.. new[] { 2, 4, 8, 16 }.Select(size => ($"{size}", basis with { TxnSize = size, Modes = [ModeNames.Nt, .. peers] }))]),
+            new("skew", "Throughput vs skew (4 actors per transaction)", "actor distribution",
+                [.. skews.Select(s => (s.Label, basis with { Dist = s.Dist, Zipf = s.Zipf, Modes = [ModeNames.Pact, ModeNames.Act, ModeNames.ActElr, ModeNames.OrleansTxn] }))]),
+            new("hybrid", "Hybrid mix at zipf 1.25: throughput vs PACT share", "PACTs, % of transactions",
+                [.. new[] { 0, 25, 50, 75, 90, 100 }.Select(p => ($"{p}", basis with { Dist = Distribution.Zipf, Zipf = 1.25, PactPercent = p, Modes = [ModeNames.Hybrid] }))]),
+            new("pipeline", "Throughput vs transactions in flight (uniform, one client)", "transactions in flight",
+                [.. new[] { 1, 4, 16, 64, 128 }.Select(depth => ($"{depth}", basis with { Clients = 1, Pipeline = depth, Modes = peers }))]),
+        ];
+    }
+}

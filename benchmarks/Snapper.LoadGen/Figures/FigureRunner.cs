@@ -1,0 +1,147 @@
+using System.Globalization;
+using System.Text.Json;
+using Snapper.LoadGen.Measurement;
+
+namespace Snapper.LoadGen.Figures;
+
+/// <summary>
+/// <c>LoadGen figures</c>: runs the Snapper paper's experiments on SmallBank (<see cref="Experiment.All"/>),
+/// each setting one side-by-side LoadGen invocation with <c>--verify</c>, and writes what they
+/// measured to a folder: <c>figures.json</c>, <c>figures.csv</c>, a PNG chart per experiment and
+/// <c>summary.md</c> with the ratios against Orleans' own transactions.
+/// </summary>
+public static class FigureRunner
+{
+    /// <summary>Runs every experiment and writes the figures to <paramref name="folder"/>; returns the exit code.</summary>
+    public static async Task<int> RunAsync(string folder, int actors, double warmup, double duration, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(stdout);
+        ArgumentNullException.ThrowIfNull(stderr);
+        try
+        {
+            Directory.CreateDirectory(folder);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
+        {
+            await stderr.WriteLineAsync($"error: --out {folder}: {e.Message}");
+            return ExitCodes.Usage;
+        }
+
+        var experiments = Experiment.All(actors, warmup, duration);
+        var points = new List<FigurePoint>();
+        var failed = false;
+        var total = experiments.Sum(e => e.Settings.Count);
+        var done = 0;
+        foreach (var experiment in experiments)
+        {
+            foreach (var (label, options) in experiment.Settings)
+            {
+                if (cancellationToken.IsCancellationRequested)
+                {
+                    await stderr.WriteLineAsync("figures: interrupted; writing what was measured.");
+                    break;
+                }
+
+                var output = new StringWriter(CultureInfo.InvariantCulture);
+                var outcome = await Runner.ExecuteAsync(options, TextWriter.Null, output, cancellationToken);
+                done++;
+                if (outcome.ExitCode != ExitCodes.Ok || outcome.Report is null)
+                {
+                    failed = true;
+                    await stderr.WriteLineAsync($"figures: {experiment.Name} {label} failed (exit {outcome.ExitCode}):");
+                    await stderr.WriteLineAsync(string.Join('\n', output.ToString().Split('\n').TakeLast(15)));
+                }
+
+                foreach (var run in outcome.Report?.Runs ?? [])
+                {
+                    points.AddRange(PointsOf(experiment.Name, label, run));
+                }
+
+                var line = outcome.Report is { } report
+                    ? string.Join(", ", report.Runs.Select(r => string.Create(CultureInfo.InvariantCulture, $"{r.Mode} {r.Throughput:N0}")))
+                    : "no report";
+                await stderr.WriteLineAsync(string.Create(CultureInfo.InvariantCulture, $"[figures {done}/{total}] {experiment.Name} {label}: {line} txn/s"));
+            }
+        }
+
+        await WriteDataAsync(folder, points);
+        foreach (var experiment in experiments)
+        {
+            FigureCharts.Write(folder, experiment, points);
+        }
+
+        var summary = FigureSummary.Render(points, actors, warmup, duration);
+        await File.WriteAllTextAsync(Path.Combine(folder, "summary.md"), summary, CancellationToken.None);
+        await stdout.WriteAsync(summary);
+        await stdout.WriteLineAsync($"figures: wrote figures.json, figures.csv, summary.md and {experiments.Count + 1} charts to {folder}");
+        return failed ? ExitCodes.Failure : cancellationToken.IsCancellationRequested ? ExitCodes.Interrupted : ExitCodes.Ok;
+    }
+
+    /// <summary>Redraws the charts and the summary from the <c>figures.json</c> an earlier run wrote to <paramref name="folder"/>, without running anything.</summary>
+    public static async Task<int> ReplotAsync(string folder, int actors, double warmup, double duration, TextWriter stdout, TextWriter stderr)
+    {
+        ArgumentNullException.ThrowIfNull(stdout);
+        ArgumentNullException.ThrowIfNull(stderr);
+        List<FigurePoint> points;
+        try
+        {
+            points = JsonSerializer.Deserialize<List<FigurePoint>>(await File.ReadAllTextAsync(Path.Combine(folder, "figures.json")), JsonOptions) ?? [];
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or JsonException)
+        {
+            await stderr.WriteLineAsync($"error: --replot needs {Path.Combine(folder, "figures.json")} from an earlier run: {e.Message}");
+            return ExitCodes.Usage;
+        }
+
+        var experiments = Experiment.All(actors, warmup, duration);
+        foreach (var experiment in experiments)
+        {
+            FigureCharts.Write(folder, experiment, points);
+        }
+
+        var summary = FigureSummary.Render(points, actors, warmup, duration);
+        await File.WriteAllTextAsync(Path.Combine(folder, "summary.md"), summary, CancellationToken.None);
+        await stdout.WriteAsync(summary);
+        return ExitCodes.Ok;
+    }
+
+    private static readonly JsonSerializerOptions JsonOptions = new()
+    {
+        WriteIndented = true,
+        PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
+        NumberHandling = System.Text.Json.Serialization.JsonNumberHandling.AllowNamedFloatingPointLiterals,
+    };
+
+    private static IEnumerable<FigurePoint> PointsOf(string experiment, string setting, RunResult run)
+    {
+        var verified = run.Verification is { Ok: true };
+        yield return Point(experiment, setting, run.Mode, run, verified);
+        foreach (var (variant, result) in run.Variants ?? new Dictionary<string, RunResult>())
+        {
+            yield return Point(experiment, setting, $"{run.Mode}:{variant}", result, verified);
+        }
+
+        foreach (var (kind, result) in run.Kinds ?? new Dictionary<string, RunResult>())
+        {
+            yield return Point(experiment, setting, $"{run.Mode}:{kind}", result, verified);
+        }
+    }
+
+    private static FigurePoint Point(string experiment, string setting, string mode, RunResult run, bool verified) =>
+        new(experiment, setting, mode, run.Throughput, run.AbortPercent, run.LatencyMs?.P50 ?? double.NaN, run.LatencyMs?.P99 ?? double.NaN, verified);
+
+    private static async Task WriteDataAsync(string folder, List<FigurePoint> points)
+    {
+        await File.WriteAllTextAsync(
+            Path.Combine(folder, "figures.json"),
+            JsonSerializer.Serialize(points, JsonOptions));
+        var csv = new StringWriter(CultureInfo.InvariantCulture);
+        csv.WriteLine("experiment,setting,mode,throughput,abort_percent,p50_ms,p99_ms,verified");
+        foreach (var p in points)
+        {
+            csv.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{p.Experiment},{p.Setting},{p.Mode},{p.Throughput:F1},{p.AbortPercent:F2},{p.P50Ms:F2},{p.P99Ms:F2},{p.Verified}"));
+        }
+
+        await File.WriteAllTextAsync(Path.Combine(folder, "figures.csv"), csv.ToString());
+    }
+}
