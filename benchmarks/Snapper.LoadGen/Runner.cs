@@ -86,6 +86,12 @@ public static class Runner
             return new RunOutcome(ExitCodes.Usage, null);
         }
 
+        if (options.Logger == LoggerKind.AzureTable && options.Cluster is null && await LoadGenValidation.AzureTableProblemAsync(options.Connection, cancellationToken) is { } unreachable)
+        {
+            await stderr.WriteLineAsync($"error: --logger azure-table: {unreachable}");
+            return new RunOutcome(ExitCodes.Failure, null);
+        }
+
         if (options.LogDir is not null && options.Logger != LoggerKind.File)
         {
             await stderr.WriteLineAsync("note: --log-dir is used only with --logger file.");

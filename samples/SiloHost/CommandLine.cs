@@ -49,12 +49,25 @@ public static class CommandLine
     public static readonly Option<string> Logger = OneOf(
         new Option<string>("--logger")
         {
-            Description = "Where the silo's Snapper loggers persist records: none (nothing survives a crash), memory, or file (--log-dir).",
+            Description = "Where the silo's Snapper loggers persist records: none (nothing survives a crash), memory, file (--log-dir), or azure-table (--connection, table --table).",
             DefaultValueFactory = _ => "memory",
         },
         "none",
         "memory",
-        "file");
+        "file",
+        "azure-table");
+
+    public static readonly Option<string> Connection = new("--connection")
+    {
+        Description = "Azure storage connection string for --logger azure-table (default: Azurite's development storage on 127.0.0.1).",
+        DefaultValueFactory = _ => "UseDevelopmentStorage=true",
+    };
+
+    public static readonly Option<string> Table = new("--table")
+    {
+        Description = "The table --logger azure-table keeps the logs in; silos sharing it write their own partitions, and a restart recovers from all of them.",
+        DefaultValueFactory = _ => "snapperlog",
+    };
 
     public static readonly Option<DirectoryInfo?> LogDir = new("--log-dir")
     {
@@ -73,7 +86,7 @@ public static class CommandLine
     {
         var root = new RootCommand("A standalone Orleans silo running Snapper and the samples' actors (SmallBank, list-append, TPC-C).")
         {
-            SiloPort, GatewayPort, Primary, Clustering, Redis, Advertise, Name, Logger, LogDir, LogDelayMs,
+            SiloPort, GatewayPort, Primary, Clustering, Redis, Advertise, Name, Logger, LogDir, Connection, Table, LogDelayMs,
         };
         return root;
     }
@@ -134,7 +147,9 @@ public static class CommandLine
             parsed.GetValue(LogDelayMs),
             parsed.GetValue(Clustering)!,
             parsed.GetValue(Redis),
-            ResolveAddress(parsed.GetValue(Advertise)!));
+            ResolveAddress(parsed.GetValue(Advertise)!),
+            parsed.GetValue(Connection),
+            parsed.GetValue(Table));
     }
 
     /// <summary><c>host:port</c>, the host a name or an IPv4 address.</summary>

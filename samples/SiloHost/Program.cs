@@ -52,20 +52,27 @@ builder.UseOrleans(silo =>
     ConfigureSilo(silo);
 });
 
-void ConfigureSilo(ISiloBuilder silo) => silo
-    .Configure<SiloOptions>(o => o.SiloName = options.Name)
-    .AddSnapper(snapper => snapper.Configure(o =>
-    {
-        o.Logging = options.Logger switch
+void ConfigureSilo(ISiloBuilder silo)
+{
+    silo
+        .Configure<SiloOptions>(o => o.SiloName = options.Name)
+        .AddSnapper(snapper => snapper.Configure(o =>
         {
-            "none" => LoggingMode.None,
-            "file" => LoggingMode.File,
-            _ => LoggingMode.Memory,
-        };
-        o.LogDirectory = options.LogDirectory?.FullName;
-        o.LogWriteDelay = TimeSpan.FromMilliseconds(options.LogDelayMs);
-    }))
-    .AddOrleansTxnSmallBank(TimeSpan.FromMilliseconds(options.LogDelayMs)); // LoadGen's orleans-txn mode
+            o.Logging = options.Logger switch
+            {
+                "none" => LoggingMode.None,
+                "file" => LoggingMode.File,
+                _ => LoggingMode.Memory,
+            };
+            o.LogDirectory = options.LogDirectory?.FullName;
+            o.LogWriteDelay = TimeSpan.FromMilliseconds(options.LogDelayMs);
+        }))
+        .AddOrleansTxnSmallBank(TimeSpan.FromMilliseconds(options.LogDelayMs)); // LoadGen's orleans-txn mode
+    if (options.Logger == "azure-table")
+    {
+        silo.AddSnapperAzureTableLogStorage(o => (o.ConnectionString, o.TableName) = (options.Connection!, options.Table!));
+    }
+}
 
 using var host = builder.Build();
 try

@@ -13,4 +13,6 @@ namespace SiloHost;
 /// <param name="Clustering">dev (a development cluster around a primary) or redis (membership in Redis).</param>
 /// <param name="Redis">The Redis server's host:port, for redis clustering.</param>
 /// <param name="Advertise">The address other silos and clients reach this silo at.</param>
-public sealed record SiloHostOptions(int SiloPort, int GatewayPort, IPEndPoint? Primary, string Name, string Logger, DirectoryInfo? LogDirectory, int LogDelayMs, string Clustering = "dev", string? Redis = null, IPAddress? Advertise = null);
+/// <param name="Connection">The Azure storage connection string of the azure-table logger.</param>
+/// <param name="Table">The table the azure-table logger writes.</param>
+public sealed record SiloHostOptions(int SiloPort, int GatewayPort, IPEndPoint? Primary, string Name, string Logger, DirectoryInfo? LogDirectory, int LogDelayMs, string Clustering = "dev", string? Redis = null, IPAddress? Advertise = null, string? Connection = null, string? Table = null);

@@ -20,9 +20,11 @@ public sealed class EmbeddedCluster : ILoadGenCluster
 {
     private readonly List<IHost> hosts;
     private readonly bool deleteLogDirectory;
+    private readonly AzureTableRun? azureTable;
 
-    private EmbeddedCluster(List<IHost> hosts, string? logDirectory, bool deleteLogDirectory)
+    private EmbeddedCluster(List<IHost> hosts, string? logDirectory, bool deleteLogDirectory, AzureTableRun? azureTable)
     {
+        this.azureTable = azureTable;
         this.hosts = hosts;
         this.deleteLogDirectory = deleteLogDirectory;
         LogDirectory = logDirectory;
@@ -63,6 +65,7 @@ public sealed class EmbeddedCluster : ILoadGenCluster
             ? options.LogDir ?? Path.Combine(Path.GetTempPath(), $"snapper-loadgen-{Environment.ProcessId}-{Guid.NewGuid():N}")
             : null;
         var clusterId = $"loadgen-{Environment.ProcessId}-{Guid.NewGuid():N}";
+        var azureTable = options.Logger == LoggerKind.AzureTable ? new AzureTableRun(options.Connection) : null;
         var hosts = new List<IHost>();
         try
         {
@@ -70,13 +73,13 @@ public sealed class EmbeddedCluster : ILoadGenCluster
             for (var i = 0; i < options.Silos; i++)
             {
                 var siloPort = FreePort();
-                var host = BuildSilo($"silo{i}", siloPort, FreePort(), primary, clusterId, options, logDirectory, diagnostics);
+                var host = BuildSilo($"silo{i}", siloPort, FreePort(), primary, clusterId, options, logDirectory, azureTable, diagnostics);
                 hosts.Add(host);
                 await host.StartAsync(cancellationToken);
                 primary ??= new IPEndPoint(IPAddress.Loopback, siloPort);
             }
 
-            return new EmbeddedCluster(hosts, logDirectory, deleteLogDirectory: logDirectory is not null && options.LogDir is null);
+            return new EmbeddedCluster(hosts, logDirectory, deleteLogDirectory: logDirectory is not null && options.LogDir is null, azureTable);
         }
         catch
         {
@@ -89,13 +92,18 @@ public sealed class EmbeddedCluster : ILoadGenCluster
     public async ValueTask DisposeAsync()
     {
         await StopAsync(hosts);
+        if (azureTable is not null)
+        {
+            await azureTable.DeleteAsync();
+        }
+
         if (deleteLogDirectory && LogDirectory is not null && Directory.Exists(LogDirectory))
         {
             Directory.Delete(LogDirectory, recursive: true);
         }
     }
 
-    private static IHost BuildSilo(string name, int siloPort, int gatewayPort, IPEndPoint? primary, string clusterId, LoadGenOptions options, string? logDirectory, TextWriter diagnostics)
+    private static IHost BuildSilo(string name, int siloPort, int gatewayPort, IPEndPoint? primary, string clusterId, LoadGenOptions options, string? logDirectory, AzureTableRun? azureTable, TextWriter diagnostics)
     {
         // No defaults: no appsettings or environment configuration changing a benchmark behind
         // its command line, and no console logger on stdout.
@@ -106,21 +114,29 @@ public sealed class EmbeddedCluster : ILoadGenCluster
         builder.Logging.ClearProviders();
         builder.Logging.SetMinimumLevel(LogLevel.Warning);
         builder.Logging.AddProvider(new TextWriterLoggerProvider(diagnostics));
-        builder.UseOrleans(silo => silo
-            .UseLocalhostClustering(siloPort, gatewayPort, primary, serviceId: "snapper-loadgen", clusterId: clusterId)
-            .Configure<SiloOptions>(o => o.SiloName = name)
-            .AddSnapper(snapper => snapper.Configure(o =>
-            {
-                o.Logging = options.Logger switch
+        builder.UseOrleans(silo =>
+        {
+            silo
+                .UseLocalhostClustering(siloPort, gatewayPort, primary, serviceId: "snapper-loadgen", clusterId: clusterId)
+                .Configure<SiloOptions>(o => o.SiloName = name)
+                .AddSnapper(snapper => snapper.Configure(o =>
                 {
-                    LoggerKind.None => LoggingMode.None,
-                    LoggerKind.File => LoggingMode.File,
-                    _ => LoggingMode.Memory,
-                };
-                o.LogDirectory = logDirectory;
-                o.LogWriteDelay = TimeSpan.FromMilliseconds(options.LogDelayMs);
-            }))
-            .AddOrleansTxnSmallBank(TimeSpan.FromMilliseconds(options.LogDelayMs)));
+                    o.Logging = options.Logger switch
+                    {
+                        LoggerKind.None => LoggingMode.None,
+                        LoggerKind.File => LoggingMode.File,
+                        _ => LoggingMode.Memory,
+                    };
+                    o.LogDirectory = logDirectory;
+                    o.LogWriteDelay = TimeSpan.FromMilliseconds(options.LogDelayMs);
+                }))
+                .AddOrleansTxnSmallBank(TimeSpan.FromMilliseconds(options.LogDelayMs));
+            if (azureTable is not null)
+            {
+                silo.AddSnapperAzureTableLogStorage(o => (o.ConnectionString, o.TableName) = (azureTable.Connection, azureTable.TableName));
+            }
+        });
+
         return builder.Build();
     }
 
@@ -143,6 +159,26 @@ public sealed class EmbeddedCluster : ILoadGenCluster
                 {
                     hosts[i].Dispose();
                 }
+            }
+        }
+    }
+
+    // A run's own table: fresh accounts for --verify, deleted when the run ends (as a temporary log folder is).
+    private sealed class AzureTableRun(string connection)
+    {
+        public string Connection { get; } = connection;
+
+        public string TableName { get; } = $"snapperloadgen{Guid.NewGuid():N}";
+
+        public async Task DeleteAsync()
+        {
+            try
+            {
+                await new Azure.Data.Tables.TableServiceClient(Connection).DeleteTableAsync(TableName);
+            }
+            catch (Azure.RequestFailedException)
+            {
+                // Storage gone by now: the table stays, named after this run.
             }
         }
     }

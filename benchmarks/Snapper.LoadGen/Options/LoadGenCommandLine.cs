@@ -54,7 +54,17 @@ public static class LoadGenCommandLine
 
     private static readonly Option<double> Duration = Seconds("--duration", 10, "Seconds measured per mode.");
 
-    private static readonly Option<string> Logger = OneOf("--logger", "memory", "Where the embedded silos log: none (nothing survives a crash), memory, or file (fsynced segments in --log-dir).", "none", "memory", "file");
+    /// <summary>Azurite's development storage on 127.0.0.1, the default <c>--connection</c>.</summary>
+    public const string DevelopmentStorage = "UseDevelopmentStorage=true";
+
+    private static readonly Option<string> Logger = OneOf("--logger", "memory", "Where the embedded silos log: none (nothing survives a crash), memory, file (fsynced segments in --log-dir), or azure-table (a table of this run's own at --connection, deleted afterwards).", "none", "memory", "file", "azure-table");
+
+    private static readonly Option<string> Connection = new("--connection")
+    {
+        Description = "Azure storage connection string for --logger azure-table; reached before the run.",
+        DefaultValueFactory = _ => DevelopmentStorage,
+        HelpName = "string",
+    };
 
     private static readonly Option<DirectoryInfo?> LogDir = new("--log-dir")
     {
@@ -197,7 +207,8 @@ public static class LoadGenCommandLine
             Clients = parsed.GetValue(Clients),
             WarmupSeconds = parsed.GetValue(Warmup),
             DurationSeconds = parsed.GetValue(Duration),
-            Logger = Enum.Parse<LoggerKind>(parsed.GetValue(Logger)!, ignoreCase: true),
+            Logger = Enum.Parse<LoggerKind>(parsed.GetValue(Logger)!.Replace("-", "", StringComparison.Ordinal), ignoreCase: true),
+            Connection = parsed.GetValue(Connection)!,
             LogDir = parsed.GetValue(LogDir)?.FullName,
             LogDelayMs = parsed.GetValue(LogDelayMs),
             Silos = parsed.GetValue(Silos),
@@ -256,7 +267,7 @@ public static class LoadGenCommandLine
         var command = new Command(name, description)
         {
             modes, PactPercent, Dist, Zipf, TxnSize, Actors, Pipeline, Clients, Warmup, Duration,
-            Logger, LogDir, LogDelayMs, Silos, Cluster, Json, Verify, Seed,
+            Logger, LogDir, Connection, LogDelayMs, Silos, Cluster, Json, Verify, Seed,
         };
         foreach (var option in own)
         {

@@ -45,6 +45,9 @@ public sealed record LoadGenOptions
     /// <summary>Log directory of the file logger (<c>--log-dir</c>); null: a temporary folder deleted after the run.</summary>
     public string? LogDir { get; init; }
 
+    /// <summary>The Azure storage connection string of <c>--logger azure-table</c> (<c>--connection</c>).</summary>
+    public string Connection { get; init; } = LoadGenCommandLine.DevelopmentStorage;
+
     /// <summary>Milliseconds added to every log write (<c>--log-delay-ms</c>), standing in for cloud storage latency.</summary>
     public int LogDelayMs { get; init; }
 

@@ -11,4 +11,7 @@ public enum LoggerKind
 
     /// <summary>Write-ahead log files with an fsync per group commit (<c>--log-dir</c>, else a temporary folder).</summary>
     File = 2,
+
+    /// <summary>Azure Table Storage at <c>--connection</c>, in a table of this run's own (<c>azure-table</c>).</summary>
+    AzureTable = 3,
 }

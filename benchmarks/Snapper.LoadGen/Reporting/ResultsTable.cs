@@ -172,11 +172,11 @@ public static class ResultsTable
             var mix = config.NewOrderOnly ? "NewOrder only" : "standard mix (NewOrder 45%, Payment 43%, OrderStatus, Delivery, StockLevel 4% each)";
             var hybrid = config.Modes.Contains(ModeNames.Hybrid) ? Invariant($", hybrid {config.PactPercent}% PACTs") : "";
             return Invariant($"tpcc: {config.Warehouses} warehouse(s) per mode, {mix}{hybrid}, {config.Clients} clients × {config.Pipeline} in flight, ")
-                + Invariant($"warm-up {config.WarmupSeconds:0.##}s, measured {config.DurationSeconds:0.##}s, logger {config.Logger.ToString().ToLowerInvariant()}, seed {config.Seed}");
+                + Invariant($"warm-up {config.WarmupSeconds:0.##}s, measured {config.DurationSeconds:0.##}s, logger {(config.Logger == LoggerKind.AzureTable ? "azure-table" : config.Logger.ToString().ToLowerInvariant())}, seed {config.Seed}");
         }
 
         return Invariant($"{config.Workload}: {config.Actors:N0} actors, txn size {config.TxnSize}, dist {dist}, {config.Clients} clients × {config.Pipeline} in flight, ")
-            + Invariant($"warm-up {config.WarmupSeconds:0.##}s, measured {config.DurationSeconds:0.##}s, logger {config.Logger.ToString().ToLowerInvariant()}, seed {config.Seed}");
+            + Invariant($"warm-up {config.WarmupSeconds:0.##}s, measured {config.DurationSeconds:0.##}s, logger {(config.Logger == LoggerKind.AzureTable ? "azure-table" : config.Logger.ToString().ToLowerInvariant())}, seed {config.Seed}");
     }
 
     private static IEnumerable<RunResult> WithKinds(RunResult run)

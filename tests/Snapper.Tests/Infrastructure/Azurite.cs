@@ -1,0 +1,94 @@
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+
+namespace Snapper.Tests.Infrastructure;
+
+/// <summary>
+/// Azurite's table service (npm <c>azurite</c>, pinned in tools/azurite; .ci/run installs it) on a
+/// free loopback port, in memory, without telemetry, for the tests of one class. Each test uses its
+/// own table. Dispose stops it; <see cref="StopAsync"/> and <see cref="StartAsync"/> take it away and
+/// bring it back mid-test (storage down).
+/// </summary>
+public sealed class Azurite : IAsyncLifetime
+{
+    private const string AccountKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+    private Process? process;
+    private int port;
+
+    /// <summary>The connection string of the running table service.</summary>
+    public string ConnectionString => $"DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey={AccountKey};TableEndpoint=http://127.0.0.1:{port}/devstoreaccount1;";
+
+    /// <summary>A table name no other test uses.</summary>
+    public static string NewTableName() => $"t{Guid.NewGuid():N}";
+
+    public async Task InitializeAsync()
+    {
+        port = FreePort();
+        await StartAsync();
+    }
+
+    public Task DisposeAsync() => StopAsync();
+
+    /// <summary>Starts the table service on its port (again, after <see cref="StopAsync"/>: with empty memory).</summary>
+    public async Task StartAsync()
+    {
+        var executable = Path.Combine(RepositoryPaths.Root(), "tools", "azurite", "node_modules", ".bin", "azurite-table");
+        if (!File.Exists(executable))
+        {
+            throw new InvalidOperationException($"Azurite is not installed ({executable} is missing): run `npm ci --prefix tools/azurite`, as .ci/run does.");
+        }
+
+        var info = new ProcessStartInfo(executable) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        foreach (var arg in new[] { "--tableHost", "127.0.0.1", "--tablePort", $"{port}", "--inMemoryPersistence", "--disableTelemetry", "--skipApiVersionCheck", "--silent" })
+        {
+            info.ArgumentList.Add(arg);
+        }
+
+        process = Process.Start(info)!;
+        var deadline = DateTime.UtcNow.AddSeconds(30);
+        while (!await Listening())
+        {
+            if (process.HasExited || DateTime.UtcNow > deadline)
+            {
+                throw new InvalidOperationException($"Azurite did not start on 127.0.0.1:{port}: {await process.StandardError.ReadToEndAsync()}");
+            }
+
+            await Task.Delay(100);
+        }
+    }
+
+    /// <summary>Stops the table service: storage is down until <see cref="StartAsync"/>.</summary>
+    public async Task StopAsync()
+    {
+        if (process is { HasExited: false })
+        {
+            process.Kill(entireProcessTree: true);
+            await process.WaitForExitAsync();
+        }
+
+        process?.Dispose();
+        process = null;
+    }
+
+    private async Task<bool> Listening()
+    {
+        try
+        {
+            using var client = new TcpClient();
+            await client.ConnectAsync(IPAddress.Loopback, port);
+            return true;
+        }
+        catch (SocketException)
+        {
+            return false;
+        }
+    }
+
+    private static int FreePort()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        return ((IPEndPoint)listener.LocalEndpoint).Port;
+    }
+}
