@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# scripts/crash-loop.sh KIND [N] — nothing acknowledged is lost when a silo is killed.
+# KIND is the silo's logger: file or azure-table. N rounds (default $CRASH_ROUNDS, else 3) each
+# start one SiloHost on the same log folder or table, drive hybrid list-append through --cluster
+# with a history file, and SIGKILL the silo at a random moment of the load. Then the silo starts once
+# more, a last run dumps every list, and `LoadGen check` runs over all the histories and the dump:
+# every acknowledged commit present exactly once, nothing from an aborted transaction, no cycle.
+# azure-table needs Azurite (tools/azurite, installed by .ci/run): the script starts its own, with
+# its data on disk so it survives nothing but the silo's deaths. State goes to CRASH_DIR (default
+# artifacts/crash-loop). Exit 0 only if the check passes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
+
+kind=${1:-}
+rounds=${2:-${CRASH_ROUNDS:-3}}
+[[ "$kind" == file || "$kind" == azure-table ]] || { echo "usage: scripts/crash-loop.sh file|azure-table [N]" >&2; exit 2; }
+dir=${CRASH_DIR:-artifacts/crash-loop}
+rm -rf "$dir" && mkdir -p "$dir" && dir=$(cd "$dir" && pwd)
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+silo_port=$(free_port); gateway_port=$(free_port)
+silohost=samples/SiloHost/bin/Release/net10.0/SiloHost.dll
+loadgen=benchmarks/Snapper.LoadGen/bin/Release/net10.0/Snapper.LoadGen.dll
+if [ "${SKIP_BUILD:-}" != 1 ]; then
+  dotnet build samples/SiloHost -c Release -nologo -v quiet >"$dir/build.log" 2>&1 && dotnet build benchmarks/Snapper.LoadGen -c Release -nologo -v quiet >>"$dir/build.log" 2>&1 \
+    || { cat "$dir/build.log" >&2; echo "error: build failed" >&2; exit 1; }
+fi
+
+azurite_pid=""
+logger_flags=(--logger file --log-dir "$dir/logs")
+if [ "$kind" == azure-table ]; then
+  azurite=tools/azurite/node_modules/.bin/azurite-table
+  [ -x "$azurite" ] || { echo "error: Azurite not installed: npm ci --prefix tools/azurite" >&2; exit 1; }
+  table_port=$(free_port)
+  "$azurite" --tableHost 127.0.0.1 --tablePort "$table_port" --location "$dir/azurite" --disableTelemetry --skipApiVersionCheck --silent >"$dir/azurite.log" 2>&1 &
+  azurite_pid=$!
+  key="Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+  logger_flags=(--logger azure-table --connection "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=$key;TableEndpoint=http://127.0.0.1:$table_port/devstoreaccount1;" --table crashloop)
+fi
+
+silo_pid=""
+cleanup() {
+  [ -n "$silo_pid" ] && kill -KILL "$silo_pid" 2>/dev/null || true
+  [ -n "$azurite_pid" ] && kill -TERM "$azurite_pid" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+start_silo() {
+  local log="$dir/silo-$1.log"
+  dotnet "$silohost" --silo-port "$silo_port" --gateway-port "$gateway_port" --name crashloop "${logger_flags[@]}" >"$log" 2>&1 &
+  silo_pid=$!
+  for _ in $(seq 120); do grep -q serving "$log" && return 0; kill -0 "$silo_pid" 2>/dev/null || break; sleep 0.5; done
+  cat "$log" >&2; echo "error: the silo did not start (round $1)" >&2; exit 1
+}
+
+load=(listappend --cluster "127.0.0.1:$gateway_port" --modes hybrid --pact-percent 90 --actors 16 --txn-size 3 --pipeline 8 --warmup 0)
+for round in $(seq "$rounds"); do
+  start_silo "$round"
+  dotnet "$loadgen" "${load[@]}" --duration 6 --history "$dir/history-$round.jsonl" >"$dir/load-$round.log" 2>&1 &
+  load_pid=$!
+  sleep "$(python3 -c 'import random; print(round(random.uniform(1.0, 4.0), 2))')"
+  kill -KILL "$silo_pid"; wait "$silo_pid" 2>/dev/null || true; silo_pid=""
+  wait "$load_pid" || true   # it fails: its silo died under it
+  echo "round $round: killed the silo; $(wc -l <"$dir/history-$round.jsonl") transactions in its history"
+done
+
+start_silo final
+dotnet "$loadgen" "${load[@]}" --duration 2 --history "$dir/history-final.jsonl" --dump "$dir/dump.json" >"$dir/load-final.log" 2>&1 \
+  || { cat "$dir/load-final.log" >&2; echo "error: the run after the last restart failed" >&2; exit 1; }
+cat "$dir"/history-*.jsonl >"$dir/history.jsonl"
+dotnet "$loadgen" check --history "$dir/history.jsonl" --dump "$dir/dump.json"
