@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.CommandLine.Parsing;
+using Snapper.LoadGen.Options;
 using System.Net;
 using System.Net.Sockets;
 
@@ -15,7 +16,7 @@ public static class CommandLine
     public static readonly Option<string?> Primary = new("--primary")
     {
         Description = "host:port (silo port) of the primary silo of a development cluster to join. Absent: this silo is the primary.",
-        Validators = { result => Check(result, text => _ = ParseEndpoint(text)) },
+        Validators = { result => OptionChecks.Text(result, text => _ = ParseEndpoint(text)) },
     };
 
     public static readonly Option<string> Clustering = OneOf(
@@ -30,20 +31,20 @@ public static class CommandLine
     public static readonly Option<string?> Redis = new("--redis")
     {
         Description = "host:port of the Redis server that keeps the cluster's membership (--clustering redis).",
-        Validators = { result => Check(result, text => { if (text.LastIndexOf(':') is var colon && (colon <= 0 || !int.TryParse(text.AsSpan(colon + 1), out var port) || port is < 1 or > 65535)) throw new FormatException($"'{text}' is not host:port with a port from 1 to 65535"); }) },
+        Validators = { result => OptionChecks.Text(result, text => { if (text.LastIndexOf(':') is var colon && (colon <= 0 || !int.TryParse(text.AsSpan(colon + 1), out var port) || port is < 1 or > 65535)) throw new FormatException($"'{text}' is not host:port with a port from 1 to 65535"); }) },
     };
 
     public static readonly Option<string> Advertise = new("--advertise")
     {
         Description = "The address other silos and clients reach this silo at: an IP address, or a host name resolved at start-up (in a container, its service name). Anything but loopback makes the silo listen on every interface.",
         DefaultValueFactory = _ => "127.0.0.1",
-        Validators = { result => Check(result, text => _ = ResolveAddress(text)) },
+        Validators = { result => OptionChecks.Text(result, text => _ = ResolveAddress(text)) },
     };
 
     public static readonly Option<string?> Name = new("--name")
     {
         Description = "The silo's name, unique in the cluster; it names the silo's logs (snapper-{name}-{n}), so silos sharing a --log-dir need different names. Default: silo-{silo-port}.",
-        Validators = { result => Check(result, text => { if (text.Length == 0 || text.Any(c => !char.IsAsciiLetterOrDigit(c) && c is not '-' and not '_' and not '.')) throw new FormatException($"'{text}' must be letters, digits, '-', '_' or '.'"); }) },
+        Validators = { result => OptionChecks.Text(result, text => { if (text.Length == 0 || text.Any(c => !char.IsAsciiLetterOrDigit(c) && c is not '-' and not '_' and not '.')) throw new FormatException($"'{text}' must be letters, digits, '-', '_' or '.'"); }) },
     };
 
     public static readonly Option<string> Logger = OneOf(
@@ -152,30 +153,8 @@ public static class CommandLine
             parsed.GetValue(Table));
     }
 
-    /// <summary><c>host:port</c>, the host a name or an IPv4 address.</summary>
-    public static IPEndPoint ParseEndpoint(string text)
-    {
-        var colon = text.LastIndexOf(':');
-        if (colon <= 0 || !int.TryParse(text.AsSpan(colon + 1), out var port) || port is < 1 or > 65535)
-        {
-            throw new FormatException($"'{text}' is not host:port with a port from 1 to 65535");
-        }
-
-        var host = text[..colon];
-        if (IPAddress.TryParse(host, out var address))
-        {
-            return new IPEndPoint(address, port);
-        }
-
-        try
-        {
-            return new IPEndPoint(Dns.GetHostAddresses(host).First(a => a.AddressFamily == AddressFamily.InterNetwork), port);
-        }
-        catch (Exception e) when (e is SocketException or InvalidOperationException or ArgumentException)
-        {
-            throw new FormatException($"host '{host}' does not resolve to an IPv4 address");
-        }
-    }
+    /// <summary><c>host:port</c>, the host a name or an IPv4 address (see <see cref="OptionChecks.Endpoint"/>).</summary>
+    public static IPEndPoint ParseEndpoint(string text) => OptionChecks.Endpoint(text);
 
     /// <summary>An IPv4 address, or a host name resolved to one.</summary>
     public static IPAddress ResolveAddress(string text)
@@ -232,23 +211,6 @@ public static class CommandLine
         if (value < min || value > max)
         {
             result.AddError($"{result.Option.Name} must be from {min} to {max} (was {value}).");
-        }
-    }
-
-    private static void Check(OptionResult result, Action<string> check)
-    {
-        if (result.GetValueOrDefault<string?>() is not { } text)
-        {
-            return;
-        }
-
-        try
-        {
-            check(text);
-        }
-        catch (FormatException e)
-        {
-            result.AddError($"{result.Option.Name}: {e.Message}.");
         }
     }
 

@@ -92,7 +92,7 @@ public static class LoadGenCommandLine
     {
         Description = "host:port[,host:port...]: gateways of running SiloHosts to drive as an Orleans client instead of embedded silos (the silos' own --logger applies).",
         HelpName = "gateways",
-        Validators = { r => Text(r, text => LoadGenValidation.Endpoints(text)) },
+        Validators = { r => OptionChecks.Text(r, text => LoadGenValidation.Endpoints(text)) },
     };
 
     private static readonly Option<FileInfo?> Json = new("--json")
@@ -263,7 +263,7 @@ public static class LoadGenCommandLine
             HelpName = "list",
         };
         modes.CompletionSources.Add(allowedModes.ToArray());
-        modes.Validators.Add(r => Text(r, text => CheckModes(text, allowedModes, name)));
+        modes.Validators.Add(r => OptionChecks.Text(r, text => CheckModes(text, allowedModes, name)));
         var command = new Command(name, description)
         {
             modes, PactPercent, Dist, Zipf, TxnSize, Actors, Pipeline, Clients, Warmup, Duration,
@@ -376,23 +376,6 @@ public static class LoadGenCommandLine
         catch (InvalidOperationException)
         {
             return null;
-        }
-    }
-
-    private static void Text(OptionResult result, Action<string> check)
-    {
-        if (result.GetValueOrDefault<string?>() is not { } text)
-        {
-            return;
-        }
-
-        try
-        {
-            check(text);
-        }
-        catch (FormatException e)
-        {
-            result.AddError($"{result.Option.Name}: {e.Message}.");
         }
     }
 }

@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Net;
-using System.Net.Sockets;
 
 namespace Snapper.LoadGen.Options;
 
@@ -170,31 +169,8 @@ public static class LoadGenValidation
         return entries.Length == 0 ? throw new FormatException("give at least one gateway as host:port") : [.. entries.Select(Endpoint)];
     }
 
-    /// <summary>Parses <c>host:port</c>, the host a name or an IPv4 address; throws <see cref="FormatException"/>.</summary>
-    public static IPEndPoint Endpoint(string text)
-    {
-        ArgumentNullException.ThrowIfNull(text);
-        var colon = text.LastIndexOf(':');
-        if (colon <= 0 || !int.TryParse(text.AsSpan(colon + 1), NumberStyles.None, CultureInfo.InvariantCulture, out var port) || port is < 1 or > 65535)
-        {
-            throw new FormatException($"'{text}' is not host:port with a port from 1 to 65535");
-        }
-
-        var host = text[..colon];
-        if (IPAddress.TryParse(host, out var address))
-        {
-            return new IPEndPoint(address, port);
-        }
-
-        try
-        {
-            return new IPEndPoint(Dns.GetHostAddresses(host).First(a => a.AddressFamily == AddressFamily.InterNetwork), port);
-        }
-        catch (Exception e) when (e is SocketException or InvalidOperationException or ArgumentException)
-        {
-            throw new FormatException($"host '{host}' in '{text}' does not resolve to an IPv4 address");
-        }
-    }
+    /// <summary>Parses <c>host:port</c> (see <see cref="OptionChecks.Endpoint"/>).</summary>
+    public static IPEndPoint Endpoint(string text) => OptionChecks.Endpoint(text);
 
     private static void Require(bool condition, string message)
     {

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
 using Snapper.LoadGen;
@@ -60,31 +59,8 @@ public sealed class ClusterScriptTests
 
     private static async Task<(int Exit, string Output)> Run(string program, Dictionary<string, string> environment, params string[] args)
     {
-        var info = new ProcessStartInfo(program) { WorkingDirectory = RepositoryPaths.Root(), RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        foreach (var arg in args)
-        {
-            info.ArgumentList.Add(arg);
-        }
-
-        foreach (var (name, value) in environment)
-        {
-            info.Environment[name] = value;
-        }
-
-        using var process = Process.Start(info)!;
-        var stdout = process.StandardOutput.ReadToEndAsync();
-        var stderr = process.StandardError.ReadToEndAsync();
-        try
-        {
-            await process.WaitForExitAsync().WaitAsync(Patience);
-        }
-        catch (TimeoutException)
-        {
-            process.Kill(entireProcessTree: true);
-            throw;
-        }
-
-        return (process.ExitCode, $"{program} {string.Join(' ', args)}:\n{await stdout}{await stderr}");
+        var (exit, output) = await ChildProcess.RunAsync(program, args, Patience, environment: environment);
+        return (exit, $"{program} {string.Join(' ', args)}:\n{output}");
     }
 
     private static int FreePort()

@@ -75,30 +75,8 @@ public sealed class SiloHostProcess : IAsyncDisposable
     }
 
     /// <summary>Runs SiloHost with exactly <paramref name="args"/> until it exits (bad flags, --help): its exit code and output.</summary>
-    public static async Task<(int Exit, string Output)> RunToExitAsync(params string[] args)
-    {
-        var info = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        info.ArgumentList.Add(Dll);
-        foreach (var arg in args)
-        {
-            info.ArgumentList.Add(arg);
-        }
-
-        using var process = Process.Start(info)!;
-        var stdout = process.StandardOutput.ReadToEndAsync();
-        var stderr = process.StandardError.ReadToEndAsync();
-        try
-        {
-            await process.WaitForExitAsync().WaitAsync(Patience);
-        }
-        catch (TimeoutException)
-        {
-            process.Kill(entireProcessTree: true);
-            throw;
-        }
-
-        return (process.ExitCode, await stdout + await stderr);
-    }
+    public static Task<(int Exit, string Output)> RunToExitAsync(params string[] args) =>
+        ChildProcess.RunAsync("dotnet", [Dll, .. args], Patience, directory: Environment.CurrentDirectory);
 
     /// <summary>SIGTERM, as a process manager stops it; waits for the exit.</summary>
     public async Task<int> TerminateAsync()

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using Snapper.Tests.Infrastructure;
 
 namespace Snapper.Tests.Packaging;
@@ -65,27 +64,7 @@ public sealed class QuickstartTests
 
     private static async Task<(int Exit, string Output)> Dotnet(string directory, params string[] args)
     {
-        var info = new ProcessStartInfo("dotnet") { WorkingDirectory = directory, RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        foreach (var arg in args)
-        {
-            info.ArgumentList.Add(arg);
-        }
-
-        info.Environment["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1";
-        info.Environment["DOTNET_NOLOGO"] = "1";
-        using var process = Process.Start(info)!;
-        var stdout = process.StandardOutput.ReadToEndAsync();
-        var stderr = process.StandardError.ReadToEndAsync();
-        try
-        {
-            await process.WaitForExitAsync().WaitAsync(Patience);
-        }
-        catch (TimeoutException)
-        {
-            process.Kill(entireProcessTree: true);
-            throw;
-        }
-
-        return (process.ExitCode, $"dotnet {string.Join(' ', args)}:\n{await stdout}{await stderr}");
+        var (exit, output) = await ChildProcess.RunAsync("dotnet", args, Patience, directory);
+        return (exit, $"dotnet {string.Join(' ', args)}:\n{output}");
     }
 }

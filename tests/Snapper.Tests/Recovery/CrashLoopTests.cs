@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using Snapper.Tests.Infrastructure;
 
 namespace Snapper.Tests.Recovery;
@@ -20,29 +19,9 @@ public sealed class CrashLoopTests
         var state = Directory.CreateTempSubdirectory("snapper-crash-");
         try
         {
-            var info = new ProcessStartInfo("bash") { WorkingDirectory = RepositoryPaths.Root(), RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-            foreach (var arg in new[] { "scripts/crash-loop.sh", logger, $"{Rounds}" })
-            {
-                info.ArgumentList.Add(arg);
-            }
-
-            info.Environment["CRASH_DIR"] = state.FullName;
-            info.Environment["SKIP_BUILD"] = "1"; // the test run's own build
-            using var process = Process.Start(info)!;
-            var stdout = process.StandardOutput.ReadToEndAsync();
-            var stderr = process.StandardError.ReadToEndAsync();
-            try
-            {
-                await process.WaitForExitAsync().WaitAsync(TimeSpan.FromMinutes(2 + (2 * Rounds)));
-            }
-            catch (TimeoutException)
-            {
-                process.Kill(entireProcessTree: true);
-                throw;
-            }
-
-            var output = await stdout + await stderr;
-            Assert.True(process.ExitCode == 0, output);
+            var environment = new Dictionary<string, string> { ["CRASH_DIR"] = state.FullName, ["SKIP_BUILD"] = "1" }; // SKIP_BUILD: the test run's own build
+            var (exit, output) = await ChildProcess.RunAsync("bash", ["scripts/crash-loop.sh", logger, $"{Rounds}"], TimeSpan.FromMinutes(2 + (2 * Rounds)), environment: environment);
+            Assert.True(exit == 0, output);
             Assert.Contains("killed the silo", output, StringComparison.Ordinal);
             Assert.Contains(", 0 violations", output, StringComparison.Ordinal);
         }

@@ -1,0 +1,43 @@
+using System.Diagnostics;
+
+namespace Snapper.Tests.Infrastructure;
+
+/// <summary>Runs a program to its exit, with a deadline, and hands back its exit code and everything it printed.</summary>
+public static class ChildProcess
+{
+    /// <summary>
+    /// Runs <paramref name="program"/> with <paramref name="args"/> in <paramref name="directory"/>
+    /// (the repository's root if null), with <paramref name="environment"/> added. Killed, with its
+    /// children, if it runs past <paramref name="patience"/>.
+    /// </summary>
+    public static async Task<(int Exit, string Output)> RunAsync(string program, IEnumerable<string> args, TimeSpan patience, string? directory = null, IReadOnlyDictionary<string, string>? environment = null)
+    {
+        var info = new ProcessStartInfo(program) { WorkingDirectory = directory ?? RepositoryPaths.Root(), RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        foreach (var arg in args)
+        {
+            info.ArgumentList.Add(arg);
+        }
+
+        info.Environment["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1";
+        info.Environment["DOTNET_NOLOGO"] = "1";
+        foreach (var (name, value) in environment ?? new Dictionary<string, string>())
+        {
+            info.Environment[name] = value;
+        }
+
+        using var process = Process.Start(info)!;
+        var stdout = process.StandardOutput.ReadToEndAsync();
+        var stderr = process.StandardError.ReadToEndAsync();
+        try
+        {
+            await process.WaitForExitAsync().WaitAsync(patience);
+        }
+        catch (TimeoutException)
+        {
+            process.Kill(entireProcessTree: true);
+            throw;
+        }
+
+        return (process.ExitCode, await stdout + await stderr);
+    }
+}
