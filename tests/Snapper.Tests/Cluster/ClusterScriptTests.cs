@@ -6,7 +6,8 @@ using Snapper.Tests.Infrastructure;
 namespace Snapper.Tests.Cluster;
 
 /// <summary>
-/// The cluster a user brings up: scripts/cluster.sh (Redis membership, two SiloHost processes)
+/// The cluster a user brings up: scripts/cluster.sh (Redis membership, Azurite tables for the logs,
+/// two SiloHost processes)
 /// driven by LoadGen as a client, and docker-compose.yml, the same topology in containers.
 /// Needs redis-server and docker-compose (Debian packages; .ci/run installs both).
 /// </summary>
@@ -18,7 +19,7 @@ public sealed class ClusterScriptTests
     public async Task A_Redis_clustered_pair_of_SiloHosts_comes_up_serves_a_verified_run_and_goes_down()
     {
         var state = Directory.CreateTempSubdirectory("snapper-cluster-");
-        var ports = Enumerable.Range(0, 5).Select(_ => FreePort()).ToArray();
+        var ports = Enumerable.Range(0, 6).Select(_ => FreePort()).ToArray();
         var environment = new Dictionary<string, string>
         {
             ["CLUSTER_DIR"] = state.FullName,
@@ -28,12 +29,14 @@ public sealed class ClusterScriptTests
             ["GATEWAY1_PORT"] = $"{ports[2]}",
             ["SILO2_PORT"] = $"{ports[3]}",
             ["GATEWAY2_PORT"] = $"{ports[4]}",
+            ["TABLE_PORT"] = $"{ports[5]}",
         };
         try
         {
             var (up, upOutput) = await Run("bash", environment, "scripts/cluster.sh", "up");
             Assert.True(up == 0, upOutput);
             Assert.Contains("redis clustering", upOutput, StringComparison.Ordinal);
+            Assert.Contains("logger azure-table", upOutput, StringComparison.Ordinal);
 
             var (stdout, stderr) = (new StringWriter(), new StringWriter());
             var exit = await Runner.MainAsync(
