@@ -146,7 +146,7 @@ public static class Runner
             }
             else
             {
-                var workload = new SmallBankWorkload(silo.Client, silo.Grains, options.Actors, options.PactPercent);
+                var workload = new SmallBankWorkload(silo.Client, silo.Grains, options.Actors, options.PactPercent, options.ActAttempts);
                 (runs, failed, interrupted) = await RunModesAsync(options, workload.For, workload, null, null, stderr, terminal, cancellationToken);
             }
 
@@ -342,6 +342,7 @@ public static class Runner
                 $"[{mode}] {options.Clients * options.Pipeline} loops: warm-up {options.WarmupSeconds:0.##}s, then measuring {options.DurationSeconds:0.##}s"));
             var touched = options.Verify && smallBank is not null ? new bool[options.Actors] : null;
             using var batchSizes = new BatchSizeListener();
+            using var retries = new RetryListener();
             var (result, driver) = await ProgressLine.ShowAsync(stderr, terminal, mode, options.WarmupSeconds, options.DurationSeconds, async onTick =>
             {
                 var driver = new LoadDriver(options, picker) { Touched = touched, OnTick = onTick };
@@ -355,6 +356,12 @@ public static class Runner
             if (batchSizes.Snapshot() is { Batches: > 0 } formed)
             {
                 result = result with { AverageBatchSize = (double)formed.Pacts / formed.Batches };
+            }
+
+            // ACT modes only: hybrid's totals mix in PACTs, which never retry.
+            if (mode is ModeNames.Act or ModeNames.ActElr && driver.Totals.Committed > 0 && smallBank is not null)
+            {
+                result = result with { AttemptsPerCommit = (double)(driver.Totals.Committed + driver.Totals.Aborted + retries.Retried) / driver.Totals.Committed };
             }
 
             if (driver.StoppedByFailures is { } why)

@@ -17,4 +17,21 @@ public sealed record ActOptions
     /// decision. Null: the silo's <c>SnapperOptions.EarlyLockRelease</c>.
     /// </summary>
     public bool? EarlyLockRelease { get; init; }
+
+    /// <summary>
+    /// How many times <c>RunAct</c> runs the ACT before it gives up: 1 (the default) runs it once.
+    /// A retry follows an abort for a concurrency reason (wait-die, upgrade conflict, deadlock,
+    /// serializability, cascade), never <see cref="AbortReason.User"/>,
+    /// <see cref="AbortReason.DeclarationError"/>, <see cref="AbortReason.Failure"/> or
+    /// <see cref="AbortReason.Timeout"/>, and keeps the first attempt's age, so wait-die lets it win
+    /// in the end instead of starving it. The body runs once per attempt.
+    /// </summary>
+    public int MaxAttempts { get; init; } = 1;
+
+    /// <summary>The pause before the first retry, doubled for each further one (with jitter); 1 ms by default.</summary>
+    public TimeSpan RetryBackoff { get; init; } = TimeSpan.FromMilliseconds(1);
+
+    /// <summary>True for the abort reasons a retry may get past: the ACT lost a race, nothing in it was wrong.</summary>
+    public static bool IsRetryable(AbortReason reason) => reason is AbortReason.WaitDie or AbortReason.UpgradeConflict or AbortReason.Deadlock
+        or AbortReason.SerializabilityViolation or AbortReason.SerializabilityUncertain or AbortReason.Cascading;
 }

@@ -58,6 +58,12 @@ public sealed record TxnContext
     [Id(8)]
     internal bool EarlyLockRelease { get; init; }
 
+    // An ACT's age for wait-die: the tid of its first attempt when it is a retry, else 0 (its tid).
+    [Id(9)]
+    internal long Priority { get; init; }
+
+    internal long PriorityOrTid => Priority != 0 ? Priority : Tid;
+
     // Client side only (not serialized): the start context has been sent once; a second call with it is refused.
     [NonSerialized]
     private int sent;

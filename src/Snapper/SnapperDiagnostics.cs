@@ -24,4 +24,7 @@ public static class SnapperDiagnostics
 
     /// <summary>The histogram of PACTs per batch formed by the coordinator ring.</summary>
     public const string BatchSizeInstrument = "snapper.pact.batch_size";
+
+    /// <summary>The counter of ACT attempts that aborted for a concurrency reason and were run again.</summary>
+    public const string RetriedInstrument = "snapper.transactions.retried";
 }

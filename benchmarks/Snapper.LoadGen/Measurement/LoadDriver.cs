@@ -40,6 +40,9 @@ public sealed class LoadDriver
     /// <summary>Called once per second with the running recorder (progress).</summary>
     public Action<RunRecorder>? OnTick { get; init; }
 
+    /// <summary>Transactions committed and aborted over the whole last run, warm-up and drain included.</summary>
+    public (long Committed, long Aborted) Totals { get; private set; }
+
     /// <summary>Why the mode stopped early because every attempt failed (see <see cref="FailingSecondsToStop"/>), or null.</summary>
     public string? StoppedByFailures { get; private set; }
 
@@ -125,6 +128,7 @@ public sealed class LoadDriver
         }
 
         var drainSeconds = Stopwatch.GetElapsedTime(drainStarted).TotalSeconds;
+        Totals = (recorder.TotalCommitted, recorder.TotalAborted);
         var result = recorder.Merge(stillInFlight, drainSeconds);
         if (kindRecorders.Length > 1)
         {

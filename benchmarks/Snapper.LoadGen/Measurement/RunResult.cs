@@ -63,4 +63,10 @@ public sealed record RunResult
 
     /// <summary>PACT runs: the mean number of PACTs per batch over the run, warm-up included.</summary>
     public double? AverageBatchSize { get; init; }
+
+    /// <summary>
+    /// ACT attempts per committed transaction over the whole run (warm-up included), counting the
+    /// retries inside <c>RunAct</c> (<c>--act-attempts</c>); set for act and act-elr.
+    /// </summary>
+    public double? AttemptsPerCommit { get; init; }
 }

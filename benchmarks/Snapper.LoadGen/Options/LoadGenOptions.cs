@@ -78,6 +78,9 @@ public sealed record LoadGenOptions
     /// </summary>
     public bool Verify { get; init; }
 
+    /// <summary>smallbank: how many times RunAct runs an ACT that aborts for a concurrency reason (<c>--act-attempts</c>), keeping its age.</summary>
+    public int ActAttempts { get; init; } = 1;
+
     /// <summary>Seed of every actor choice (<c>--seed</c>): same seed, same actor sequences per loop.</summary>
     public int Seed { get; init; } = 42;
 }

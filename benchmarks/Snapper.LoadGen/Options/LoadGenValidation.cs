@@ -60,6 +60,9 @@ public static class LoadGenValidation
             }
         }
 
+        Require(options.ActAttempts >= 1, $"--act-attempts must be at least 1 (was {options.ActAttempts}).");
+        Require(options.ActAttempts == 1 || options.Workload == LoadGenCommandLine.SmallBank, $"--act-attempts is only for the smallbank workload, not {options.Workload}.");
+
         if (options.Workload != LoadGenCommandLine.ListAppend)
         {
             Require(options.History is null, $"--history is only for the listappend workload, not {options.Workload}.");

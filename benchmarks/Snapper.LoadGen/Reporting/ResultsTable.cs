@@ -97,6 +97,11 @@ public static class ResultsTable
             }
         }
 
+        foreach (var run in report.Runs.Where(r => r.AttemptsPerCommit is not null))
+        {
+            writer.WriteLine(Invariant($"{run.Mode} attempts per commit: {run.AttemptsPerCommit:F2} (retries inside RunAct included, up to {config.ActAttempts} attempt(s) each)"));
+        }
+
         foreach (var run in report.Runs.Where(r => r.AverageBatchSize is not null))
         {
             writer.WriteLine(Invariant($"{run.Mode} average batch size: {run.AverageBatchSize:F1} PACTs"));

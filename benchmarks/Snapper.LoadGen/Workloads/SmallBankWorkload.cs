@@ -21,6 +21,8 @@ public sealed class SmallBankWorkload
     private readonly ISnapperClient client;
     private readonly IGrainFactory grains;
     private readonly int actors;
+    private readonly ActOptions act;
+    private readonly ActOptions actElr;
 
     // Ids are built once: ActorId.Create formats the key, which would otherwise run per call.
     private readonly ActorId[] plainIds;
@@ -32,7 +34,7 @@ public sealed class SmallBankWorkload
     /// <param name="client">Issues the transactions.</param>
     /// <param name="actors">Accounts per mode (<c>--actors</c>).</param>
     /// <param name="pactPercent">Hybrid: the percentage of MultiTransfers issued as PACTs.</param>
-    public SmallBankWorkload(ISnapperClient client, IGrainFactory grains, int actors, int pactPercent = 90)
+    public SmallBankWorkload(ISnapperClient client, IGrainFactory grains, int actors, int pactPercent = 90, int actAttempts = 1)
     {
         ArgumentNullException.ThrowIfNull(client);
         ArgumentNullException.ThrowIfNull(grains);
@@ -40,6 +42,8 @@ public sealed class SmallBankWorkload
         this.client = client;
         this.grains = grains;
         this.actors = actors;
+        act = ActOptions.Default with { MaxAttempts = actAttempts };
+        actElr = ActOptions.EarlyRelease with { MaxAttempts = actAttempts };
         this.pactPercent = pactPercent;
         accounts = new KeyBlockIds<IAccountActor>(actors);
         plainIds = new ActorId[actors];
@@ -65,10 +69,10 @@ public sealed class SmallBankWorkload
         var ids = accounts.For(mode);
         return mode switch
         {
-            ModeNames.Act => TransactionMix.Single(mode, keys => IssueAct(ids, keys, ActOptions.Default)),
-            ModeNames.ActElr => TransactionMix.Single(mode, keys => IssueAct(ids, keys, ActOptions.EarlyRelease)),
+            ModeNames.Act => TransactionMix.Single(mode, keys => IssueAct(ids, keys, act)),
+            ModeNames.ActElr => TransactionMix.Single(mode, keys => IssueAct(ids, keys, actElr)),
             ModeNames.Pact => TransactionMix.Single(mode, keys => IssuePact(ids, keys)),
-            ModeNames.Hybrid => TransactionMix.Hybrid(keys => IssuePact(ids, keys), keys => IssueAct(ids, keys, ActOptions.Default), pactPercent),
+            ModeNames.Hybrid => TransactionMix.Hybrid(keys => IssuePact(ids, keys), keys => IssueAct(ids, keys, act), pactPercent),
             _ => throw new ArgumentOutOfRangeException(nameof(mode), mode, "SmallBank has no such mode."),
         };
     }

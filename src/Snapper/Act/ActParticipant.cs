@@ -89,7 +89,7 @@ internal sealed partial class ActParticipant<TState>
         }
 
         var record = Running(ctx, nameof(GetState));
-        var acquire = @lock.Acquire(ctx.Tid, mode == AccessMode.ReadWrite ? LockMode.Write : LockMode.Read, ctx.Deadline, runtime.Clock);
+        var acquire = @lock.Acquire(ctx.Tid, ctx.PriorityOrTid, mode == AccessMode.ReadWrite ? LockMode.Write : LockMode.Read, ctx.Deadline, runtime.Clock);
         return acquire.IsCompletedSuccessfully ? new ValueTask<TState>(StateFor(record, mode)) : AwaitLock(acquire, record, mode);
     }
 

@@ -6,7 +6,10 @@ namespace Snapper.Concurrency;
 /// second phase of 2PC (or the read-only vote) releases them.
 /// </summary>
 /// <remarks>
-/// Wait-die avoids deadlock by letting a transaction wait only for younger ones (larger tid).
+/// Wait-die avoids deadlock by letting a transaction wait only for younger ones. Age is a
+/// transaction's <em>priority</em>: its tid, or for a retried ACT the tid of its first attempt, so a
+/// transaction that keeps dying grows older until it is the one others die for (no starvation);
+/// distinct transactions never share a priority, so the order stays total and the waits acyclic.
 /// The lock keeps one invariant that makes this hold across grants, not only at request time:
 /// <b>every waiter is older than every holder</b>. Hence
 /// <list type="bullet">
@@ -24,41 +27,42 @@ namespace Snapper.Concurrency;
 /// </remarks>
 internal sealed class WaitDieLock
 {
-    // Holders: at most one writer, or any number of readers. Reader tids are few (most actors see
-    // one or two concurrent readers), so a small list beats a set.
-    private readonly List<long> readers = new(4);
-    private long writer;
+    // Holders: at most one writer, or any number of readers, each with its priority. Readers are
+    // few (most actors see one or two concurrent readers), so a small list beats a set.
+    private readonly List<(long Tid, long Priority)> readers = new(4);
+    private (long Tid, long Priority) writer;
 
-    // Waiters sorted by tid descending: the youngest first, the order in which they are granted.
+    // Waiters sorted by priority descending: the youngest first, the order in which they are granted.
     private readonly List<Waiter> waiters = new(2);
 
-    public bool IsFree => writer == 0 && readers.Count == 0;
+    public bool IsFree => writer.Tid == 0 && readers.Count == 0;
 
     public int WaiterCount => waiters.Count;
 
     public LockMode HeldBy(long tid) =>
-        writer == tid ? LockMode.Write : readers.Contains(tid) ? LockMode.Read : LockMode.None;
+        writer.Tid == tid ? LockMode.Write : ReaderIndex(tid) >= 0 ? LockMode.Read : LockMode.None;
 
     /// <summary>The transactions <paramref name="waiter"/> waits behind: the holders, and the younger waiters granted before it.</summary>
     public List<long> Ahead(long waiter)
     {
         var ahead = new List<long>(readers.Count + 1);
-        if (writer != 0 && writer != waiter)
+        if (writer.Tid != 0 && writer.Tid != waiter)
         {
-            ahead.Add(writer);
+            ahead.Add(writer.Tid);
         }
 
         foreach (var reader in readers)
         {
-            if (reader != waiter)
+            if (reader.Tid != waiter)
             {
-                ahead.Add(reader);
+                ahead.Add(reader.Tid);
             }
         }
 
+        var priority = WaiterOf(waiter)?.Priority ?? long.MaxValue;
         foreach (var w in waiters)
         {
-            if (w.Tid > waiter)
+            if (w.Priority > priority)
             {
                 ahead.Add(w.Tid);
             }
@@ -67,12 +71,16 @@ internal sealed class WaitDieLock
         return ahead;
     }
 
+    /// <summary>Acquire for a transaction whose priority is its tid (a first attempt).</summary>
+    public ValueTask Acquire(long tid, LockMode mode, DateTimeOffset deadline, TimeProvider clock) => Acquire(tid, tid, mode, deadline, clock);
+
     /// <summary>
     /// Grants <paramref name="mode"/> to <paramref name="tid"/>, waits for it, or throws
     /// <see cref="TransactionAbortedException"/> (wait-die, upgrade conflict, deadline passed).
-    /// Completes synchronously when the lock is granted at once.
+    /// <paramref name="priority"/> is its age for wait-die (smaller: older). Completes
+    /// synchronously when the lock is granted at once.
     /// </summary>
-    public ValueTask Acquire(long tid, LockMode mode, DateTimeOffset deadline, TimeProvider clock)
+    public ValueTask Acquire(long tid, long priority, LockMode mode, DateTimeOffset deadline, TimeProvider clock)
     {
         var held = HeldBy(tid);
         if (held >= mode)
@@ -86,7 +94,7 @@ internal sealed class WaitDieLock
             if (readers.Count == 1)
             {
                 readers.Clear();
-                writer = tid;
+                writer = (tid, priority);
                 return ValueTask.CompletedTask;
             }
 
@@ -107,33 +115,34 @@ internal sealed class WaitDieLock
             return Await(queued, deadline, clock);
         }
 
-        if (CompatibleWithHolders(mode) && (waiters.Count == 0 || tid > waiters[0].Tid))
+        if (CompatibleWithHolders(mode) && (waiters.Count == 0 || priority > waiters[0].Priority))
         {
-            Grant(tid, mode);
+            Grant(tid, priority, mode);
             return ValueTask.CompletedTask;
         }
 
-        if (tid < OldestHolder())
+        var oldest = OldestHolder();
+        if (priority < oldest.Priority)
         {
-            return Wait(tid, mode, deadline, clock);
+            return Wait(tid, priority, mode, deadline, clock);
         }
 
         throw new TransactionAbortedException(
             AbortReason.WaitDie,
-            $"died waiting for a {mode} lock held by older transaction {OldestHolder()}")
+            $"died waiting for a {mode} lock held by older transaction {oldest.Tid}")
         { Tid = tid };
     }
 
     /// <summary>Releases whatever <paramref name="tid"/> holds or waits for, and grants to waiters.</summary>
     public void Release(long tid)
     {
-        if (writer == tid)
+        if (writer.Tid == tid)
         {
-            writer = 0;
+            writer = default;
         }
-        else
+        else if (ReaderIndex(tid) is var reader and >= 0)
         {
-            readers.Remove(tid);
+            readers.RemoveAt(reader);
         }
 
         for (var i = 0; i < waiters.Count; i++)
@@ -150,11 +159,11 @@ internal sealed class WaitDieLock
         GrantWaiters();
     }
 
-    private ValueTask Wait(long tid, LockMode mode, DateTimeOffset deadline, TimeProvider clock)
+    private ValueTask Wait(long tid, long priority, LockMode mode, DateTimeOffset deadline, TimeProvider clock)
     {
-        var waiter = new Waiter(tid, mode);
+        var waiter = new Waiter(tid, priority, mode);
         var at = 0;
-        while (at < waiters.Count && waiters[at].Tid > tid)
+        while (at < waiters.Count && waiters[at].Priority > priority)
         {
             at++;
         }
@@ -191,7 +200,7 @@ internal sealed class WaitDieLock
         {
             var next = waiters[0];
             waiters.RemoveAt(0);
-            Grant(next.Tid, next.Mode);
+            Grant(next.Tid, next.Priority, next.Mode);
             next.Promise.TrySetResult();
         }
     }
@@ -210,39 +219,57 @@ internal sealed class WaitDieLock
     }
 
     private bool CompatibleWithHolders(LockMode mode) =>
-        writer == 0 && (mode == LockMode.Read || readers.Count == 0);
+        writer.Tid == 0 && (mode == LockMode.Read || readers.Count == 0);
 
-    private void Grant(long tid, LockMode mode)
+    private int ReaderIndex(long tid)
+    {
+        for (var i = 0; i < readers.Count; i++)
+        {
+            if (readers[i].Tid == tid)
+            {
+                return i;
+            }
+        }
+
+        return -1;
+    }
+
+    private void Grant(long tid, long priority, LockMode mode)
     {
         if (mode == LockMode.Write)
         {
-            writer = tid;
+            writer = (tid, priority);
         }
         else
         {
-            readers.Add(tid);
+            readers.Add((tid, priority));
         }
     }
 
-    private long OldestHolder()
+    private (long Tid, long Priority) OldestHolder()
     {
-        if (writer != 0)
+        if (writer.Tid != 0)
         {
             return writer;
         }
 
-        var oldest = long.MaxValue;
+        var oldest = (Tid: 0L, Priority: long.MaxValue);
         foreach (var r in readers)
         {
-            oldest = Math.Min(oldest, r);
+            if (r.Priority < oldest.Priority)
+            {
+                oldest = r;
+            }
         }
 
         return oldest;
     }
 
-    private sealed class Waiter(long tid, LockMode mode)
+    private sealed class Waiter(long tid, long priority, LockMode mode)
     {
         public long Tid { get; } = tid;
+
+        public long Priority { get; } = priority;
 
         // Raised when a concurrent request of the same transaction asks for more.
         public LockMode Mode { get; set; } = mode;

@@ -18,6 +18,7 @@ internal sealed class SnapperMetrics : IDisposable
     private readonly Counter<long> logGroups;
     private readonly Histogram<int> logGroupSize;
     private readonly Histogram<int> batchSize;
+    private readonly Counter<long> retried;
 
     /// <summary>Creates the instruments.</summary>
     public SnapperMetrics()
@@ -29,9 +30,12 @@ internal sealed class SnapperMetrics : IDisposable
         logGroups = meter.CreateCounter<long>("snapper.log.groups", "{group}", "Group commits written to log storage.");
         logGroupSize = meter.CreateHistogram<int>("snapper.log.group_size", "{record}", "Records per group commit.");
         batchSize = meter.CreateHistogram<int>(BatchSizeInstrument, "{transaction}", "PACTs per batch formed by the coordinator ring.");
+        retried = meter.CreateCounter<long>(RetriedInstrument, "{attempt}", "Attempts that aborted for a concurrency reason and were run again (ActOptions.MaxAttempts).");
     }
 
     public const string BatchSizeInstrument = SnapperDiagnostics.BatchSizeInstrument;
+
+    public const string RetriedInstrument = SnapperDiagnostics.RetriedInstrument;
 
     internal void Committed(TxnMode mode, TimeSpan elapsed)
     {
@@ -54,6 +58,8 @@ internal sealed class SnapperMetrics : IDisposable
     }
 
     internal void BatchFormed(int pacts) => batchSize.Record(pacts);
+
+    internal void Retried(TxnMode mode) => retried.Add(1, new KeyValuePair<string, object?>("mode", ModeName(mode)));
 
     /// <inheritdoc />
     public void Dispose() => meter.Dispose();

@@ -1,5 +1,6 @@
 using Microsoft.Extensions.Options;
 using Snapper.Coordination;
+using Snapper.Diagnostics;
 using Snapper.Grains;
 
 namespace Snapper.Hosting;
@@ -15,6 +16,7 @@ internal sealed class SnapperClient(
     ActorResolver resolver,
     TidSource tids,
     ICoordinatorDirectory coordinators,
+    SnapperMetrics metrics,
     TimeProvider clock) : ISnapperClient
 {
     private readonly SnapperOptions settings = options.Value;
@@ -29,11 +31,32 @@ internal sealed class SnapperClient(
         ArgumentNullException.ThrowIfNull(body);
         ArgumentNullException.ThrowIfNull(options);
         cancellationToken.ThrowIfCancellationRequested();
+        if (options.MaxAttempts < 1)
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), options.MaxAttempts, "ActOptions.MaxAttempts must be at least 1.");
+        }
+
         var earlyLockRelease = options.EarlyLockRelease ?? settings.EarlyLockRelease;
         var actor = resolver.Get<TActor>(first);
-        var tid = await tids.NextActTid();
-        var ctx = new TxnContext(tid, TxnMode.Act, first, clock.GetUtcNow() + settings.TransactionTimeout) { Start = true, EarlyLockRelease = earlyLockRelease };
-        return await body(actor, ctx);
+        long priority = 0;
+        for (var attempt = 1; ; attempt++)
+        {
+            // Each attempt is a new transaction (its own tid, deadline and log records); a retry
+            // carries the first attempt's tid as its age for wait-die.
+            var tid = await tids.NextActTid();
+            var ctx = new TxnContext(tid, TxnMode.Act, first, clock.GetUtcNow() + settings.TransactionTimeout) { Start = true, EarlyLockRelease = earlyLockRelease, Priority = priority };
+            try
+            {
+                return await body(actor, ctx);
+            }
+            catch (TransactionAbortedException aborted) when (attempt < options.MaxAttempts && ActOptions.IsRetryable(aborted.Reason) && !cancellationToken.IsCancellationRequested)
+            {
+                priority = priority != 0 ? priority : tid;
+                metrics.Retried(TxnMode.Act);
+                var pause = options.RetryBackoff * Math.Pow(2, Math.Min(attempt - 1, 10)) * (0.5 + Random.Shared.NextDouble());
+                await Task.Delay(pause, clock, cancellationToken);
+            }
+        }
     }
 
     public Task RunAct<TActor>(ActorId first, Func<TActor, TxnContext, Task> body, CancellationToken cancellationToken = default)

@@ -2,6 +2,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 using Snapper.Coordination;
+using Snapper.Diagnostics;
 using Snapper.Grains;
 
 using Snapper;
@@ -36,6 +37,7 @@ public static class SnapperClientBuilderExtensions
         services.AddSingleton<CoordinatorReferences>();
         services.AddSingleton<ICoordinatorDirectory, ClientCoordinators>();
         services.AddSingleton<TidSource>();
+        services.TryAddSingleton<SnapperMetrics>();
         services.AddSingleton<ISnapperClient, SnapperClient>();
         client.AddOutgoingGrainCallFilter<ExecutionInfoCallFilter>();
         return client;

@@ -164,4 +164,23 @@ public sealed class WaitDieLockTests
             }
         }
     }
+
+    [Fact]
+    public async Task A_retry_keeps_its_first_attempts_age_waiting_where_its_new_tid_would_die_and_making_younger_ones_die()
+    {
+        var l = new WaitDieLock();
+        await l.Acquire(10, 10, LockMode.Write, Far, TimeProvider.System);
+
+        // Tid 20 is younger than the holder, but as a retry of tid 3 it is older: it waits.
+        var retry = l.Acquire(20, 3, LockMode.Write, Far, TimeProvider.System).AsTask();
+        Assert.False(retry.IsCompleted);
+        l.Release(10);
+        await retry.WaitAsync(TimeSpan.FromSeconds(5));
+        Assert.Equal(LockMode.Write, l.HeldBy(20));
+
+        // Tid 5 is smaller than 20 but younger than its age 3: it dies.
+        var younger = Assert.Throws<TransactionAbortedException>(() => l.Acquire(5, 5, LockMode.Read, Far, TimeProvider.System));
+        Assert.Equal(AbortReason.WaitDie, younger.Reason);
+        Assert.Contains("older transaction 20", younger.Message, StringComparison.Ordinal);
+    }
 }

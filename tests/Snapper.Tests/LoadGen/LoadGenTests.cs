@@ -151,6 +151,7 @@ public sealed class LoadGenTests
     [InlineData("--cluster", "127.0.0.1:70000", "--cluster")]
     [InlineData("--silos", "0", "--silos")]
     [InlineData("--silos", "17", "--silos")]
+    [InlineData("--act-attempts", "0", "--act-attempts")]
     public async Task Bad_or_unavailable_flags_exit_2_naming_them(string flag, string value, string named)
     {
         var stderr = new StringWriter();
