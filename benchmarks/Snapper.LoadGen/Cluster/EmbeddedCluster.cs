@@ -129,6 +129,7 @@ public sealed class EmbeddedCluster : ILoadGenCluster
                     };
                     o.LogDirectory = logDirectory;
                     o.LogWriteDelay = TimeSpan.FromMilliseconds(options.LogDelayMs);
+                    o.MaxPactAttempts = options.PactAttempts;
                 }))
                 .AddOrleansTxnSmallBank(TimeSpan.FromMilliseconds(options.LogDelayMs));
             if (azureTable is not null)

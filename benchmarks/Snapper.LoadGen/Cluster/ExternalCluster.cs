@@ -46,7 +46,7 @@ public sealed class ExternalCluster : ILoadGenCluster
     public Task<int> CountSilos() => ClusterMembership.CountActiveSilos(host.Services.GetRequiredService<IClusterClient>());
 
     /// <summary>Connects to the gateways; throws if none answers.</summary>
-    public static async Task<ExternalCluster> ConnectAsync(IReadOnlyList<IPEndPoint> gateways, TextWriter diagnostics, CancellationToken cancellationToken)
+    public static async Task<ExternalCluster> ConnectAsync(IReadOnlyList<IPEndPoint> gateways, TextWriter diagnostics, CancellationToken cancellationToken, int pactAttempts = 1)
     {
         var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
         builder.Services.AddSingleton<IHostLifetime, LoadGenHostLifetime>();
@@ -69,7 +69,7 @@ public sealed class ExternalCluster : ILoadGenCluster
             })
             .Configure<ClusterOptions>(o => (o.ClusterId, o.ServiceId) = (ClusterId, ClusterId))
             .Configure<ClientMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(60))
-            .AddSnapper()
+            .AddSnapper(snapper => snapper.Configure(o => o.MaxPactAttempts = pactAttempts))
             .UseTransactions()); // orleans-txn: the peer's transactions start at this client
         var host = builder.Build();
         try

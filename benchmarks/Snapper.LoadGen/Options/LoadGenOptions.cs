@@ -81,6 +81,9 @@ public sealed record LoadGenOptions
     /// <summary>smallbank: how many times RunAct runs an ACT that aborts for a concurrency reason (<c>--act-attempts</c>), keeping its age.</summary>
     public int ActAttempts { get; init; } = 1;
 
+    /// <summary>smallbank and tpcc: how many times RunPact runs a PACT aborted by a cascade (<c>--pact-attempts</c>).</summary>
+    public int PactAttempts { get; init; } = 1;
+
     /// <summary>Seed of every actor choice (<c>--seed</c>): same seed, same actor sequences per loop.</summary>
     public int Seed { get; init; } = 42;
 }

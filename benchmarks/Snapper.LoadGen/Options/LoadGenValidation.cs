@@ -63,6 +63,9 @@ public static class LoadGenValidation
         Require(options.ActAttempts >= 1, $"--act-attempts must be at least 1 (was {options.ActAttempts}).");
         Require(options.ActAttempts == 1 || options.Workload == LoadGenCommandLine.SmallBank, $"--act-attempts is only for the smallbank workload, not {options.Workload}.");
 
+        Require(options.PactAttempts is >= 1 and <= 1000, $"--pact-attempts must be from 1 to 1000 (was {options.PactAttempts}).");
+        Require(options.PactAttempts == 1 || options.Workload != LoadGenCommandLine.ListAppend, "--pact-attempts is not for listappend: its history records one tid per transaction.");
+
         if (options.Workload != LoadGenCommandLine.ListAppend)
         {
             Require(options.History is null, $"--history is only for the listappend workload, not {options.Workload}.");

@@ -93,10 +93,20 @@ internal sealed class SnapperClient(
             resolver.GrainIdOf(declaredActor);
         }
 
-        var coordinator = await coordinators.ForPact(first);
-        var ctx = await coordinator.NewPact(first, declared);
-        var start = ctx with { Start = true };
-        return await body(actor, start);
+        for (var attempt = 1; ; attempt++)
+        {
+            // Each attempt joins a new batch: a cascade that aborted the last one is over for it.
+            var coordinator = await coordinators.ForPact(first);
+            var ctx = await coordinator.NewPact(first, declared);
+            try
+            {
+                return await body(actor, ctx with { Start = true });
+            }
+            catch (TransactionAbortedException aborted) when (aborted.Reason == AbortReason.Cascading && attempt < settings.MaxPactAttempts && !cancellationToken.IsCancellationRequested)
+            {
+                metrics.Retried(TxnMode.Pact);
+            }
+        }
     }
 
     public Task RunPact<TActor>(ActorId first, Func<TActor, TxnContext, Task> body, AccessSet declared, CancellationToken cancellationToken = default)

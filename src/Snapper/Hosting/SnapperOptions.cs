@@ -73,6 +73,13 @@ public sealed class SnapperOptions
     public int MaxCommitDependencyChain { get; set; } = 16;
 
     /// <summary>
+    /// How many times <c>RunPact</c> runs a PACT that aborted only because an earlier batch aborted
+    /// (<see cref="AbortReason.Cascading"/>): 1 (the default) runs it once. A PACT that throws itself
+    /// (User, DeclarationError) or fails (Failure, Timeout) is never run again. 1-1000.
+    /// </summary>
+    public int MaxPactAttempts { get; set; } = 1;
+
+    /// <summary>
     /// Added to every log storage write, to stand in for cloud storage latency in benchmarks
     /// (LoadGen <c>--log-delay-ms</c>). Zero (the default) adds nothing (0 to 10 s).
     /// </summary>

@@ -48,6 +48,11 @@ internal sealed class SnapperOptionsValidator : IValidateOptions<SnapperOptions>
             failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.DeadlockTimeout)} must be between 1 ms and 1 hour (was {options.DeadlockTimeout}).");
         }
 
+        if (options.MaxPactAttempts is < 1 or > 1000)
+        {
+            failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.MaxPactAttempts)} must be between 1 and 1000 (was {options.MaxPactAttempts}).");
+        }
+
         if (options.MaxCommitDependencyChain is < 1 or > 1024)
         {
             failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.MaxCommitDependencyChain)} must be between 1 and 1024 (was {options.MaxCommitDependencyChain}).");

@@ -48,4 +48,22 @@ public sealed class RetryTests
         Assert.Equal(AbortReason.User, aborted.Reason);
         Assert.Equal(1, calls);
     }
+
+    [Fact]
+    public async Task A_PACT_that_throws_is_not_run_again_even_with_retries_on()
+    {
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.MaxPactAttempts = 5));
+        var actor = ActorId.Create<ITestActor>("retry-pact-user");
+        var calls = 0;
+
+        var aborted = await Assert.ThrowsAsync<TransactionAbortedException>(() => silo.Client.RunPact<ITestActor, bool>(actor, async (a, ctx) =>
+        {
+            Interlocked.Increment(ref calls);
+            await a.AddThenAbort(ctx, 1, AbortReason.User);
+            return true;
+        }, AccessSet.Of(actor)));
+
+        Assert.Equal(AbortReason.User, aborted.Reason);
+        Assert.Equal(1, calls);
+    }
 }
