@@ -67,5 +67,4 @@ done
 start_silo final
 dotnet "$loadgen" "${load[@]}" --duration 2 --history "$dir/history-final.jsonl" --dump "$dir/dump.json" >"$dir/load-final.log" 2>&1 \
   || { cat "$dir/load-final.log" >&2; echo "error: the run after the last restart failed" >&2; exit 1; }
-cat "$dir"/history-*.jsonl >"$dir/history.jsonl"
-dotnet "$loadgen" check --history "$dir/history.jsonl" --dump "$dir/dump.json"
+dotnet "$loadgen" check --history "$dir"/history-*.jsonl --dump "$dir/dump.json"

@@ -3,27 +3,31 @@ using Snapper.History;
 namespace Snapper.LoadGen;
 
 /// <summary>
-/// <c>check --history FILE --dump FILE</c> (flags in <see cref="Options.LoadGenCommandLine"/>): runs the list-append checker over a history and a list
+/// <c>check --history FILE [FILE...] --dump FILE</c> (flags in <see cref="Options.LoadGenCommandLine"/>): runs the list-append checker over a history and a list
 /// dump written by an earlier <c>listappend</c> run and prints its report. Exit 0 if the history is
 /// consistent, 1 if not, 2 for a bad command line or a missing or malformed file.
 /// </summary>
 public static class CheckCommand
 {
     /// <summary>Runs the check on the files a parsed <c>check</c> names; returns the exit code.</summary>
-    public static async Task<int> RunAsync((FileInfo History, FileInfo Dump) files, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken)
+    public static async Task<int> RunAsync((FileInfo[] Histories, FileInfo Dump) files, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken)
     {
+        ArgumentNullException.ThrowIfNull(files.Histories);
         ArgumentNullException.ThrowIfNull(stdout);
         ArgumentNullException.ThrowIfNull(stderr);
-        var (historyPath, dumpPath) = (files.History.FullName, files.Dump.FullName);
-        IReadOnlyList<HistoryEntry> history;
-        try
+        var dumpPath = files.Dump.FullName;
+        var history = new List<HistoryEntry>();
+        foreach (var file in files.Histories)
         {
-            history = await HistoryFile.ReadAsync(historyPath, cancellationToken);
-        }
-        catch (Exception e) when (IsFileProblem(e))
-        {
-            await stderr.WriteLineAsync($"error: cannot read the history file {historyPath}: {e.Message}");
-            return ExitCodes.Usage;
+            try
+            {
+                history.AddRange(await HistoryFile.ReadAsync(file.FullName, cancellationToken));
+            }
+            catch (Exception e) when (IsFileProblem(e))
+            {
+                await stderr.WriteLineAsync($"error: cannot read the history file {file.FullName}: {e.Message}");
+                return ExitCodes.Usage;
+            }
         }
 
         IReadOnlyDictionary<string, IReadOnlyList<long>> dump;

@@ -112,7 +112,7 @@ public static class Runner
         try
         {
             silo = options.Cluster is { } gateways
-                ? await ExternalCluster.ConnectAsync([.. gateways.Select(g => LoadGenValidation.Endpoint(g))], stderr, cancellationToken, options.PactAttempts)
+                ? await ExternalCluster.ConnectAsync([.. gateways.Select(g => LoadGenValidation.Endpoint(g))], options.PactAttempts, stderr, cancellationToken)
                 : await EmbeddedCluster.StartAsync(options, stderr, cancellationToken);
             cluster = new ClusterInfo(silo.Kind, await silo.CountSilos());
         }

@@ -45,8 +45,8 @@ public sealed class ExternalCluster : ILoadGenCluster
     /// <inheritdoc />
     public Task<int> CountSilos() => ClusterMembership.CountActiveSilos(host.Services.GetRequiredService<IClusterClient>());
 
-    /// <summary>Connects to the gateways; throws if none answers.</summary>
-    public static async Task<ExternalCluster> ConnectAsync(IReadOnlyList<IPEndPoint> gateways, TextWriter diagnostics, CancellationToken cancellationToken, int pactAttempts = 1)
+    /// <summary>Connects to the gateways (PACTs a cascade aborts run up to <paramref name="pactAttempts"/> times); throws if none answers.</summary>
+    public static async Task<ExternalCluster> ConnectAsync(IReadOnlyList<IPEndPoint> gateways, int pactAttempts, TextWriter diagnostics, CancellationToken cancellationToken)
     {
         var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
         builder.Services.AddSingleton<IHostLifetime, LoadGenHostLifetime>();

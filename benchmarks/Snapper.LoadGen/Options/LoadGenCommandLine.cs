@@ -136,11 +136,12 @@ public static class LoadGenCommandLine
         Description = "Issue only NewOrder instead of TPC-C's standard mix.",
     };
 
-    private static readonly Option<FileInfo> CheckHistory = new("--history")
+    private static readonly Option<FileInfo[]> CheckHistory = new("--history")
     {
-        Description = "The history a listappend run wrote with --history.",
-        HelpName = "file",
+        Description = "The histories listappend runs wrote with --history, checked as one (several runs against one cluster, say across restarts).",
+        HelpName = "file...",
         Required = true,
+        AllowMultipleArgumentsPerToken = true,
     };
 
     private static readonly Option<FileInfo> CheckDump = new("--dump")
@@ -231,7 +232,7 @@ public static class LoadGenCommandLine
     }
 
     /// <summary>The files of a parsed <c>check</c>.</summary>
-    public static (FileInfo History, FileInfo Dump) CheckFiles(ParseResult parsed)
+    public static (FileInfo[] Histories, FileInfo Dump) CheckFiles(ParseResult parsed)
     {
         ArgumentNullException.ThrowIfNull(parsed);
         return (parsed.GetValue(CheckHistory)!, parsed.GetValue(CheckDump)!);

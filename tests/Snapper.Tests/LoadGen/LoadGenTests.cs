@@ -90,6 +90,14 @@ public sealed class LoadGenTests
 
             Assert.Equal(0, await Runner.MainAsync(["check", "--history", history, "--dump", dump], new StringWriter(), new StringWriter(), CancellationToken.None));
 
+            // The same history split over two files is checked as one; either half alone is not enough.
+            var lines = await File.ReadAllLinesAsync(history);
+            var (firstHalf, secondHalf) = (Path.Combine(folder, "h1.jsonl"), Path.Combine(folder, "h2.jsonl"));
+            await File.WriteAllLinesAsync(firstHalf, lines[..(lines.Length / 2)]);
+            await File.WriteAllLinesAsync(secondHalf, lines[(lines.Length / 2)..]);
+            Assert.Equal(0, await Runner.MainAsync(["check", "--history", firstHalf, secondHalf, "--dump", dump], new StringWriter(), new StringWriter(), CancellationToken.None));
+            Assert.Equal(1, await Runner.MainAsync(["check", "--history", firstHalf, "--dump", dump], new StringWriter(), new StringWriter(), CancellationToken.None));
+
             // Drop the last element of the longest list: a committed append goes missing.
             var lists = JsonSerializer.Deserialize<Dictionary<string, List<long>>>(await File.ReadAllTextAsync(dump))!;
             var longest = lists.MaxBy(kv => kv.Value.Count).Key;
