@@ -69,6 +69,13 @@ internal sealed class BatchToken
         prunedThrough = ResolvedThrough;
     }
 
+    /// <summary>
+    /// Tids up to here are covered by a durable <see cref="Logging.TidReservationRecord"/>: the
+    /// holder hands out no tid beyond it before logging a further reservation.
+    /// </summary>
+    [Id(9)]
+    public long ReservedThrough { get; set; }
+
     [Id(8)]
     private long prunedThrough;
 }

@@ -7,11 +7,16 @@ namespace Snapper.Coordination;
 /// Commit and abort of the batches this coordinator emitted (Snapper §4.2.4).
 /// </summary>
 /// <remarks>
-/// <para><b>Commit in bid order across the ring.</b> Each batch waits for the batch emitted just
-/// before it (by any coordinator: the token names it) to resolve, asking that coordinator
-/// (<see cref="ICoordinator.WaitResolved"/>); once it has and every participant sent BatchComplete,
-/// it logs BatchCommit and sends BatchCommit. So batches resolve one after another in bid order, and
-/// "batch b has resolved" means every batch before it has too.</para>
+/// <para><b>Commit in bid order across the ring, logged in a pipeline.</b> Each batch waits for the
+/// batch emitted just before it (by any coordinator: the token names it) to be <em>decided</em>,
+/// asking that coordinator (<see cref="ICoordinator.WaitDecided"/>); once it is and every
+/// participant sent BatchComplete, it decides to commit and logs BatchCommit naming the previous
+/// batch as its dependency (<see cref="BatchCommitRecord.DependsOn"/>). It tells its participants
+/// (BatchCommit) and <em>resolves</em> only once its record is durable and the previous batch has
+/// resolved. So decisions follow one another at the speed of a message, the BatchCommits of many
+/// batches share one group commit, and still "batch b has resolved" means every batch before it has
+/// too, durably. Were batch b's record lost, recovery drops every later BatchCommit that depends on
+/// it; were its write to fail, b aborts and the cascade below takes the batches that decided after it.</para>
 /// <para><b>Abort cascade.</b> A PACT that throws (or a declaration error, or a failed log write)
 /// fails its batch b. The paper aborts every uncommitted batch; here the batches before b are left
 /// to commit, and every batch emitted after b up to the point the cascade is <em>sealed</em> aborts,
@@ -63,6 +68,8 @@ internal sealed partial class Coordinator
 
     public Task<BatchOutcome> WaitResolved(long bid) => LocalOutcome(bid);
 
+    public Task<BatchOutcome> WaitDecided(long bid) => LocalDecision(bid);
+
     public Task CascadeSealed(long through)
     {
         ongoingCascade = Math.Max(ongoingCascade, through);
@@ -83,7 +90,7 @@ internal sealed partial class Coordinator
 
     private void FailBatch(EmittedBatch batch, long tid, Exception cause)
     {
-        if (batch.Phase is BatchPhase.Committing or BatchPhase.Resolved)
+        if (batch.Phase is BatchPhase.Committing or BatchPhase.CommitLogged or BatchPhase.Resolved)
         {
             return; // decided: its BatchCommit is being written or was
         }
@@ -173,32 +180,55 @@ internal sealed partial class Coordinator
         OnToken();
     }
 
-    // Batches resolve in bid order: each waits for its predecessor, then commits once complete, or
-    // aborts if the predecessor's cascade takes it (or it failed itself).
+    // Batches are decided, and resolve, in bid order. Each waits for its predecessor's decision,
+    // then decides to commit once complete, or aborts if the predecessor's cascade takes it (or it
+    // failed itself); then for its predecessor's resolution, which may still doom it (a BatchCommit
+    // that could not be logged) and without which it cannot resolve.
     private async Task AwaitPredecessor(EmittedBatch batch)
     {
-        var previous = await OutcomeOf(batch.PreviousBid, batch.PreviousCoordinator);
+        var decided = await DecisionOf(batch.PreviousBid, batch.PreviousCoordinator);
         batch.PredecessorSettled = true;
-        if (previous.Dooms(batch.Bid))
+        batch.PredecessorCommitted = decided.Logging; // else it aborted, or its commit is durable already
+        if (decided.Dooms(batch.Bid))
         {
-            if (batch.Phase is not (BatchPhase.Committing or BatchPhase.Resolved))
-            {
-                batch.Phase = BatchPhase.Aborting;
-                batch.SealedThrough = previous.AbortedThrough;
-                await AbortBatch(batch);
-            }
-
+            batch.PredecessorResolved.TrySetResult(decided); // an abort is decided only once resolved
+            await Doom(batch, decided.AbortedThrough);
             return;
         }
 
         if (batch.Phase == BatchPhase.Completed)
         {
-            await Commit(batch);
+            _ = Commit(batch);
         }
         else if (batch.Phase == BatchPhase.Aborting && batch.SealedThrough > 0)
         {
-            await AbortBatch(batch);
+            _ = AbortBatch(batch);
         }
+
+        var resolved = decided.Logging ? await OutcomeOf(batch.PreviousBid, batch.PreviousCoordinator) : decided;
+        batch.PredecessorResolved.TrySetResult(resolved);
+        if (resolved.Dooms(batch.Bid))
+        {
+            await Doom(batch, resolved.AbortedThrough);
+        }
+        else if (batch.Phase == BatchPhase.CommitLogged)
+        {
+            Acknowledge(batch);
+        }
+    }
+
+    // An aborted predecessor's cascade takes this batch, whatever it had decided: a decision to
+    // commit that is not yet acknowledged depends on the predecessor's, which will not count.
+    private async Task Doom(EmittedBatch batch, long through)
+    {
+        if (batch.Phase is BatchPhase.Resolved || batch.AbortStarted)
+        {
+            return;
+        }
+
+        batch.Phase = BatchPhase.Aborting;
+        batch.SealedThrough = through;
+        await AbortBatch(batch);
     }
 
     private async Task Commit(EmittedBatch batch)
@@ -209,17 +239,44 @@ internal sealed partial class Coordinator
         }
 
         batch.Phase = BatchPhase.Committing;
+        batch.Decided.TrySetResult(BatchOutcome.CommitLogging);
         try
         {
             if (log is not null)
             {
-                await log.Append(new BatchCommitRecord(batch.Bid));
+                await log.Append(new BatchCommitRecord(batch.Bid) { DependsOn = batch.PredecessorCommitted ? batch.PreviousBid : 0 });
             }
         }
         catch (Exception e)
         {
-            batch.Phase = BatchPhase.Completed; // undecided again: the failure aborts it
-            FailBatch(batch, 0, new TransactionAbortedException(AbortReason.Failure, $"coordinator {key} could not log BatchCommit of batch {batch.Bid}: {e.Message}", e));
+            if (batch.Phase == BatchPhase.Committing)
+            {
+                // Not durable, so not committed after all. Batches after it may have decided on
+                // it: the cascade this failure starts reaches them (their records depend on this one).
+                batch.Phase = BatchPhase.Completed;
+                FailBatch(batch, 0, new TransactionAbortedException(AbortReason.Failure, $"coordinator {key} could not log BatchCommit of batch {batch.Bid}: {e.Message}", e));
+            }
+
+            return;
+        }
+
+        if (batch.Phase != BatchPhase.Committing)
+        {
+            return; // a predecessor's failed BatchCommit doomed it meanwhile
+        }
+
+        batch.Phase = BatchPhase.CommitLogged;
+        if (batch.PredecessorResolved.Task.IsCompletedSuccessfully && !batch.PredecessorResolved.Task.Result.Dooms(batch.Bid))
+        {
+            Acknowledge(batch);
+        }
+    }
+
+    // Its BatchCommit and every earlier batch's are durable: committed for good. Tell the participants.
+    private void Acknowledge(EmittedBatch batch)
+    {
+        if (batch.Phase != BatchPhase.CommitLogged)
+        {
             return;
         }
 
@@ -236,7 +293,7 @@ internal sealed partial class Coordinator
     // so when the cascade's last batch has resolved no aborted state is left anywhere.
     private async Task AbortBatch(EmittedBatch batch)
     {
-        if (batch.AbortStarted || batch.Phase is BatchPhase.Committing or BatchPhase.Resolved)
+        if (batch.AbortStarted || batch.Phase is BatchPhase.Resolved)
         {
             return;
         }
@@ -269,6 +326,9 @@ internal sealed partial class Coordinator
             }
         }));
 
+        // An abort resolves after its predecessor: a batch that follows it may then log its
+        // BatchCommit without a dependency, since everything before is durable.
+        await batch.PredecessorResolved.Task;
         Resolve(batch, BatchOutcome.Abort(through));
     }
 
@@ -292,6 +352,7 @@ internal sealed partial class Coordinator
             }
         }
 
+        batch.Decided.TrySetResult(outcome);
         batch.Resolved.TrySetResult(outcome);
     }
 
@@ -303,6 +364,20 @@ internal sealed partial class Coordinator
         }
 
         return Task.FromResult(aborted.TryGetValue(bid, out var abort) ? BatchOutcome.Abort(abort.Through) : BatchOutcome.Commit);
+    }
+
+    private Task<BatchOutcome> LocalDecision(long bid) =>
+        unresolved.TryGetValue(bid, out var batch) ? batch.Decided.Task : LocalOutcome(bid);
+
+    /// <summary>How batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> was decided, once it is.</summary>
+    private async Task<BatchOutcome> DecisionOf(long bid, string? coordinator)
+    {
+        if (bid == 0 || coordinator is null)
+        {
+            return BatchOutcome.Commit;
+        }
+
+        return coordinator == key ? await LocalDecision(bid) : await coordinators.WaitDecided(coordinator, bid);
     }
 
     /// <summary>How batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> resolved, once it has.</summary>

@@ -42,6 +42,10 @@ internal sealed partial class Coordinator(
     internal const string LogActorType = "snapper.coordinator";
 
     private static readonly TimeSpan WakeAfter = TimeSpan.FromMilliseconds(100);
+
+    // How many tids one TidReservation record covers beyond what is asked for at the time: one log
+    // write per million tids, and a restart skips at most that many.
+    private const long TidReservationChunk = 1 << 20;
     private readonly SnapperOptions settings = options.Value;
     private readonly ILogger diagnostics = loggerFactory.CreateLogger("Snapper.Pact");
     private string key = string.Empty;
@@ -49,6 +53,7 @@ internal sealed partial class Coordinator(
     private RingView view = RingView.Empty;
     private BatchToken? token;
     private bool parked;
+    private bool reserving; // holding the token while a TidReservation is being logged
     private bool sawToken;
     private (string? Holder, long Parkings) parkedAt;
     private List<PendingPact> buffer = [];
@@ -56,7 +61,16 @@ internal sealed partial class Coordinator(
     private IGrainTimer? wakeTimer;
     private long batchesFormed;
 
-    private bool HasWork => buffer.Count > 0 || tidRequests.Count > 0 || NeedsCascade();
+    private int batchInfoWrites; // BatchInfo records of this coordinator's batches not yet durable
+
+    // Whether the token is needed here now (PACTs held back for a BatchInfo write ask for it when the write is done).
+    private bool HasWork => ReadyToForm || tidRequests.Count > 0 || NeedsCascade();
+
+    // A batch is formed only when the previous one's BatchInfo is durable: while the log is slow,
+    // PACTs gather for the next batch instead of each token visit emitting a small one, so batches
+    // grow with the log's latency (group commit at the ring) and the chain of batches that commit
+    // one after another stays short.
+    private bool ReadyToForm => buffer.Count > 0 && batchInfoWrites == 0;
 
     /// <inheritdoc />
     public override async Task OnActivateAsync(CancellationToken cancellationToken)
@@ -150,7 +164,7 @@ internal sealed partial class Coordinator(
     // an abort cascade), then emit the batch.
     private void OnToken()
     {
-        if (token is not { } held || cascading)
+        if (token is not { } held || cascading || reserving)
         {
             return;
         }
@@ -164,7 +178,7 @@ internal sealed partial class Coordinator(
         held.ResolvedThrough = Math.Max(held.ResolvedThrough, resolvedThrough);
         held.ForgetResolved();
         held.LastTid = Math.Max(held.LastTid, view.TidFloor);
-        if (tidRequests.Count == 0 && buffer.Count == 0)
+        if (tidRequests.Count == 0 && !ReadyToForm)
         {
             if (++held.IdleVisits >= Math.Max(1, view.Members.Length))
             {
@@ -177,6 +191,13 @@ internal sealed partial class Coordinator(
         }
 
         held.IdleVisits = 0;
+        var wanted = tidRequests.Sum(r => (long)r.Count) + (ReadyToForm ? buffer.Count : 0);
+        if (log is not null && held.LastTid + wanted > held.ReservedThrough)
+        {
+            _ = Reserve(held, held.LastTid + wanted + TidReservationChunk);
+            return;
+        }
+
         foreach (var request in tidRequests)
         {
             var first = held.LastTid + 1;
@@ -186,7 +207,7 @@ internal sealed partial class Coordinator(
 
         tidRequests = [];
         FormedBatch? formed = null;
-        if (buffer.Count > 0)
+        if (ReadyToForm)
         {
             var pacts = buffer.ToImmutableArray();
             buffer = [];
@@ -203,6 +224,41 @@ internal sealed partial class Coordinator(
         {
             _ = Emit(formed);
         }
+    }
+
+    // Logs that tids up to `through` may be handed out, holding the token meanwhile, then carries on
+    // where OnToken stopped. If the log cannot take it, the PACTs and tid requests waiting here fail:
+    // handing out tids that a restart could hand out again would break their uniqueness.
+    private async Task Reserve(BatchToken held, long through)
+    {
+        reserving = true;
+        try
+        {
+            await log!.Append(new TidReservationRecord(through));
+            held.ReservedThrough = through;
+        }
+        catch (Exception e)
+        {
+            var failure = new TransactionAbortedException(AbortReason.Failure, $"coordinator {key} could not log a tid reservation: {e.Message}", e);
+            foreach (var pact in buffer)
+            {
+                pact.Placed.TrySetException(failure);
+            }
+
+            foreach (var request in tidRequests)
+            {
+                request.Allocated.TrySetException(failure);
+            }
+
+            buffer = [];
+            tidRequests = [];
+        }
+        finally
+        {
+            reserving = false;
+        }
+
+        OnToken();
     }
 
     private void Park(BatchToken held)
@@ -301,29 +357,16 @@ internal sealed partial class Coordinator(
         return Task.CompletedTask;
     }
 
+    // BatchMsgs go out at once; BatchInfo is logged alongside rather than ahead of them (a departure
+    // from Snapper §4.2.4, deliberate): recovery presumes abort for a batch without a BatchCommit and
+    // never needs its participant list, and BatchCommit is appended to the same logger after
+    // BatchInfo, so whenever a batch counts as committed its BatchInfo is in the log too. Waiting for
+    // it would put one more log write on every PACT's path.
     private async Task Emit(FormedBatch formed)
     {
         var batch = formed.Batch;
-        try
-        {
-            if (log is not null)
-            {
-                // Write-ahead: the batch's participants are durable before any BatchMsg is sent.
-                await log.Append(new BatchInfoRecord(batch.Bid, key, batch.Participants));
-            }
-        }
-        catch (Exception e)
-        {
-            var failure = new TransactionAbortedException(AbortReason.Failure, $"coordinator {key} could not log BatchInfo of batch {batch.Bid}: {e.Message}", e);
-            foreach (var pact in formed.Pacts)
-            {
-                pact.Placed.TrySetException(failure);
-            }
-
-            FailBatch(batch, 0, failure);
-            return;
-        }
-
+        batchInfoWrites++;
+        var written = log?.Append(new BatchInfoRecord(batch.Bid, key, batch.Participants)) ?? Task.CompletedTask;
         foreach (var (actor, sub) in formed.SubBatches)
         {
             Deliver(actor, p => p.OnBatch(sub));
@@ -332,6 +375,23 @@ internal sealed partial class Coordinator(
         for (var i = 0; i < formed.Pacts.Length; i++)
         {
             formed.Pacts[i].Placed.TrySetResult(formed.Contexts[i]);
+        }
+
+        try
+        {
+            await written;
+        }
+        catch (Exception e)
+        {
+            FailBatch(batch, 0, new TransactionAbortedException(AbortReason.Failure, $"coordinator {key} could not log BatchInfo of batch {batch.Bid}: {e.Message}", e));
+        }
+        finally
+        {
+            batchInfoWrites--;
+            if (buffer.Count > 0)
+            {
+                RequestToken(); // the PACTs that gathered meanwhile form the next batch
+            }
         }
     }
 

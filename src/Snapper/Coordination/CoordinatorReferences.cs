@@ -14,13 +14,18 @@ internal sealed class CoordinatorReferences(IGrainFactory grains)
         references.TryGetValue(key, out var known) ? known : references.GetOrAdd(key, grains.GetGrain<ICoordinator>(key));
 
     /// <summary>Completes once batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> has resolved, saying how.</summary>
-    public async Task<BatchOutcome> WaitResolved(string coordinator, long bid)
+    public Task<BatchOutcome> WaitResolved(string coordinator, long bid) => Ask(coordinator, bid, static (c, b) => c.WaitResolved(b));
+
+    /// <summary>Completes once batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> has been decided (<see cref="ICoordinator.WaitDecided"/>).</summary>
+    public Task<BatchOutcome> WaitDecided(string coordinator, long bid) => Ask(coordinator, bid, static (c, b) => c.WaitDecided(b));
+
+    private async Task<BatchOutcome> Ask(string coordinator, long bid, Func<ICoordinator, long, Task<BatchOutcome>> question)
     {
         while (true)
         {
             try
             {
-                return await Get(coordinator).WaitResolved(bid);
+                return await question(Get(coordinator), bid);
             }
             catch (TimeoutException)
             {

@@ -25,8 +25,17 @@ internal sealed class EmittedBatch(long bid, long previousBid, string? previousC
     /// <summary>When it was formed; the declaration timeout counts from here.</summary>
     public DateTimeOffset EmittedAt { get; } = emittedAt;
 
-    /// <summary>Its predecessor has resolved without dooming it: it may commit once complete.</summary>
+    /// <summary>Its predecessor has been decided without dooming it: it may decide to commit once complete.</summary>
     public bool PredecessorSettled { get; set; }
+
+    /// <summary>
+    /// Its predecessor was decided committed and its BatchCommit was not durable yet: this batch's
+    /// BatchCommit record depends on the predecessor's (<see cref="Logging.BatchCommitRecord.DependsOn"/>).
+    /// </summary>
+    public bool PredecessorCommitted { get; set; }
+
+    /// <summary>How its predecessor resolved, once it has; it resolves only after that.</summary>
+    public TaskCompletionSource<BatchOutcome> PredecessorResolved { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
     /// <summary>For a batch that failed here: the last bid its abort cascade takes (0 until the cascade is sealed).</summary>
     public long SealedThrough { get; set; }
@@ -37,6 +46,17 @@ internal sealed class EmittedBatch(long bid, long previousBid, string? previousC
     /// <summary>Why the whole batch failed (a log write, say), or null.</summary>
     public Exception? Failure { get; set; }
 
-    /// <summary>Completed when the batch is resolved, saying how; later batches and ACT roots wait on it.</summary>
+    /// <summary>
+    /// Completed when the batch is decided: committed as soon as it decides to commit (before its
+    /// BatchCommit is durable), aborted when it has resolved aborted. The next batch waits on it
+    /// to decide its own commit, so commit decisions are not one log write apart.
+    /// </summary>
+    public TaskCompletionSource<BatchOutcome> Decided { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    /// <summary>
+    /// Completed when the batch is resolved, saying how: committed once its BatchCommit and every
+    /// earlier batch's are durable and the participants were told. ACT roots, the end of an abort
+    /// cascade and the next batch's acknowledgement wait on it.
+    /// </summary>
     public TaskCompletionSource<BatchOutcome> Resolved { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 }

@@ -56,6 +56,13 @@ internal interface ICoordinator : IGrainWithStringKey
     /// </summary>
     Task<BatchOutcome> WaitResolved(long bid);
 
+    /// <summary>
+    /// Next batch's coordinator → the batch's coordinator: completes once batch
+    /// <paramref name="bid"/> is decided — committed as soon as it decided to commit (its
+    /// BatchCommit may not be durable yet), aborted once it has resolved aborted.
+    /// </summary>
+    Task<BatchOutcome> WaitDecided(long bid);
+
     /// <summary>Ring membership (rebuilding itself) and tests → coordinator: what it knows.</summary>
     Task<CoordinatorStatus> Status();
 }

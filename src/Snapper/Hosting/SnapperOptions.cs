@@ -3,7 +3,10 @@ namespace Snapper.Hosting;
 /// <summary>Silo-wide Snapper settings. Set them in <c>AddSnapper(configure: o => ...)</c>.</summary>
 public sealed class SnapperOptions
 {
-    /// <summary>Default for <see cref="LoggerCount"/>: one logger per core.</summary>
+    /// <summary>
+    /// Default for <see cref="LoggerCount"/> with <see cref="LoggingMode.Memory"/> and for log
+    /// storages of their own (Azure Tables): one logger per core, so writes proceed in parallel.
+    /// </summary>
     public static readonly int DefaultLoggerCount = Environment.ProcessorCount;
 
     /// <summary>Default for <see cref="ActTidRangeSize"/>.</summary>
@@ -21,8 +24,16 @@ public sealed class SnapperOptions
     /// <summary>Where records go. Default <see cref="LoggingMode.Memory"/>.</summary>
     public LoggingMode Logging { get; set; } = LoggingMode.Memory;
 
-    /// <summary>Loggers per silo; actors are spread over them by a hash of their id (1 to 1024).</summary>
-    public int LoggerCount { get; set; } = DefaultLoggerCount;
+    /// <summary>
+    /// Loggers per silo; actors are spread over them by a hash of their id (1 to 1024). Null (the
+    /// default) picks one: a single logger for <see cref="LoggingMode.File"/>, because the logs share
+    /// one disk, which takes one fsync at a time, and one logger makes the largest group commits;
+    /// <see cref="DefaultLoggerCount"/> otherwise.
+    /// </summary>
+    public int? LoggerCount { get; set; }
+
+    /// <summary>The logger count in effect: <see cref="LoggerCount"/>, or the default for <see cref="Logging"/>.</summary>
+    internal int EffectiveLoggerCount => LoggerCount ?? (Logging == LoggingMode.File ? 1 : DefaultLoggerCount);
 
     /// <summary>
     /// How many ACT tids a silo takes from the coordinator at a time (Snapper §4.3.1), so that ACTs

@@ -2,7 +2,7 @@ using System.Collections.Immutable;
 
 namespace Snapper.Logging;
 
-/// <summary>Written by a PACT coordinator before it emits a batch: who takes part.</summary>
+/// <summary>Written by a PACT coordinator as it emits a batch: who takes part.</summary>
 internal sealed record BatchInfoRecord(long Tid, string Coordinator, ImmutableArray<ActorId> Participants) : LogRecord(Tid)
 {
     /// <summary>The batch id (the tid of its first PACT).</summary>

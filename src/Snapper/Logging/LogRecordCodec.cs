@@ -17,12 +17,13 @@ namespace Snapper.Logging;
 internal static class LogRecordCodec
 {
     /// <summary>The format version this build writes.</summary>
-    public const byte CurrentVersion = 3;
+    public const byte CurrentVersion = 4;
 
     /// <summary>
     /// Version 1 had no commit dependencies in CoordCommit; versions 1 and 2 named a batch's
     /// coordinator by its index in a one-silo ring (read back as that number) and had no state
-    /// versions (read back as 0); both are still read.
+    /// versions (read back as 0); versions 1 to 3 had no dependency in BatchCommit (read back as 0:
+    /// those builds logged it only after the previous batch's was durable). All are still read.
     /// </summary>
     private const byte FirstVersion = 1;
 
@@ -79,7 +80,10 @@ internal static class LogRecordCodec
                 WriteBytes(output, r.State.Span);
                 WriteInt64(output, r.Version);
                 break;
-            case BatchCommitRecord:
+            case BatchCommitRecord r:
+                WriteInt64(output, r.DependsOn);
+                break;
+            case TidReservationRecord:
                 break;
             default:
                 throw new ArgumentException($"No encoding for log record type {record.GetType().Name}.", nameof(record));
@@ -106,7 +110,8 @@ internal static class LogRecordCodec
             LogRecordKind.Commit => new CommitRecord(tid, reader.Actor(), reader.Bytes()) { Version = reader.StateVersion(version) },
             LogRecordKind.BatchInfo => new BatchInfoRecord(tid, reader.Coordinator(version), reader.Actors()),
             LogRecordKind.BatchComplete => new BatchCompleteRecord(tid, reader.Actor(), reader.Coordinator(version), reader.Bytes()) { Version = reader.StateVersion(version) },
-            LogRecordKind.BatchCommit => new BatchCommitRecord(tid),
+            LogRecordKind.BatchCommit => new BatchCommitRecord(tid) { DependsOn = version >= 4 ? reader.Int64() : 0 },
+            LogRecordKind.TidReservation => new TidReservationRecord(tid),
             _ => throw new InvalidDataException($"Log record of transaction {tid} has unknown kind {(byte)kind}."),
         };
         reader.EnsureEnd(kind);

@@ -15,7 +15,7 @@ internal enum LogRecordKind : byte
     /// <summary>Participant, after applying the commit; carries the state for a one-phase commit.</summary>
     Commit = 4,
 
-    /// <summary>PACT coordinator, before sending BatchMsg: the batch and its participating actors (Snapper Fig. 6).</summary>
+    /// <summary>PACT coordinator, as it sends BatchMsg (Snapper Fig. 6 writes it before): the batch and its participating actors.</summary>
     BatchInfo = 5,
 
     /// <summary>PACT participant, before sending BatchComplete: the state the batch left (empty if it only read).</summary>
@@ -23,4 +23,7 @@ internal enum LogRecordKind : byte
 
     /// <summary>PACT coordinator, before sending BatchCommit: the batch is committed.</summary>
     BatchCommit = 7,
+
+    /// <summary>Coordinator holding the token, before handing out tids above the last reservation: how far tids may go.</summary>
+    TidReservation = 8,
 }

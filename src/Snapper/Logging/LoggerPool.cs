@@ -25,7 +25,7 @@ internal sealed class LoggerPool
 
         loggers = settings.Logging == LoggingMode.None
             ? []
-            : Enumerable.Range(0, settings.LoggerCount).Select(i => new Logger(LogName(silo.Name, i), storage, metrics, diagnostics)).ToArray();
+            : Enumerable.Range(0, settings.EffectiveLoggerCount).Select(i => new Logger(LogName(silo.Name, i), storage, metrics, diagnostics)).ToArray();
     }
 
     public bool Enabled => loggers.Length > 0;

@@ -15,7 +15,9 @@ namespace Snapper.Recovery;
 /// actor may have been active on several silos, and may activate on this one now. Pass 1 collects
 /// the decisions: CoordCommit (an ACT committed) and BatchCommit (a PACT batch committed). Pass 2
 /// keeps, per actor, the committed state with the highest version: a one-phase Commit record, a
-/// Prepare whose tid has a CoordCommit, or a BatchComplete whose batch has a BatchCommit. A Prepare
+/// Prepare whose tid has a CoordCommit, or a BatchComplete whose batch has a BatchCommit (each
+/// counted only if what it depends on counted: see <see cref="CommittedActs"/> and
+/// <see cref="CommittedBatches"/>). A Prepare
 /// with no CoordCommit, or a BatchComplete with no BatchCommit, is aborted: presumed abort, and the
 /// process that could still have decided them is gone. Records older than state versions (format
 /// versions 1 and 2) all have version 0; among them the later one in the log wins, as before.</para>
@@ -68,7 +70,7 @@ internal sealed class LogRecovery(
         }
 
         var coordCommits = new Dictionary<long, CoordCommitRecord>();
-        var committedBatches = new HashSet<long>();
+        var batchCommits = new List<BatchCommitRecord>();
         foreach (var record in logs.SelectMany(l => l.Records))
         {
             switch (record)
@@ -77,12 +79,13 @@ internal sealed class LogRecovery(
                     coordCommits[c.Tid] = c;
                     break;
                 case BatchCommitRecord b:
-                    committedBatches.Add(b.Bid);
+                    batchCommits.Add(b);
                     break;
             }
         }
 
         var committedActs = CommittedActs(coordCommits);
+        var committedBatches = CommittedBatches(batchCommits);
         foreach (var record in logs.SelectMany(l => l.Records))
         {
             switch (record)
@@ -100,6 +103,25 @@ internal sealed class LogRecovery(
         }
 
         LogMessages.Recovered(diagnostics, recovered.Count, logs.Sum(l => l.Records.Count), recovered.MaxTid);
+    }
+
+    /// <summary>
+    /// The PACT batches that committed: a BatchCommit counts only if the batch it depends on
+    /// committed too (a coordinator logs BatchCommit as soon as the previous batch decided, before
+    /// that decision is durable). A dependency is always an earlier bid, so one pass in bid order decides.
+    /// </summary>
+    internal static HashSet<long> CommittedBatches(IEnumerable<BatchCommitRecord> batchCommits)
+    {
+        var committed = new HashSet<long>();
+        foreach (var record in batchCommits.OrderBy(b => b.Bid))
+        {
+            if (record.DependsOn == 0 || committed.Contains(record.DependsOn))
+            {
+                committed.Add(record.Bid);
+            }
+        }
+
+        return committed;
     }
 
     /// <summary>

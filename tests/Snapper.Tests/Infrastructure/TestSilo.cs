@@ -92,7 +92,7 @@ public sealed class TestSilo : IAsyncDisposable
     {
         var view = await Grains.GetGrain<IRingMembership>(0).View();
         var statuses = await Task.WhenAll(view.Members.Select(k => Grains.GetGrain<ICoordinator>(k).Status()));
-        return new RingState(statuses.Any(s => s.Parked), statuses.Sum(s => s.Unresolved), statuses.Any(s => s.Cascading));
+        return new RingState(statuses.Any(s => s.Parked), statuses.Sum(s => s.Unresolved), statuses.Any(s => s.Cascading), statuses.Sum(s => s.Waiting));
     }
 
     /// <summary>The ACT engine of an active transactional actor, for checking locks and records.</summary>
@@ -118,7 +118,10 @@ public sealed class TestSilo : IAsyncDisposable
     internal string? SiloOf(ActorId id) =>
         cluster.Silos.FirstOrDefault(s => s.ServiceProvider.GetRequiredService<SnapperRuntime>().Activations.ContainsKey(id))?.Name;
 
-    /// <summary>Every record in every log of every silo's storage, decoded, in append order per log.</summary>
+    /// <summary>
+    /// Every transaction record in every log of every silo's storage, decoded, in append order per
+    /// log: all but the ring's <see cref="TidReservationRecord"/>s, which come and go with tid ranges.
+    /// </summary>
     internal async Task<List<LogRecord>> LogRecords()
     {
         var records = new List<LogRecord>();
@@ -135,7 +138,10 @@ public sealed class TestSilo : IAsyncDisposable
             {
                 await foreach (var bytes in storage.ReadAsync(log, CancellationToken.None))
                 {
-                    records.Add(LogRecordCodec.Decode(bytes.Span));
+                    if (LogRecordCodec.Decode(bytes.Span) is not TidReservationRecord and var record)
+                    {
+                        records.Add(record);
+                    }
                 }
             }
         }
@@ -184,4 +190,4 @@ public sealed class TestSilo : IAsyncDisposable
 }
 
 /// <summary>The ring, summed up over its coordinators.</summary>
-internal readonly record struct RingState(bool Parked, int Unresolved, bool Cascading);
+internal readonly record struct RingState(bool Parked, int Unresolved, bool Cascading, int Waiting);

@@ -49,6 +49,22 @@ public sealed class RecoveryTests : IDisposable
     }
 
     [Fact]
+    public async Task A_restarted_silo_hands_out_no_tid_again_even_one_whose_transaction_left_no_record()
+    {
+        var storage = new InMemoryLogStorage();
+        long seen;
+        await using (var silo = await TestSilo.StartAsync(configure: null, services => services.AddSingleton<ILogStorage>(storage)))
+        {
+            // A read-only ACT writes no record at all: only the ring's tid reservation covers its tid.
+            seen = (await silo.Client.RunAct<ITestActor, TxnContext>(Actor("reader"), (a, ctx) => a.Leak(ctx))).Tid;
+        }
+
+        await using var restarted = await TestSilo.StartAsync(configure: null, services => services.AddSingleton<ILogStorage>(storage));
+        var next = await restarted.Client.RunAct<ITestActor, TxnContext>(Actor("reader"), (a, ctx) => a.Leak(ctx));
+        Assert.True(next.Tid > seen, $"tid {next.Tid} after the restart does not follow tid {seen} from before it");
+    }
+
+    [Fact]
     public async Task A_silo_restarted_on_its_log_files_has_every_acknowledged_commit()
     {
         void FileLogging(SnapperBuilder s) => s.Configure(o =>

@@ -1,6 +1,5 @@
 using Microsoft.Extensions.DependencyInjection;
 using Snapper.Logging;
-using StableHash = Snapper.Logging.StableHash;
 using Snapper.Tests.Infrastructure;
 
 namespace Snapper.Tests.Regression;
@@ -20,12 +19,7 @@ public sealed class PactRegressionTests
         // Two coordinators on two different loggers, and q (on coordinator 1) on neither of them
         // being held, so holding coordinator 0's BatchCommit holds nothing of batch 2.
         const int coordinators = 2;
-        var keys = Enumerable.Range(0, 64).Select(i => ActorId.Create<ITestActor>($"p{i}")).ToArray();
-        var (loggers, p, q) = Enumerable.Range(2, 30)
-            .Where(n => LogIndex(Coordinator(0), n) != LogIndex(Coordinator(1), n))
-            .SelectMany(n => keys.Where(k => CoordinatorOf(k, coordinators) == 1 && LogIndex(k, n) != LogIndex(Coordinator(0), n))
-                .Select(k => (n, keys.First(r => CoordinatorOf(r, coordinators) == 0), k)))
-            .First();
+        var (loggers, p, q) = RingPlacement.TwoCoordinatorsOnTwoLoggers();
         var storage = new ScriptedLogStorage();
         await using var silo = await TestSilo.StartAsync(
             s => s.Configure(o =>
@@ -82,10 +76,4 @@ public sealed class PactRegressionTests
         Assert.Equal(0, await silo.Client.RunAct<ITestActor, int>(p, (a, ctx) => a.Read(ctx)));
         Assert.Equal(0, await silo.Client.RunAct<ITestActor, int>(q, (a, ctx) => a.Read(ctx)));
     }
-
-    private static ActorId Coordinator(int index) => ActorId.FromParts("snapper.coordinator", index.ToString(System.Globalization.CultureInfo.InvariantCulture));
-
-    private static ulong LogIndex(ActorId actor, int loggers) => StableHash.Of(actor) % (ulong)loggers;
-
-    private static ulong CoordinatorOf(ActorId root, int coordinators) => StableHash.Of(root) % (ulong)coordinators;
 }

@@ -1,0 +1,115 @@
+using Microsoft.Extensions.DependencyInjection;
+using Snapper.Logging;
+using Snapper.Tests.Infrastructure;
+
+namespace Snapper.Tests.Pact;
+
+/// <summary>
+/// PACT commit with a durable log (docs/architecture.md, "PACT with a durable log"): a batch
+/// decides and logs its BatchCommit while the previous batch's is still being written, naming it as
+/// a dependency; it is acknowledged only after the previous one; recovery counts its record only
+/// if the dependency's is there; and a coordinator whose BatchInfo is still being written gathers
+/// the PACTs that arrive meanwhile into one batch.
+/// </summary>
+public sealed class PipelinedCommitTests
+{
+    private static readonly TimeSpan Bound = TimeSpan.FromSeconds(10);
+
+    [Fact]
+    public async Task A_batch_logs_its_BatchCommit_before_the_previous_one_is_durable_and_is_acknowledged_after_it()
+    {
+        var (loggers, p, q) = RingPlacement.TwoCoordinatorsOnTwoLoggers();
+        var storage = new ScriptedLogStorage();
+        await using var silo = await StartAsync(storage, loggers);
+
+        // Batch 1 (p, coordinator 0) is decided; its BatchCommit is being logged and held.
+        var commit = storage.Hold(r => r is BatchCommitRecord);
+        var first = silo.Client.RunPact<ITestActor>(p, (a, ctx) => a.Add(ctx, 1), AccessSet.Of(p));
+        await commit.Arrived;
+        var firstBid = (await silo.LogRecords()).OfType<BatchInfoRecord>().Single(i => i.Participants.Contains(p)).Bid;
+
+        // Batch 2 (q, coordinator 1, another logger) logs its BatchCommit meanwhile, depending on batch 1's.
+        var second = silo.Client.RunPact<ITestActor>(q, (a, ctx) => a.Add(ctx, 1), AccessSet.Of(q));
+        await Poll.Until(async () => (await silo.LogRecords()).OfType<BatchCommitRecord>().Any(), "batch 2's BatchCommit is durable while batch 1's is held");
+        Assert.Equal(firstBid, (await silo.LogRecords()).OfType<BatchCommitRecord>().Single().DependsOn);
+        Assert.False(second.IsCompleted, "batch 2 was acknowledged before batch 1's BatchCommit was durable");
+
+        // A crash now: batch 2's record depends on one that never reached the log, so neither counts.
+        var image = await storage.ImageAsync();
+
+        commit.Release();
+        await Task.WhenAll(first, second).WaitAsync(Bound);
+        Assert.Equal(1, await Read(silo, p));
+        Assert.Equal(1, await Read(silo, q));
+
+        await using var recovered = await TestSilo.StartAsync(configure: null, services => services.AddSingleton<ILogStorage>(image));
+        Assert.Equal(0, await Read(recovered, p));
+        Assert.Equal(0, await Read(recovered, q));
+    }
+
+    [Fact]
+    public async Task A_BatchCommit_that_cannot_be_logged_aborts_its_batch_and_the_batches_that_decided_after_it()
+    {
+        var (loggers, p, q) = RingPlacement.TwoCoordinatorsOnTwoLoggers();
+        var storage = new ScriptedLogStorage();
+        await using var silo = await StartAsync(storage, loggers);
+
+        var commit = storage.Hold(r => r is BatchCommitRecord);
+        var first = silo.Client.RunPact<ITestActor>(p, (a, ctx) => a.Add(ctx, 1), AccessSet.Of(p));
+        await commit.Arrived;
+        var second = silo.Client.RunPact<ITestActor>(q, (a, ctx) => a.Add(ctx, 10), AccessSet.Of(q));
+        await Poll.Until(async () => (await silo.LogRecords()).OfType<BatchCommitRecord>().Any(), "batch 2 decided after batch 1 and logged its BatchCommit");
+
+        commit.Fail();
+        var firstAbort = await Assert.ThrowsAsync<TransactionAbortedException>(() => first.WaitAsync(Bound));
+        var secondAbort = await Assert.ThrowsAsync<TransactionAbortedException>(() => second.WaitAsync(Bound));
+        Assert.Equal(AbortReason.Failure, firstAbort.Reason);
+        Assert.Contains("BatchCommit", firstAbort.Message);
+        Assert.Equal(AbortReason.Cascading, secondAbort.Reason);
+        Assert.Equal(0, await Read(silo, p));
+        Assert.Equal(0, await Read(silo, q));
+
+        // The ring goes on, on the rolled-back state.
+        await silo.Client.RunPact<ITestActor>(q, (a, ctx) => a.Add(ctx, 5), AccessSet.Of(q)).WaitAsync(Bound);
+        Assert.Equal(5, await Read(silo, q));
+        Assert.Equal(0, (await silo.Ring()).Unresolved);
+    }
+
+    [Fact]
+    public async Task PACTs_that_arrive_while_the_previous_BatchInfo_is_being_logged_form_one_batch()
+    {
+        const int gathered = 8;
+        var storage = new ScriptedLogStorage();
+        await using var silo = await StartAsync(storage, loggers: 1, coordinators: 1);
+        var info = storage.Hold(r => r is BatchInfoRecord);
+        var first = silo.Client.RunPact<ITestActor>(ActorId.Create<ITestActor>("g"), (a, ctx) => a.Add(ctx, 1), AccessSet.Of(ActorId.Create<ITestActor>("g")));
+        await info.Arrived;
+
+        var later = Enumerable.Range(0, gathered)
+            .Select(i => ActorId.Create<ITestActor>($"g{i}"))
+            .Select(id => silo.Client.RunPact<ITestActor>(id, (a, ctx) => a.Add(ctx, 1), AccessSet.Of(id)))
+            .ToList();
+        await Poll.Until(async () => (await silo.Ring()).Waiting == gathered, "the later PACTs wait at the coordinator");
+
+        info.Release();
+        await Task.WhenAll([first, .. later]).WaitAsync(Bound);
+        var batches = (await silo.LogRecords()).OfType<BatchInfoRecord>().ToList();
+        Assert.Equal(2, batches.Count);
+        Assert.Equal(gathered, batches[1].Participants.Length);
+    }
+
+    private static async Task<TestSilo> StartAsync(ScriptedLogStorage storage, int loggers, int coordinators = 2)
+    {
+        var silo = await TestSilo.StartAsync(
+            s => s.Configure(o =>
+            {
+                o.CoordinatorCount = coordinators;
+                o.LoggerCount = loggers;
+            }),
+            services => services.AddSingleton<ILogStorage>(storage));
+        Assert.Equal(RingPlacement.CoordinatorKey(0), silo.CoordinatorKey(0)); // the placement the tests chose their actors by
+        return silo;
+    }
+
+    private static Task<int> Read(TestSilo silo, ActorId actor) => silo.Client.RunAct<ITestActor, int>(actor, (a, ctx) => a.Read(ctx));
+}
