@@ -5,6 +5,7 @@ using Snapper.Act;
 using Snapper.Coordination;
 using Snapper.Diagnostics;
 using Snapper.Grains;
+using Snapper.Hybrid;
 using Snapper.Hosting;
 using Snapper.Logging;
 using Snapper.Recovery;
@@ -25,6 +26,7 @@ internal sealed class SnapperRuntime(
     IClusterMembershipService cluster,
     ILocalSiloDetails silo,
     SnapperMetrics metrics,
+    BatchLatency batchLatency,
     TimeProvider clock,
     ILoggerFactory loggerFactory)
 {
@@ -46,6 +48,12 @@ internal sealed class SnapperRuntime(
     public CommittedStates States { get; } = states;
 
     public SnapperMetrics Metrics { get; } = metrics;
+
+    /// <summary>
+    /// How long an ACT may wait for a PACT batch before it takes the wait for a deadlock:
+    /// <see cref="SnapperOptions.DeadlockTimeout"/>, longer while this silo's batches are slow (<see cref="BatchLatency"/>).
+    /// </summary>
+    public TimeSpan DeadlockTimeout => batchLatency.DeadlockTimeout(Options.DeadlockTimeout, Options.TransactionTimeout);
 
     public TimeProvider Clock { get; } = clock;
 

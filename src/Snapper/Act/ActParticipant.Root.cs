@@ -75,7 +75,7 @@ internal sealed partial class ActParticipant<TState>
             HybridDecision decision;
             try
             {
-                decision = await SerializabilityCheck.Run(act, info, b => runtime.BatchOutcome(b.Bid, b.Coordinator), runtime.Options.DeadlockTimeout, runtime.Clock);
+                decision = await SerializabilityCheck.Run(act, info, b => runtime.BatchOutcome(b.Bid, b.Coordinator), runtime.DeadlockTimeout, runtime.Clock);
                 if (!earlyLockRelease)
                 {
                     // Holding its locks, it may as well wait here: nothing it logs may claim a

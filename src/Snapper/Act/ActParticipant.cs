@@ -254,7 +254,7 @@ internal sealed partial class ActParticipant<TState>
         {
             if (roots.Find(tid) is { } local)
             {
-                await local.WaitForBatch(before, record.Group.WhenOpen, waitingFor, runtime.Options.DeadlockTimeout, AbortReason.Deadlock, runtime.Clock);
+                await local.WaitForBatch(before, record.Group.WhenOpen, waitingFor, runtime.DeadlockTimeout, AbortReason.Deadlock, runtime.Clock);
             }
             else
             {
@@ -263,10 +263,10 @@ internal sealed partial class ActParticipant<TState>
                 await BatchWait.Until(
                     record.Group.WhenOpen,
                     doomed.Task,
-                    runtime.Options.DeadlockTimeout,
+                    runtime.DeadlockTimeout,
                     runtime.Clock,
                     () => RunningAct.Violation(tid, doomed.Task.Result, before, waitingFor),
-                    RunningAct.Timeout(tid, runtime.Options.DeadlockTimeout, waitingFor, AbortReason.Deadlock));
+                    RunningAct.Timeout(tid, runtime.DeadlockTimeout, waitingFor, AbortReason.Deadlock));
             }
         }
         catch

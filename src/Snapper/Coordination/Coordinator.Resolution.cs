@@ -354,6 +354,15 @@ internal sealed partial class Coordinator
 
         batch.Decided.TrySetResult(outcome);
         batch.Resolved.TrySetResult(outcome);
+        if (outcome.Committed)
+        {
+            batchLatency.Observe(now - batch.EmittedAt);
+        }
+
+        if (buffer.Count > 0)
+        {
+            RequestToken(); // PACTs held back while MaxBatchesInFlight were unresolved may form a batch now
+        }
     }
 
     private Task<BatchOutcome> LocalOutcome(long bid)

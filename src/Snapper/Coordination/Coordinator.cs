@@ -5,6 +5,7 @@ using Orleans.Concurrency;
 using Snapper.Diagnostics;
 using Snapper.Grains;
 using Snapper.Hosting;
+using Snapper.Hybrid;
 using Snapper.Logging;
 
 namespace Snapper.Coordination;
@@ -35,6 +36,7 @@ internal sealed partial class Coordinator(
     ActorResolver actors,
     CoordinatorReferences coordinators,
     SnapperMetrics metrics,
+    BatchLatency batchLatency,
     TimeProvider clock,
     ILoggerFactory loggerFactory) : Grain, ICoordinator
 {
@@ -70,7 +72,10 @@ internal sealed partial class Coordinator(
     // PACTs gather for the next batch instead of each token visit emitting a small one, so batches
     // grow with the log's latency (group commit at the ring) and the chain of batches that commit
     // one after another stays short.
-    private bool ReadyToForm => buffer.Count > 0 && batchInfoWrites == 0;
+    // And only while fewer than MaxBatchesInFlight of its batches are unresolved: while batches are
+    // slow (long PACTs, states that are costly to copy or log), PACTs gather instead of each token
+    // visit emitting a batch of one, and the per-batch costs are shared.
+    private bool ReadyToForm => buffer.Count > 0 && batchInfoWrites == 0 && unresolved.Count < settings.MaxBatchesInFlight;
 
     /// <inheritdoc />
     public override async Task OnActivateAsync(CancellationToken cancellationToken)

@@ -9,6 +9,9 @@ public sealed class SnapperOptions
     /// </summary>
     public static readonly int DefaultLoggerCount = Environment.ProcessorCount;
 
+    /// <summary>Default for <see cref="MaxBatchesInFlight"/>.</summary>
+    public const int DefaultMaxBatchesInFlight = 4;
+
     /// <summary>Default for <see cref="ActTidRangeSize"/>.</summary>
     public const int DefaultActTidRangeSize = 1024;
 
@@ -50,6 +53,13 @@ public sealed class SnapperOptions
     /// <summary>Where <see cref="LoggingMode.File"/> keeps its segment files (required for that mode).</summary>
     public string? LogDirectory { get; set; }
 
+    /// <summary>
+    /// How many of its batches a coordinator lets be unresolved at once (1 to 1024); while that
+    /// many are, the PACTs that arrive wait and form one larger batch once one resolves, so slow
+    /// batches grow instead of multiplying. Default <see cref="DefaultMaxBatchesInFlight"/>.
+    /// </summary>
+    public int MaxBatchesInFlight { get; set; } = DefaultMaxBatchesInFlight;
+
     /// <summary>Coordinators on the PACT token ring (1 to 64); default one per core.</summary>
     public int CoordinatorCount { get; set; } = Environment.ProcessorCount;
 
@@ -65,7 +75,9 @@ public sealed class SnapperOptions
     /// before the ACT is admitted on an actor, or to commit before the ACT may — before it is taken
     /// for a PACT/ACT deadlock and the ACT is aborted (<c>AbortReason.Deadlock</c>, or
     /// <c>SerializabilityUncertain</c> when its AfterSet is incomplete). PACTs have priority and
-    /// never time out this way (1 ms to 1 hour).
+    /// never time out this way (1 ms to 1 hour). This is the floor: while the silo's batches take
+    /// longer, the wait is four typical batch latencies (never beyond <see cref="TransactionTimeout"/>),
+    /// so a batch that is merely slow is not taken for a deadlock.
     /// </summary>
     public TimeSpan DeadlockTimeout { get; set; } = DefaultDeadlockTimeout;
 

@@ -23,6 +23,11 @@ internal sealed class SnapperOptionsValidator : IValidateOptions<SnapperOptions>
             failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.LoggerCount)} must be between 1 and 1024 (was {options.LoggerCount}).");
         }
 
+        if (options.MaxBatchesInFlight is < 1 or > 1024)
+        {
+            failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.MaxBatchesInFlight)} must be between 1 and 1024 (was {options.MaxBatchesInFlight}).");
+        }
+
         if (options.ActTidRangeSize is < 1 or > 1_000_000)
         {
             failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.ActTidRangeSize)} must be between 1 and 1000000 (was {options.ActTidRangeSize}).");

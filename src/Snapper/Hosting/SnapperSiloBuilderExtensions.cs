@@ -52,6 +52,7 @@ public static class SnapperSiloBuilderExtensions
         services.AddSingleton<CoordinatorReferences>();
         services.AddSingleton<ICoordinatorDirectory, SiloCoordinators>();
         services.AddSingleton<TidSource>();
+        services.AddSingleton<Snapper.Hybrid.BatchLatency>();
         services.AddSingleton<LoggerPool>();
         services.AddSingleton<ActCommitCoordinator>();
         services.AddSingleton<CommittedStates>();

@@ -13,6 +13,7 @@ public sealed class StartupTests
     [Theory]
     [InlineData("LoggerCount")]
     [InlineData("ActTidRangeSize")]
+    [InlineData("MaxBatchesInFlight")]
     [InlineData("TransactionTimeout")]
     [InlineData("Logging")]
     public async Task A_bad_option_fails_start_up_naming_the_option(string option)
@@ -21,6 +22,7 @@ public sealed class StartupTests
         {
             "LoggerCount" => o => o.LoggerCount = 0,
             "ActTidRangeSize" => o => o.ActTidRangeSize = -5,
+            "MaxBatchesInFlight" => o => o.MaxBatchesInFlight = 0,
             "TransactionTimeout" => o => o.TransactionTimeout = TimeSpan.Zero,
             _ => o => o.Logging = (LoggingMode)42,
         };

@@ -1,4 +1,5 @@
 using Microsoft.Extensions.DependencyInjection;
+using Snapper.Hosting;
 using Snapper.Logging;
 using Snapper.Tests.Infrastructure;
 
@@ -9,7 +10,7 @@ namespace Snapper.Tests.Pact;
 /// decides and logs its BatchCommit while the previous batch's is still being written, naming it as
 /// a dependency; it is acknowledged only after the previous one; recovery counts its record only
 /// if the dependency's is there; and a coordinator whose BatchInfo is still being written gathers
-/// the PACTs that arrive meanwhile into one batch.
+/// the PACTs that arrive meanwhile into one batch, as does one with MaxBatchesInFlight unresolved batches.
 /// </summary>
 public sealed class PipelinedCommitTests
 {
@@ -98,13 +99,37 @@ public sealed class PipelinedCommitTests
         Assert.Equal(gathered, batches[1].Participants.Length);
     }
 
-    private static async Task<TestSilo> StartAsync(ScriptedLogStorage storage, int loggers, int coordinators = 2)
+    [Fact]
+    public async Task PACTs_that_arrive_while_MaxBatchesInFlight_batches_are_unresolved_form_one_batch_when_one_resolves()
+    {
+        const int gathered = 6;
+        var storage = new ScriptedLogStorage();
+        await using var silo = await StartAsync(storage, loggers: 1, coordinators: 1, maxBatchesInFlight: 1);
+        var commit = storage.Hold(r => r is BatchCommitRecord);
+        var first = silo.Client.RunPact<ITestActor>(ActorId.Create<ITestActor>("m"), (a, ctx) => a.Add(ctx, 1), AccessSet.Of(ActorId.Create<ITestActor>("m")));
+        await commit.Arrived; // batch 1 is decided and unresolved until its BatchCommit is written
+
+        var later = Enumerable.Range(0, gathered)
+            .Select(i => ActorId.Create<ITestActor>($"m{i}"))
+            .Select(id => silo.Client.RunPact<ITestActor>(id, (a, ctx) => a.Add(ctx, 1), AccessSet.Of(id)))
+            .ToList();
+        await Poll.Until(async () => (await silo.Ring()).Waiting == gathered, "the later PACTs wait at the coordinator");
+
+        commit.Release();
+        await Task.WhenAll([first, .. later]).WaitAsync(Bound);
+        var batches = (await silo.LogRecords()).OfType<BatchInfoRecord>().ToList();
+        Assert.Equal(2, batches.Count);
+        Assert.Equal(gathered, batches[1].Participants.Length);
+    }
+
+    private static async Task<TestSilo> StartAsync(ScriptedLogStorage storage, int loggers, int coordinators = 2, int maxBatchesInFlight = SnapperOptions.DefaultMaxBatchesInFlight)
     {
         var silo = await TestSilo.StartAsync(
             s => s.Configure(o =>
             {
                 o.CoordinatorCount = coordinators;
                 o.LoggerCount = loggers;
+                o.MaxBatchesInFlight = maxBatchesInFlight;
             }),
             services => services.AddSingleton<ILogStorage>(storage));
         Assert.Equal(RingPlacement.CoordinatorKey(0), silo.CoordinatorKey(0)); // the placement the tests chose their actors by
