@@ -22,16 +22,8 @@ public sealed class PipelinedCommitTests
         var (loggers, p, q) = RingPlacement.TwoCoordinatorsOnTwoLoggers();
         var storage = new ScriptedLogStorage();
         await using var silo = await StartAsync(storage, loggers);
-
-        // Batch 1 (p, coordinator 0) is decided; its BatchCommit is being logged and held.
-        var commit = storage.Hold(r => r is BatchCommitRecord);
-        var first = silo.Client.RunPact<ITestActor>(p, (a, ctx) => a.Add(ctx, 1), AccessSet.Of(p));
-        await commit.Arrived;
+        var (commit, first, second) = await TwoBatchesWithTheFirstCommitHeld(silo, storage, p, q);
         var firstBid = (await silo.LogRecords()).OfType<BatchInfoRecord>().Single(i => i.Participants.Contains(p)).Bid;
-
-        // Batch 2 (q, coordinator 1, another logger) logs its BatchCommit meanwhile, depending on batch 1's.
-        var second = silo.Client.RunPact<ITestActor>(q, (a, ctx) => a.Add(ctx, 1), AccessSet.Of(q));
-        await Poll.Until(async () => (await silo.LogRecords()).OfType<BatchCommitRecord>().Any(), "batch 2's BatchCommit is durable while batch 1's is held");
         Assert.Equal(firstBid, (await silo.LogRecords()).OfType<BatchCommitRecord>().Single().DependsOn);
         Assert.False(second.IsCompleted, "batch 2 was acknowledged before batch 1's BatchCommit was durable");
 
@@ -41,7 +33,7 @@ public sealed class PipelinedCommitTests
         commit.Release();
         await Task.WhenAll(first, second).WaitAsync(Bound);
         Assert.Equal(1, await Read(silo, p));
-        Assert.Equal(1, await Read(silo, q));
+        Assert.Equal(10, await Read(silo, q));
 
         await using var recovered = await TestSilo.StartAsync(configure: null, services => services.AddSingleton<ILogStorage>(image));
         Assert.Equal(0, await Read(recovered, p));
@@ -54,12 +46,7 @@ public sealed class PipelinedCommitTests
         var (loggers, p, q) = RingPlacement.TwoCoordinatorsOnTwoLoggers();
         var storage = new ScriptedLogStorage();
         await using var silo = await StartAsync(storage, loggers);
-
-        var commit = storage.Hold(r => r is BatchCommitRecord);
-        var first = silo.Client.RunPact<ITestActor>(p, (a, ctx) => a.Add(ctx, 1), AccessSet.Of(p));
-        await commit.Arrived;
-        var second = silo.Client.RunPact<ITestActor>(q, (a, ctx) => a.Add(ctx, 10), AccessSet.Of(q));
-        await Poll.Until(async () => (await silo.LogRecords()).OfType<BatchCommitRecord>().Any(), "batch 2 decided after batch 1 and logged its BatchCommit");
+        var (commit, first, second) = await TwoBatchesWithTheFirstCommitHeld(silo, storage, p, q);
 
         commit.Fail();
         var firstAbort = await Assert.ThrowsAsync<TransactionAbortedException>(() => first.WaitAsync(Bound));
@@ -76,15 +63,17 @@ public sealed class PipelinedCommitTests
         Assert.Equal(0, (await silo.Ring()).Unresolved);
     }
 
-    [Fact]
-    public async Task PACTs_that_arrive_while_the_previous_BatchInfo_is_being_logged_form_one_batch()
+    [Theory]
+    [InlineData(nameof(BatchInfoRecord), SnapperOptions.DefaultMaxBatchesInFlight)] // the previous BatchInfo is being logged
+    [InlineData(nameof(BatchCommitRecord), 1)] // MaxBatchesInFlight of its batches are unresolved
+    public async Task PACTs_that_arrive_while_a_coordinator_holds_back_form_one_batch(string held, int maxBatchesInFlight)
     {
-        const int gathered = 8;
+        const int gathered = 6;
         var storage = new ScriptedLogStorage();
-        await using var silo = await StartAsync(storage, loggers: 1, coordinators: 1);
-        var info = storage.Hold(r => r is BatchInfoRecord);
+        await using var silo = await StartAsync(storage, loggers: 1, coordinators: 1, maxBatchesInFlight);
+        var write = storage.Hold(r => r.GetType().Name == held);
         var first = silo.Client.RunPact<ITestActor>(ActorId.Create<ITestActor>("g"), (a, ctx) => a.Add(ctx, 1), AccessSet.Of(ActorId.Create<ITestActor>("g")));
-        await info.Arrived;
+        await write.Arrived;
 
         var later = Enumerable.Range(0, gathered)
             .Select(i => ActorId.Create<ITestActor>($"g{i}"))
@@ -92,34 +81,23 @@ public sealed class PipelinedCommitTests
             .ToList();
         await Poll.Until(async () => (await silo.Ring()).Waiting == gathered, "the later PACTs wait at the coordinator");
 
-        info.Release();
+        write.Release();
         await Task.WhenAll([first, .. later]).WaitAsync(Bound);
         var batches = (await silo.LogRecords()).OfType<BatchInfoRecord>().ToList();
         Assert.Equal(2, batches.Count);
         Assert.Equal(gathered, batches[1].Participants.Length);
     }
 
-    [Fact]
-    public async Task PACTs_that_arrive_while_MaxBatchesInFlight_batches_are_unresolved_form_one_batch_when_one_resolves()
+    // Batch 1 (p, coordinator 0) is decided and its BatchCommit is held; batch 2 (q, coordinator 1,
+    // another logger) has decided after it and its BatchCommit is durable.
+    private static async Task<(HeldGroup Commit, Task First, Task Second)> TwoBatchesWithTheFirstCommitHeld(TestSilo silo, ScriptedLogStorage storage, ActorId p, ActorId q)
     {
-        const int gathered = 6;
-        var storage = new ScriptedLogStorage();
-        await using var silo = await StartAsync(storage, loggers: 1, coordinators: 1, maxBatchesInFlight: 1);
         var commit = storage.Hold(r => r is BatchCommitRecord);
-        var first = silo.Client.RunPact<ITestActor>(ActorId.Create<ITestActor>("m"), (a, ctx) => a.Add(ctx, 1), AccessSet.Of(ActorId.Create<ITestActor>("m")));
-        await commit.Arrived; // batch 1 is decided and unresolved until its BatchCommit is written
-
-        var later = Enumerable.Range(0, gathered)
-            .Select(i => ActorId.Create<ITestActor>($"m{i}"))
-            .Select(id => silo.Client.RunPact<ITestActor>(id, (a, ctx) => a.Add(ctx, 1), AccessSet.Of(id)))
-            .ToList();
-        await Poll.Until(async () => (await silo.Ring()).Waiting == gathered, "the later PACTs wait at the coordinator");
-
-        commit.Release();
-        await Task.WhenAll([first, .. later]).WaitAsync(Bound);
-        var batches = (await silo.LogRecords()).OfType<BatchInfoRecord>().ToList();
-        Assert.Equal(2, batches.Count);
-        Assert.Equal(gathered, batches[1].Participants.Length);
+        var first = silo.Client.RunPact<ITestActor>(p, (a, ctx) => a.Add(ctx, 1), AccessSet.Of(p));
+        await commit.Arrived;
+        var second = silo.Client.RunPact<ITestActor>(q, (a, ctx) => a.Add(ctx, 10), AccessSet.Of(q));
+        await Poll.Until(async () => (await silo.LogRecords()).OfType<BatchCommitRecord>().Any(), "batch 2's BatchCommit is durable while batch 1's is held");
+        return (commit, first, second);
     }
 
     private static async Task<TestSilo> StartAsync(ScriptedLogStorage storage, int loggers, int coordinators = 2, int maxBatchesInFlight = SnapperOptions.DefaultMaxBatchesInFlight)
