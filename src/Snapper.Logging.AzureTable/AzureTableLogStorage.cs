@@ -12,12 +12,21 @@ namespace Snapper.Logging.AzureTable;
 /// entity-group transaction, or several in write-ahead order when it passes the service's limits
 /// (100 entities, 4 MiB); the group's last entity carries <c>End</c>, and a reader takes a group only
 /// with it, so a group is durable exactly when its last transaction is (a crash between its
-/// transactions leaves a torn tail that reading drops, as in a file). A failed append stops the log
-/// (fail-stop, as the file storage does): its group may be partly written, and appending after it
-/// would build on records the writer was told did not happen; the silo's restart recovers. The
-/// names of the logs are kept in partition <see cref="IndexPartition"/>, so recovery need not scan
-/// the table to find them.
+/// transactions leaves a torn tail that reading drops, as in a file). The names of the logs are
+/// kept in partition <see cref="IndexPartition"/>, so recovery need not scan the table to find them.
 /// </summary>
+/// <remarks>
+/// <para><b>A failed append is settled, not guessed.</b> A write that fails (a timeout, storage
+/// down) may still have landed, or land later. Before the append reports anything, the storage
+/// settles it by adding a <em>void</em> entity at the row of the group's <c>End</c>: if that row is
+/// taken, the group's last transaction landed and the group is durable (the append succeeds after
+/// all); if the void lands, that transaction can never land (entity-group transactions are atomic and
+/// Add fails on a taken row), so the group is not durable, the append fails for certain, readers drop
+/// what landed of it, and the log goes on after it: service resumes once storage is back. It keeps
+/// trying for <see cref="AzureTableLogStorageOptions.InDoubtPatience"/>; past that the outcome is
+/// still unknown and the log stops (fail-stop, as the file storage does), so nothing is built on a
+/// group whose fate is unknown, and the silo's restart recovers from what is durable.</para>
+/// </remarks>
 public sealed class AzureTableLogStorage : ILogStorage
 {
     /// <summary>Record bytes per entity, under the 64 KiB binary property limit.</summary>
@@ -30,7 +39,10 @@ public sealed class AzureTableLogStorage : ILogStorage
     private const int MaxEntitiesPerTransaction = 100;
     private const long MaxTransactionBytes = 3 * 1024 * 1024;
 
+    private static readonly TimeSpan SettleRetry = TimeSpan.FromMilliseconds(200);
+
     private readonly TableClient table;
+    private readonly TimeSpan inDoubtPatience;
     private readonly Lazy<Task> created;
     private readonly ConcurrentDictionary<string, LogHead> heads = new(StringComparer.Ordinal);
 
@@ -41,6 +53,7 @@ public sealed class AzureTableLogStorage : ILogStorage
         ArgumentNullException.ThrowIfNull(options);
         options.Validate();
         table = new TableServiceClient(options.ConnectionString).GetTableClient(options.TableName);
+        inDoubtPatience = options.InDoubtPatience;
         created = new Lazy<Task>(() => table.CreateIfNotExistsAsync());
     }
 
@@ -49,66 +62,121 @@ public sealed class AzureTableLogStorage : ILogStorage
     {
         ArgumentNullException.ThrowIfNull(log);
         ArgumentNullException.ThrowIfNull(group);
+        if (group.Count == 0)
+        {
+            return;
+        }
+
         var head = await HeadOf(log, cancellationToken);
         await head.Gate.WaitAsync(cancellationToken);
         try
         {
             if (head.Failure is { } failure)
             {
-                throw new IOException($"Log '{log}' in table '{table.Name}' stopped after a failed write ({failure.Message}); restart the silo to recover from what is durable.", failure);
+                throw new IOException($"Log '{log}' in table '{table.Name}' stopped after a write whose outcome stayed unknown ({failure.Message}); restart the silo to recover from what is durable.", failure);
             }
 
-            var actions = new List<TableTransactionAction>();
-            long bytes = 0;
-            var sequence = head.Next;
-            var first = sequence;
-            for (var r = 0; r < group.Count; r++)
+            var first = head.Next;
+            try
             {
-                var record = group[r];
-                var chunks = Math.Max(1, (record.Length + ChunkBytes - 1) / ChunkBytes);
-                for (var chunk = 0; chunk < chunks; chunk++)
+                await Write(head, group, first, cancellationToken);
+            }
+            catch (Exception e) when (e is RequestFailedException or IOException or OperationCanceledException or AggregateException)
+            {
+                var durable = await Settle(head, first, EndRowKey(group, first));
+                if (durable is null)
                 {
-                    var data = record.Slice(chunk * ChunkBytes, Math.Min(ChunkBytes, record.Length - (chunk * ChunkBytes))).ToArray();
-                    if (actions.Count == MaxEntitiesPerTransaction || (actions.Count > 0 && bytes + data.Length > MaxTransactionBytes))
-                    {
-                        await table.SubmitTransactionAsync(actions, cancellationToken);
-                        actions = [];
-                        bytes = 0;
-                    }
-
-                    var entity = new TableEntity(head.PartitionKey, RowKey(sequence, chunk))
-                    {
-                        ["Data"] = data,
-                        ["Chunks"] = chunks,
-                        ["Group"] = first, // a group left without End is told from the next by this
-                    };
-                    if (r == group.Count - 1 && chunk == chunks - 1)
-                    {
-                        entity["End"] = true; // the group is durable once this is
-                    }
-
-                    actions.Add(new TableTransactionAction(TableTransactionActionType.Add, entity));
-                    bytes += data.Length;
+                    head.Failure ??= e;
+                    throw;
                 }
 
-                sequence++;
+                head.Next = first + group.Count; // settled either way: the log goes on after the group
+                if (durable == false)
+                {
+                    throw new IOException($"Log '{log}' in table '{table.Name}' did not take a group of {group.Count} record(s) ({e.Message}); the group is void and the log goes on after it.", e);
+                }
+
+                return;
             }
 
-            if (actions.Count > 0)
-            {
-                await table.SubmitTransactionAsync(actions, cancellationToken);
-            }
-
-            head.Next = sequence;
-        }
-        catch (Exception e) when (e is RequestFailedException or IOException or OperationCanceledException or AggregateException)
-        {
-            head.Failure ??= e;
-            throw;
+            head.Next = first + group.Count;
         }
         finally
         {
             head.Gate.Release();
+        }
+    }
+
+    // The group as entity-group transactions in write-ahead order, its last entity carrying End.
+    private async Task Write(LogHead head, IReadOnlyList<ReadOnlyMemory<byte>> group, long first, CancellationToken cancellationToken)
+    {
+        var actions = new List<TableTransactionAction>();
+        long bytes = 0;
+        for (var r = 0; r < group.Count; r++)
+        {
+            var record = group[r];
+            var chunks = Chunks(record);
+            for (var chunk = 0; chunk < chunks; chunk++)
+            {
+                var data = record.Slice(chunk * ChunkBytes, Math.Min(ChunkBytes, record.Length - (chunk * ChunkBytes))).ToArray();
+                if (actions.Count == MaxEntitiesPerTransaction || (actions.Count > 0 && bytes + data.Length > MaxTransactionBytes))
+                {
+                    await table.SubmitTransactionAsync(actions, cancellationToken);
+                    actions = [];
+                    bytes = 0;
+                }
+
+                var entity = new TableEntity(head.PartitionKey, RowKey(first + r, chunk))
+                {
+                    ["Data"] = data,
+                    ["Chunks"] = chunks,
+                    ["Group"] = first, // a group left without End is told from the next by this
+                };
+                if (r == group.Count - 1 && chunk == chunks - 1)
+                {
+                    entity["End"] = true; // the group is durable once this is
+                }
+
+                actions.Add(new TableTransactionAction(TableTransactionActionType.Add, entity));
+                bytes += data.Length;
+            }
+        }
+
+        await table.SubmitTransactionAsync(actions, cancellationToken);
+    }
+
+    private static int Chunks(ReadOnlyMemory<byte> record) => Math.Max(1, (record.Length + ChunkBytes - 1) / ChunkBytes);
+
+    private static string EndRowKey(IReadOnlyList<ReadOnlyMemory<byte>> group, long first) => RowKey(first + group.Count - 1, Chunks(group[^1]) - 1);
+
+    // Whether the group that starts at `first` and ends at row `end` is durable: true if its End
+    // entity is there, false once a void entity holds that row (so the End can never land), null if
+    // storage gave neither answer within the patience (the group stays in doubt).
+    private async Task<bool?> Settle(LogHead head, long first, string end)
+    {
+        var deadline = DateTime.UtcNow + inDoubtPatience;
+        var fence = new TableEntity(head.PartitionKey, end) { ["Group"] = first, ["Void"] = true };
+        while (true)
+        {
+            try
+            {
+                using var attempt = new CancellationTokenSource(SettleRetry * 10);
+                await table.AddEntityAsync(fence, attempt.Token);
+                return false;
+            }
+            catch (RequestFailedException e) when (e.Status == 409)
+            {
+                return true; // the End is there: the group's last transaction landed
+            }
+            catch (Exception e) when (e is RequestFailedException or IOException or OperationCanceledException or AggregateException)
+            {
+                if (DateTime.UtcNow + SettleRetry > deadline)
+                {
+                    return null;
+                }
+
+                await Task.Delay(SettleRetry);
+            }
         }
     }
 
@@ -134,6 +202,15 @@ public sealed class AzureTableLogStorage : ILogStorage
                 (groupId, pendingSequence) = (entityGroup, -1);
                 group.Clear();
                 pending.Clear();
+            }
+
+            if (entity.GetBoolean("Void") == true)
+            {
+                // A write that failed was settled as not durable here (see the remarks): drop what landed of its group.
+                (groupId, pendingSequence) = (-1, -1);
+                group.Clear();
+                pending.Clear();
+                continue;
             }
 
             if (sequence != pendingSequence)

@@ -6,7 +6,8 @@ namespace Snapper.Tests.Infrastructure;
 
 /// <summary>
 /// Azurite's table service (npm <c>azurite</c>, pinned in tools/azurite; .ci/run installs it) on a
-/// free loopback port, in memory, without telemetry, for the tests of one class. Each test uses its
+/// free loopback port, in memory (or in <see cref="Location"/>, to outlive a restart), without
+/// telemetry, for the tests of one class. Each test uses its
 /// own table. Dispose stops it; <see cref="StopAsync"/> and <see cref="StartAsync"/> take it away and
 /// bring it back mid-test (storage down).
 /// </summary>
@@ -15,6 +16,9 @@ public sealed class Azurite : IAsyncLifetime
     private const string AccountKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
     private Process? process;
     private int port;
+
+    /// <summary>A folder to keep the tables in, so they survive <see cref="StopAsync"/>; null keeps them in memory.</summary>
+    public string? Location { get; init; }
 
     /// <summary>The connection string of the running table service.</summary>
     public string ConnectionString => $"DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey={AccountKey};TableEndpoint=http://127.0.0.1:{port}/devstoreaccount1;";
@@ -30,7 +34,7 @@ public sealed class Azurite : IAsyncLifetime
 
     public Task DisposeAsync() => StopAsync();
 
-    /// <summary>Starts the table service on its port (again, after <see cref="StopAsync"/>: with empty memory).</summary>
+    /// <summary>Starts the table service on its port (again, after <see cref="StopAsync"/>: with empty memory unless <see cref="Location"/> is set).</summary>
     public async Task StartAsync()
     {
         var executable = Path.Combine(RepositoryPaths.Root(), "tools", "azurite", "node_modules", ".bin", "azurite-table");
@@ -40,7 +44,8 @@ public sealed class Azurite : IAsyncLifetime
         }
 
         var info = new ProcessStartInfo(executable) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        foreach (var arg in new[] { "--tableHost", "127.0.0.1", "--tablePort", $"{port}", "--inMemoryPersistence", "--disableTelemetry", "--skipApiVersionCheck", "--silent" })
+        string[] persistence = Location is null ? ["--inMemoryPersistence"] : ["--location", Location];
+        foreach (var arg in (string[])["--tableHost", "127.0.0.1", "--tablePort", $"{port}", .. persistence, "--disableTelemetry", "--skipApiVersionCheck", "--silent"])
         {
             info.ArgumentList.Add(arg);
         }
@@ -57,6 +62,33 @@ public sealed class Azurite : IAsyncLifetime
             await Task.Delay(100);
         }
     }
+
+    /// <summary>
+    /// Stops the table service as an operator would (Ctrl+C, SIGINT), so one with a <see cref="Location"/>
+    /// saves its tables first (it saves them only every few seconds otherwise); killed if it has not
+    /// exited within 10 seconds. Storage is down until <see cref="StartAsync"/>.
+    /// </summary>
+    public async Task ShutDownAsync()
+    {
+        if (process is { HasExited: false } running && SendSignal(running.Id, Sigint) == 0)
+        {
+            try
+            {
+                await running.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(10));
+            }
+            catch (TimeoutException)
+            {
+                // Killed below.
+            }
+        }
+
+        await StopAsync();
+    }
+
+    private const int Sigint = 2; // Azurite closes (and saves its tables) on SIGINT; SIGTERM would end it at once
+
+    [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "kill", SetLastError = true)]
+    private static extern int SendSignal(int pid, int signal);
 
     /// <summary>Stops the table service: storage is down until <see cref="StartAsync"/>.</summary>
     public async Task StopAsync()

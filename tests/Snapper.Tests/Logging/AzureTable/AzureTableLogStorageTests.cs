@@ -156,10 +156,10 @@ public sealed class AzureTableLogStorageTests(Azurite azurite) : IClassFixture<A
     }
 
     [Fact]
-    public async Task A_failed_write_stops_the_log_until_restart_and_what_was_acknowledged_stays()
+    public async Task A_failed_write_whose_outcome_cannot_be_settled_stops_the_log_until_restart()
     {
         var tableName = Azurite.NewTableName();
-        var storage = NewStorage(tableName);
+        var storage = new AzureTableLogStorage(new AzureTableLogStorageOptions { ConnectionString = azurite.ConnectionString, TableName = tableName, InDoubtPatience = TimeSpan.FromSeconds(1) });
         await storage.AppendAsync("log", [Record(1, 5)], CancellationToken.None);
 
         await azurite.StopAsync();
@@ -172,9 +172,53 @@ public sealed class AzureTableLogStorageTests(Azurite azurite) : IClassFixture<A
             await azurite.StartAsync();
         }
 
-        // Storage is back (empty: this Azurite keeps nothing across a restart), but this log stays
-        // stopped: its failed group may be partly written, and nothing may be built on it.
+        // Storage is back but empty (this Azurite keeps nothing across a restart), so nothing could
+        // say whether the failed group landed: the log stays stopped, and nothing is built on it.
         var stopped = await Assert.ThrowsAsync<IOException>(() => storage.AppendAsync("log", [Record(3, 5)], CancellationToken.None));
-        Assert.Contains("stopped after a failed write", stopped.Message, StringComparison.Ordinal);
+        Assert.Contains("stopped after a write whose outcome stayed unknown", stopped.Message, StringComparison.Ordinal);
     }
+
+    [Fact]
+    public async Task A_write_that_failed_while_storage_was_down_is_settled_when_it_is_back_and_the_log_goes_on()
+    {
+        var folder = Directory.CreateTempSubdirectory("snapper-azurite-");
+        var disk = new Azurite { Location = folder.FullName };
+        await disk.InitializeAsync();
+        try
+        {
+            var tableName = Azurite.NewTableName();
+            var storage = new AzureTableLogStorage(new AzureTableLogStorageOptions { ConnectionString = disk.ConnectionString, TableName = tableName, InDoubtPatience = TimeSpan.FromMinutes(2) });
+            await storage.AppendAsync("log", [Record(1, 5)], CancellationToken.None);
+
+            await disk.ShutDownAsync();
+            var failed = storage.AppendAsync("log", [Record(2, 5), Record(3, 70_000)], CancellationToken.None);
+
+            // Longer than the SDK's own retries (3, from 0.8 s, doubling): the write has failed and is
+            // being settled while storage is down. It cannot complete until storage answers.
+            await Task.Delay(TimeSpan.FromSeconds(9));
+            Assert.False(failed.IsCompleted, "the failed write was reported before storage could say whether it landed");
+            await disk.StartAsync();
+
+            var settled = await Assert.ThrowsAsync<IOException>(() => failed.WaitAsync(TimeSpan.FromSeconds(60)));
+            Assert.Contains("the group is void and the log goes on", settled.Message, StringComparison.Ordinal);
+
+            // Service resumes: the next group is written, and readers (this storage and a new one) see
+            // what was acknowledged and nothing of the void group.
+            await storage.AppendAsync("log", [Record(4, 5)], CancellationToken.None);
+            byte[][] expected = [Record(1, 5).ToArray(), Record(4, 5).ToArray()];
+            Assert.Equal(expected, await Read(storage, "log"));
+            var reopened = new AzureTableLogStorage(new AzureTableLogStorageOptions { ConnectionString = disk.ConnectionString, TableName = tableName });
+            Assert.Equal(expected, await Read(reopened, "log"));
+            await reopened.AppendAsync("log", [Record(5, 5)], CancellationToken.None);
+            Assert.Equal([.. expected, Record(5, 5).ToArray()], await Read(NewStorageOn(disk, tableName), "log"));
+        }
+        finally
+        {
+            await disk.StopAsync();
+            folder.Delete(recursive: true);
+        }
+    }
+
+    private static AzureTableLogStorage NewStorageOn(Azurite service, string tableName) =>
+        new(new AzureTableLogStorageOptions { ConnectionString = service.ConnectionString, TableName = tableName });
 }
