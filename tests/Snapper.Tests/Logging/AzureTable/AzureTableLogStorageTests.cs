@@ -219,6 +219,58 @@ public sealed class AzureTableLogStorageTests(Azurite azurite) : IClassFixture<A
         }
     }
 
+    [Fact]
+    public async Task Transactions_abort_with_Failure_while_the_table_is_down_and_commit_again_once_it_is_back()
+    {
+        var folder = Directory.CreateTempSubdirectory("snapper-azurite-");
+        var disk = new Azurite { Location = folder.FullName };
+        await disk.InitializeAsync();
+        try
+        {
+            var table = Azurite.NewTableName();
+            void AzureTables(IServiceCollection services) =>
+                services.Replace(ServiceDescriptor.Singleton<ILogStorage>(_ => new AzureTableLogStorage(
+                    new AzureTableLogStorageOptions { ConnectionString = disk.ConnectionString, TableName = table, InDoubtPatience = TimeSpan.FromMinutes(2) })));
+            var (a, b) = (ActorId.Create<IAccountActor>(1), ActorId.Create<IAccountActor>(2));
+            Task<decimal> Transfer(TestSilo silo, decimal amount) =>
+                silo.Client.RunAct<IAccountActor, decimal>(a, (x, ctx) => x.MultiTransfer(ctx, new MultiTransferInput(amount, [b])));
+            Task<decimal> PactTransfer(TestSilo silo, decimal amount) =>
+                silo.Client.RunPact<IAccountActor, decimal>(b, (x, ctx) => x.MultiTransfer(ctx, new MultiTransferInput(amount, [a])), AccessSet.Of(b).And(a));
+
+            await using var silo = await TestSilo.StartAsync(services: AzureTables);
+            await Transfer(silo, 10m);
+            await PactTransfer(silo, 1m);
+
+            await disk.ShutDownAsync();
+            var act = Transfer(silo, 100m);
+            var pact = PactTransfer(silo, 100m);
+            await Task.Delay(TimeSpan.FromSeconds(9)); // past the SDK's retries: the writes are being settled
+            await disk.StartAsync();
+
+            // Both learn they aborted (their records were never durable), none hangs ...
+            Assert.Equal(AbortReason.Failure, (await Assert.ThrowsAsync<TransactionAbortedException>(() => act.WaitAsync(TimeSpan.FromSeconds(60)))).Reason);
+            Assert.Equal(AbortReason.Failure, (await Assert.ThrowsAsync<TransactionAbortedException>(() => pact.WaitAsync(TimeSpan.FromSeconds(60)))).Reason);
+
+            // ... and the silo commits again on the same logs, without a restart.
+            await Transfer(silo, 5m);
+            await PactTransfer(silo, 2m);
+            var expectedA = (2 * Account.InitialBalance) - 10m + 1m - 5m + 2m;
+            var expectedB = (2 * Account.InitialBalance) + 10m - 1m + 5m - 2m;
+            Assert.Equal(expectedA, await silo.Client.RunAct<IAccountActor, decimal>(a, (x, ctx) => x.Balance(ctx)));
+            Assert.Equal(expectedB, await silo.Client.RunAct<IAccountActor, decimal>(b, (x, ctx) => x.Balance(ctx)));
+
+            // Nothing acknowledged is lost, nothing aborted is there: a silo recovering from the table agrees.
+            await using var recovered = await TestSilo.StartAsync(services: AzureTables);
+            Assert.Equal(expectedA, await recovered.Client.RunAct<IAccountActor, decimal>(a, (x, ctx) => x.Balance(ctx)));
+            Assert.Equal(expectedB, await recovered.Client.RunAct<IAccountActor, decimal>(b, (x, ctx) => x.Balance(ctx)));
+        }
+        finally
+        {
+            await disk.StopAsync();
+            folder.Delete(recursive: true);
+        }
+    }
+
     private static AzureTableLogStorage NewStorageOn(Azurite service, string tableName) =>
         new(new AzureTableLogStorageOptions { ConnectionString = service.ConnectionString, TableName = tableName });
 }
