@@ -68,13 +68,11 @@ internal sealed partial class Coordinator(
     // Whether the token is needed here now (PACTs held back for a BatchInfo write ask for it when the write is done).
     private bool HasWork => ReadyToForm || tidRequests.Count > 0 || NeedsCascade();
 
-    // A batch is formed only when the previous one's BatchInfo is durable: while the log is slow,
-    // PACTs gather for the next batch instead of each token visit emitting a small one, so batches
-    // grow with the log's latency (group commit at the ring) and the chain of batches that commit
-    // one after another stays short.
-    // And only while fewer than MaxBatchesInFlight of its batches are unresolved: while batches are
-    // slow (long PACTs, states that are costly to copy or log), PACTs gather instead of each token
-    // visit emitting a batch of one, and the per-batch costs are shared.
+    // A batch is formed only when the previous one's BatchInfo is durable and fewer than
+    // MaxBatchesInFlight of this coordinator's batches are unresolved. While the log or the batches
+    // are slow (long PACTs, states costly to copy or log), PACTs gather for the next batch instead of
+    // each token visit emitting a small one: batches grow with the latency (group commit at the
+    // ring), the per-batch costs are shared, and the chain of batches committing in order stays short.
     private bool ReadyToForm => buffer.Count > 0 && batchInfoWrites == 0 && unresolved.Count < settings.MaxBatchesInFlight;
 
     /// <inheritdoc />
