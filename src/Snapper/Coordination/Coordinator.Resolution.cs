@@ -188,7 +188,7 @@ internal sealed partial class Coordinator
     {
         var decided = await DecisionOf(batch.PreviousBid, batch.PreviousCoordinator);
         batch.PredecessorSettled = true;
-        batch.PredecessorCommitted = decided.Logging; // else it aborted, or its commit is durable already
+        batch.CommitDependency = decided.Logging ? batch.PreviousBid : 0; // else it aborted, or its commit is durable already
         if (decided.Dooms(batch.Bid))
         {
             batch.PredecessorResolved.TrySetResult(decided); // an abort is decided only once resolved
@@ -244,7 +244,7 @@ internal sealed partial class Coordinator
         {
             if (log is not null)
             {
-                await log.Append(new BatchCommitRecord(batch.Bid) { DependsOn = batch.PredecessorCommitted ? batch.PreviousBid : 0 });
+                await log.Append(new BatchCommitRecord(batch.Bid) { DependsOn = batch.CommitDependency });
             }
         }
         catch (Exception e)
@@ -359,10 +359,7 @@ internal sealed partial class Coordinator
             batchLatency.Observe(now - batch.EmittedAt);
         }
 
-        if (buffer.Count > 0)
-        {
-            RequestToken(); // PACTs held back while MaxBatchesInFlight were unresolved may form a batch now
-        }
+        AskForTokenIfPactsWait(); // held back while MaxBatchesInFlight were unresolved
     }
 
     private Task<BatchOutcome> LocalOutcome(long bid)
@@ -379,24 +376,19 @@ internal sealed partial class Coordinator
         unresolved.TryGetValue(bid, out var batch) ? batch.Decided.Task : LocalOutcome(bid);
 
     /// <summary>How batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> was decided, once it is.</summary>
-    private async Task<BatchOutcome> DecisionOf(long bid, string? coordinator)
-    {
-        if (bid == 0 || coordinator is null)
-        {
-            return BatchOutcome.Commit;
-        }
-
-        return coordinator == key ? await LocalDecision(bid) : await coordinators.WaitDecided(coordinator, bid);
-    }
+    private Task<BatchOutcome> DecisionOf(long bid, string? coordinator) => Ask(bid, coordinator, LocalDecision, coordinators.WaitDecided);
 
     /// <summary>How batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> resolved, once it has.</summary>
-    private async Task<BatchOutcome> OutcomeOf(long bid, string? coordinator)
+    private Task<BatchOutcome> OutcomeOf(long bid, string? coordinator) => Ask(bid, coordinator, LocalOutcome, coordinators.WaitResolved);
+
+    // Bid 0 (no batch before) counts as committed; this coordinator's own batches are asked locally.
+    private async Task<BatchOutcome> Ask(long bid, string? coordinator, Func<long, Task<BatchOutcome>> local, Func<string, long, Task<BatchOutcome>> remote)
     {
         if (bid == 0 || coordinator is null)
         {
             return BatchOutcome.Commit;
         }
 
-        return coordinator == key ? await LocalOutcome(bid) : await coordinators.WaitResolved(coordinator, bid);
+        return coordinator == key ? await local(bid) : await remote(coordinator, bid);
     }
 }

@@ -194,7 +194,12 @@ internal sealed partial class Coordinator(
         }
 
         held.IdleVisits = 0;
-        var wanted = tidRequests.Sum(r => (long)r.Count) + (ReadyToForm ? buffer.Count : 0);
+        long wanted = ReadyToForm ? buffer.Count : 0;
+        foreach (var request in tidRequests)
+        {
+            wanted += request.Count;
+        }
+
         if (log is not null && held.LastTid + wanted > held.ReservedThrough)
         {
             _ = Reserve(held, held.LastTid + wanted + TidReservationChunk);
@@ -391,10 +396,16 @@ internal sealed partial class Coordinator(
         finally
         {
             batchInfoWrites--;
-            if (buffer.Count > 0)
-            {
-                RequestToken(); // the PACTs that gathered meanwhile form the next batch
-            }
+            AskForTokenIfPactsWait(); // held back while this BatchInfo was being written
+        }
+    }
+
+    // PACTs held back (ReadyToForm) form the next batch at the token's next visit here.
+    private void AskForTokenIfPactsWait()
+    {
+        if (ReadyToForm)
+        {
+            RequestToken();
         }
     }
 

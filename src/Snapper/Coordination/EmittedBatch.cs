@@ -29,10 +29,10 @@ internal sealed class EmittedBatch(long bid, long previousBid, string? previousC
     public bool PredecessorSettled { get; set; }
 
     /// <summary>
-    /// Its predecessor was decided committed and its BatchCommit was not durable yet: this batch's
-    /// BatchCommit record depends on the predecessor's (<see cref="Logging.BatchCommitRecord.DependsOn"/>).
+    /// The predecessor's bid if it was decided committed with its BatchCommit not durable yet, else 0:
+    /// this batch's BatchCommit record depends on it (<see cref="Logging.BatchCommitRecord.DependsOn"/>).
     /// </summary>
-    public bool PredecessorCommitted { get; set; }
+    public long CommitDependency { get; set; }
 
     /// <summary>How its predecessor resolved, once it has; it resolves only after that.</summary>
     public TaskCompletionSource<BatchOutcome> PredecessorResolved { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
