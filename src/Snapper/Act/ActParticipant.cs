@@ -237,7 +237,7 @@ internal sealed partial class ActParticipant<TState>
     }
 
     // The newest state an ACT may build on: the last active version, else the last completed batch's or the committed one.
-    private (TState State, long Version) Latest => activeVersions.Count > 0 ? (activeVersions[^1].State, activeVersions[^1].Version) : versions.LatestWithVersion;
+    private (TState State, long Version) ReadLatest() => activeVersions.Count > 0 ? (activeVersions[^1].State, activeVersions[^1].Version) : versions.ReadLatest();
 
 
     // The ACT joined a group behind a batch that has not completed here: wait for it, bounded by
@@ -338,7 +338,7 @@ internal sealed partial class ActParticipant<TState>
             return record.Working;
         }
 
-        var (latest, version) = Latest;
+        var (latest, version) = ReadLatest();
         if (mode == AccessMode.Read)
         {
             return latest;

@@ -4,7 +4,8 @@ namespace Snapper.Coordination;
 /// A declared actor that is never called would stall its batch, and every later batch on its
 /// actors, forever. While this coordinator has unresolved batches, a timer looks for one older than
 /// the declaration timeout that has not completed, asks its stalled participants which PACT it
-/// waits for, and fails the batch with <see cref="AbortReason.DeclarationError"/> naming it.
+/// waits for, and aborts that PACT with <see cref="AbortReason.DeclarationError"/> naming it (the
+/// whole batch if that PACT's abort is already under way and still stalls it).
 /// </summary>
 internal sealed partial class Coordinator
 {
@@ -42,9 +43,18 @@ internal sealed partial class Coordinator
             var (tid, description) = await actors.Participant(actor).DescribeWait(overdue.Bid);
             if (tid != 0)
             {
-                FailBatch(overdue, tid, new TransactionAbortedException(
+                var stalled = new TransactionAbortedException(
                     AbortReason.DeclarationError,
-                    $"{description} within the declaration timeout of {settings.DeclarationTimeout}") { Tid = tid });
+                    $"{description} within the declaration timeout of {settings.DeclarationTimeout}") { Tid = tid };
+                if (overdue.PactFailures?.ContainsKey(tid) == true)
+                {
+                    FailBatch(overdue, 0, stalled);
+                }
+                else
+                {
+                    FailBatch(overdue, tid, stalled);
+                }
+
                 return;
             }
         }

@@ -17,8 +17,13 @@ namespace Snapper.Coordination;
 /// batches share one group commit, and still "batch b has resolved" means every batch before it has
 /// too, durably. Were batch b's record lost, recovery drops every later BatchCommit that depends on
 /// it; were its write to fail, b aborts and the cascade below takes the batches that decided after it.</para>
-/// <para><b>Abort cascade.</b> A PACT that throws (or a declaration error, or a failed log write)
-/// fails its batch b. The paper aborts every uncommitted batch; here the batches before b are left
+/// <para><b>A PACT aborts alone</b> when nobody read its writes. A PACT that throws (or makes a
+/// declaration error) is reported here; every actor it declared is told (<see cref="Grains.ISnapperParticipant.AbortPact"/>)
+/// to skip or end its turn and take its writes back, and the batch decides only once all have
+/// answered. If all could, the batch goes on without it: its other PACTs, and the batches after it,
+/// are untouched. If one could not (another transaction read the write), the whole batch fails as below.</para>
+/// <para><b>Abort cascade.</b> A PACT whose writes were read (or a failed log write) fails its
+/// batch b. The paper aborts every uncommitted batch; here the batches before b are left
 /// to commit, and every batch emitted after b up to the point the cascade is <em>sealed</em> aborts,
 /// since each may have read b's writes: the coordinator that holds the token next seals the cascade
 /// at the token's last bid T (emission pauses while it holds the token), tells the other
@@ -36,8 +41,6 @@ internal sealed partial class Coordinator
     // the transaction timeout (longer than anyone can still ask); an own bid not found is committed.
     private readonly Dictionary<long, (long Through, DateTimeOffset At)> aborted = new();
 
-    // PACTs that failed in this coordinator's batches: the cause their callers get.
-    private readonly Dictionary<long, Exception> failures = new();
     private long resolvedThrough;
     private bool cascading;      // holding the token until a cascade this coordinator sealed has ended
     private long ongoingCascade; // T of a cascade sealed anywhere and not known to be over (0: none)
@@ -47,10 +50,7 @@ internal sealed partial class Coordinator
         if (unresolved.TryGetValue(bid, out var batch) && batch.Phase == BatchPhase.Emitted && batch.Pending.Remove(actor) && batch.Pending.Count == 0)
         {
             batch.Phase = BatchPhase.Completed;
-            if (batch.PredecessorSettled)
-            {
-                _ = Commit(batch);
-            }
+            _ = Commit(batch);
         }
 
         return Task.CompletedTask;
@@ -95,18 +95,59 @@ internal sealed partial class Coordinator
             return; // decided: its BatchCommit is being written or was
         }
 
-        if (tid != 0)
+        if (tid == 0)
         {
-            failures.TryAdd(tid, cause);
+            batch.Failure ??= cause;
+            AbortWholeBatch(batch);
+        }
+        else if ((batch.PactFailures ??= new()).TryAdd(tid, cause) && batch.Phase != BatchPhase.Aborting)
+        {
+            if (tid - batch.Bid is >= 0 and var index && index < batch.Declared.Length)
+            {
+                _ = AbortPact(batch, tid, cause);
+            }
+            else
+            {
+                AbortWholeBatch(batch); // not one of its PACTs: nothing says what to take back
+            }
+        }
+    }
+
+    // One PACT failed: every actor it declared skips or ends its turn and takes its writes back. The
+    // batch goes on without it if all could; if one could not (its writes were read), the batch aborts.
+    private async Task AbortPact(EmittedBatch batch, long tid, Exception cause)
+    {
+        batch.PactAbortsUnderway++;
+        var undone = await Task.WhenAll(batch.Declared[(int)(tid - batch.Bid)].Accesses.Select(async access =>
+        {
+            try
+            {
+                return await actors.Participant(access.Key).AbortPact(batch.Bid, tid, cause);
+            }
+            catch (Exception e)
+            {
+                LogMessages.DeliveryFailed(diagnostics, e, access.Key);
+                return false;
+            }
+        }));
+        batch.PactAbortsUnderway--;
+        if (undone.All(u => u))
+        {
+            LogMessages.PactAbortedAlone(diagnostics, key, tid, batch.Bid);
+            _ = Commit(batch);
         }
         else
         {
-            batch.Failure ??= cause;
+            LogMessages.PactAbortTakesBatch(diagnostics, key, tid, batch.Bid);
+            AbortWholeBatch(batch);
         }
+    }
 
-        if (batch.Phase == BatchPhase.Aborting)
+    private void AbortWholeBatch(EmittedBatch batch)
+    {
+        if (batch.Phase is BatchPhase.Aborting or BatchPhase.Committing or BatchPhase.CommitLogged or BatchPhase.Resolved)
         {
-            return; // already on its way out; the cause is recorded for its callers
+            return; // already on its way out (the cause is recorded for its callers), or decided
         }
 
         batch.Phase = BatchPhase.Aborting;
@@ -231,9 +272,11 @@ internal sealed partial class Coordinator
         await AbortBatch(batch);
     }
 
+    // Decides to commit once every participant completed it, its predecessor is decided and no
+    // abort of one of its PACTs is under way; called at each of those events.
     private async Task Commit(EmittedBatch batch)
     {
-        if (batch.Phase != BatchPhase.Completed)
+        if (batch.Phase != BatchPhase.Completed || !batch.PredecessorSettled || batch.PactAbortsUnderway > 0)
         {
             return;
         }
@@ -303,7 +346,7 @@ internal sealed partial class Coordinator
         var causes = new Dictionary<long, Exception>();
         foreach (var tid in batch.Tids)
         {
-            if (failures.Remove(tid, out var cause))
+            if (batch.PactFailures is { } failed && failed.TryGetValue(tid, out var cause))
             {
                 causes[tid] = cause;
             }

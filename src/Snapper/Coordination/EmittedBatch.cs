@@ -3,7 +3,7 @@ using System.Collections.Immutable;
 namespace Snapper.Coordination;
 
 /// <summary>A coordinator's record of one batch it emitted and has not resolved yet.</summary>
-internal sealed class EmittedBatch(long bid, long previousBid, string? previousCoordinator, ImmutableArray<ActorId> participants, ImmutableArray<long> tids, DateTimeOffset emittedAt)
+internal sealed class EmittedBatch(long bid, long previousBid, string? previousCoordinator, ImmutableArray<ActorId> participants, ImmutableArray<long> tids, ImmutableArray<AccessSet> declared, DateTimeOffset emittedAt)
 {
     public long Bid { get; } = bid;
 
@@ -16,6 +16,18 @@ internal sealed class EmittedBatch(long bid, long previousBid, string? previousC
     public ImmutableArray<ActorId> Participants { get; } = participants;
 
     public ImmutableArray<long> Tids { get; } = tids;
+
+    /// <summary>What each PACT declared, in tid order (PACT <c>Bid + i</c> declared <c>Declared[i]</c>).</summary>
+    public ImmutableArray<AccessSet> Declared { get; } = declared;
+
+    /// <summary>PACTs of it that failed, with their causes (null until one does).</summary>
+    public Dictionary<long, Exception>? PactFailures { get; set; }
+
+    /// <summary>
+    /// Aborts of single PACTs still under way (<see cref="Grains.ISnapperParticipant.AbortPact"/>): the
+    /// batch does not decide before they end, since one may yet find its writes read.
+    /// </summary>
+    public int PactAbortsUnderway { get; set; }
 
     /// <summary>Participants that have not sent BatchComplete yet.</summary>
     public HashSet<ActorId> Pending { get; } = [.. participants];

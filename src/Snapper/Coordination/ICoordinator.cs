@@ -36,10 +36,10 @@ internal interface ICoordinator : IGrainWithStringKey
     Task BatchComplete(long bid, ActorId actor);
 
     /// <summary>
-    /// Actor → the batch's coordinator, one-way: PACT <paramref name="tid"/> of batch
-    /// <paramref name="bid"/> failed (0: the whole batch), so the batch and every batch after it abort.
+    /// Actor → the batch's coordinator: PACT <paramref name="tid"/> of batch <paramref name="bid"/>
+    /// failed, so it aborts, alone if nobody read its writes; 0: the whole batch failed, so it and
+    /// every batch after it abort. Answered at once; the actor sends its BatchComplete only after.
     /// </summary>
-    [OneWay]
     Task Fail(long bid, long tid, Exception cause);
 
     /// <summary>

@@ -17,6 +17,15 @@ internal static partial class LogMessages
     [LoggerMessage(EventId = 5, Level = LogLevel.Information, Message = "PACT abort cascade sealed by coordinator {Coordinator} ended: batches through bid {Through} resolved")]
     public static partial void PactCascade(ILogger logger, string coordinator, long through);
 
+    [LoggerMessage(EventId = 7, Level = LogLevel.Debug, Message = "PACT {Tid} of batch {Bid} aborted alone: coordinator {Coordinator} found its writes unread everywhere")]
+    public static partial void PactAbortedAlone(ILogger logger, string coordinator, long tid, long bid);
+
+    [LoggerMessage(EventId = 8, Level = LogLevel.Debug, Message = "PACT {Tid} of batch {Bid} aborted after its writes were read: coordinator {Coordinator} aborts the whole batch")]
+    public static partial void PactAbortTakesBatch(ILogger logger, string coordinator, long tid, long bid);
+
+    [LoggerMessage(EventId = 44, Level = LogLevel.Warning, Message = "Actor {Actor} could not log the state of batch {Bid} without the writes of aborted PACT {Tid}; the whole batch aborts")]
+    public static partial void UndoNotLogged(ILogger logger, Exception exception, ActorId actor, long tid, long bid);
+
     [LoggerMessage(EventId = 6, Level = LogLevel.Information, Message = "Recovered the committed state of {Actors} actor(s) from {Records} log record(s); tids resume after {MaxTid}")]
     public static partial void Recovered(ILogger logger, int actors, int records, long maxTid);
 

@@ -40,6 +40,14 @@ internal interface ISnapperParticipant : IGrain
     Task OnAbort(long bid, long through, Dictionary<long, Exception> failures);
 
     /// <summary>
+    /// Coordinator → every actor PACT <paramref name="tid"/> of batch <paramref name="bid"/>
+    /// declared: it aborted (<paramref name="cause"/>); skip or end its turn and take back its
+    /// writes. Answers true once nothing of it is left and nobody read its writes, false if they
+    /// were read (the coordinator then aborts the whole batch). Its root learns the abort here.
+    /// </summary>
+    Task<bool> AbortPact(long bid, long tid, Exception cause);
+
+    /// <summary>
     /// Participant → the ACT's root, one-way: batch <paramref name="bid"/> was placed behind ACT
     /// <paramref name="tid"/> (or behind an ACT waiting for its lock), so it is in the ACT's AfterSet.
     /// </summary>

@@ -6,7 +6,8 @@ namespace Snapper.Pact;
 /// <list type="bullet">
 /// <item>Batches are chained by prevBid: a batch whose predecessor has not been placed here waits
 /// aside, even if it arrived first. Within the running batch, PACTs take turns in tid order; a
-/// PACT's turn ends when it has made its declared number of calls.</item>
+/// PACT's turn ends when it has made its declared number of calls, or, once it has aborted, as
+/// soon as no call of it runs here (a turn not reached yet is skipped).</item>
 /// <item>An ACT arriving here joins the tail: the <see cref="ActGroup"/> after the last placed
 /// batch. A group is admitted once every batch before it has <em>completed</em> here (not
 /// necessarily committed); ACTs of one group run concurrently.</item>
@@ -33,6 +34,13 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
     // Calls that arrived before their batch started, by bid.
     private readonly Dictionary<long, List<TaskCompletionSource>> callsBeforeBatch = new();
 
+    // PACTs that aborted before their batch started here, by bid: their turns are skipped.
+    private readonly Dictionary<long, Dictionary<long, Exception>> abortedBeforeStart = new();
+
+    // Batches completed here and not yet committed or aborted, in bid order, with their PACTs: an
+    // abort of one of those PACTs asks whether it wrote here.
+    private readonly List<(long Bid, ScheduledPact[] Pacts)> completed = new();
+
     // Bid ranges taken by abort cascades, disjoint and in bid order: their late messages and calls
     // are refused. Every batch of one cascade reports a range ending at the cascade's end, so
     // they merge into one range per cascade.
@@ -57,6 +65,12 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
 
     /// <summary>Raised (in the actor's turn) when a batch starts running on this actor.</summary>
     public event Action<SubBatch>? Started;
+
+    /// <summary>
+    /// Raised (in the actor's turn) when the turn of a PACT that aborted ends here, before the next
+    /// PACT's turn starts: its writes must be undone now, while nobody has read them.
+    /// </summary>
+    public event Action<ScheduledPact>? AbortedTurnEnded;
 
     /// <summary>
     /// Raised (in the actor's turn) when a batch is placed behind ACTs that have not finished here:
@@ -148,6 +162,11 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
         if (running is not null && running.Bid == ctx.Bid)
         {
             var pact = Find(ctx.Tid);
+            if (pact.AbortedBy is { } cause)
+            {
+                throw Refused(ctx.Tid, cause);
+            }
+
             if (pact.CallsStarted >= pact.DeclaredCalls)
             {
                 throw new TransactionAbortedException(
@@ -219,7 +238,103 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
     }
 
     /// <summary>The tid of the PACT whose turn it is in batch <paramref name="bid"/>, or 0.</summary>
-    public long CurrentPact(long bid) => running is not null && running.Bid == bid && turn < pacts.Length ? pacts[turn].Tid : 0;
+    public long CurrentPact(long bid) => CurrentTurn(bid)?.Tid ?? 0;
+
+    /// <summary>The PACT whose turn it is in batch <paramref name="bid"/>, if that batch runs here.</summary>
+    public ScheduledPact? CurrentTurn(long bid) => running is not null && running.Bid == bid && turn < pacts.Length ? pacts[turn] : null;
+
+    /// <summary>
+    /// A call of <paramref name="ctx"/>'s PACT failed here (or a call it made failed), in its turn:
+    /// the PACT has aborted, so its turn ends once no call of it runs here any more.
+    /// </summary>
+    public void AbortInTurn(TxnContext ctx, Exception cause)
+    {
+        if (running is not null && running.Bid == ctx.Bid && IndexOf(ctx.Tid) is >= 0 and var index)
+        {
+            pacts[index].AbortedBy ??= cause;
+        }
+    }
+
+    /// <summary>
+    /// PACT <paramref name="tid"/> of batch <paramref name="bid"/> aborted (somewhere): a turn not
+    /// reached yet is skipped and its waiting calls fail, a turn under way ends once no call of it
+    /// runs, and its later calls are refused. Says where it stood (<paramref name="pact"/>: its
+    /// place here, if it has one that may hold writes).
+    /// </summary>
+    public PactStanding AbortPact(long bid, long tid, Exception cause, out ScheduledPact? pact)
+    {
+        pact = null;
+        if (IsAborted(bid))
+        {
+            return PactStanding.Gone;
+        }
+
+        if (running is not null && running.Bid == bid)
+        {
+            var index = IndexOf(tid);
+            if (index < 0)
+            {
+                return PactStanding.Gone;
+            }
+
+            pact = pacts[index];
+            pact.AbortedBy ??= cause;
+            if (index < turn)
+            {
+                return PactStanding.TurnEnded;
+            }
+
+            if (index > turn)
+            {
+                pact.Turn?.TrySetException(Refused(tid, cause));
+                return PactStanding.Gone;
+            }
+
+            if (pact.HasCallsRunning)
+            {
+                pact.TurnEnded ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+                return PactStanding.Running;
+            }
+
+            AdvanceTurns(); // its turn ends now (AbortedTurnEnded undoes its writes)
+            return PactStanding.Gone;
+        }
+
+        foreach (var (completedBid, completedPacts) in completed)
+        {
+            if (completedBid == bid)
+            {
+                pact = Array.Find(completedPacts, p => p.Tid == tid);
+                return pact is null ? PactStanding.Gone : PactStanding.BatchCompleted;
+            }
+        }
+
+        if (bid <= HighestCompletedBid)
+        {
+            return PactStanding.Gone; // batches run in bid order: it resolved here long ago
+        }
+
+        // Its batch has not started here: skip its turn when it does.
+        if (!abortedBeforeStart.TryGetValue(bid, out var skipped))
+        {
+            abortedBeforeStart[bid] = skipped = new();
+        }
+
+        skipped.TryAdd(tid, cause);
+        return PactStanding.Gone;
+    }
+
+    /// <summary>BatchCommit: every batch up to <paramref name="bid"/> committed; their PACTs can no longer abort.</summary>
+    public void Committed(long bid)
+    {
+        var count = 0;
+        while (count < completed.Count && completed[count].Bid <= bid)
+        {
+            count++;
+        }
+
+        completed.RemoveRange(0, count);
+    }
 
     /// <summary>True if an abort cascade took batch <paramref name="bid"/> here.</summary>
     public bool IsAborted(long bid)
@@ -253,6 +368,7 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
             foreach (var pact in pacts)
             {
                 pact.Turn?.TrySetException(cascading);
+                pact.TurnEnded?.TrySetResult(); // its batch is gone here, and its writes with it
             }
 
             running = null;
@@ -275,6 +391,13 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
         {
             waitingForPredecessor.Remove(predecessor);
         }
+
+        foreach (var bid in abortedBeforeStart.Keys.Where(IsAborted).ToList())
+        {
+            abortedBeforeStart.Remove(bid);
+        }
+
+        completed.RemoveAll(c => IsAborted(c.Bid));
 
         var tail = lastCompletedBid;
         for (var node = entries.First; node is not null;)
@@ -412,6 +535,15 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
         }
 
         turn = 0;
+        var skipped = abortedBeforeStart.Remove(batch.Bid, out var aborts);
+        if (skipped)
+        {
+            foreach (var pact in pacts)
+            {
+                pact.AbortedBy = aborts!.GetValueOrDefault(pact.Tid);
+            }
+        }
+
         Started?.Invoke(batch);
         if (callsBeforeBatch.Remove(batch.Bid, out var early))
         {
@@ -420,12 +552,24 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
                 call.TrySetResult();
             }
         }
+
+        if (skipped)
+        {
+            AdvanceTurns(); // past the turns of PACTs that aborted before the batch started here
+        }
     }
 
     private void AdvanceTurns()
     {
-        while (turn < pacts.Length && pacts[turn].CallsFinished >= pacts[turn].DeclaredCalls)
+        while (turn < pacts.Length && pacts[turn].TurnOver)
         {
+            var ended = pacts[turn];
+            if (ended.AbortedBy is not null)
+            {
+                AbortedTurnEnded?.Invoke(ended);
+                ended.TurnEnded?.TrySetResult();
+            }
+
             turn++;
             if (turn < pacts.Length)
             {
@@ -439,6 +583,7 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
         }
 
         var done = running;
+        completed.Add((done.Bid, pacts));
         running = null;
         pacts = [];
         entries.RemoveFirst(); // the running batch is always the head
@@ -446,6 +591,23 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
         Completed?.Invoke(done);
         Pump();
     }
+
+    private int IndexOf(long tid)
+    {
+        for (var i = 0; i < pacts.Length; i++)
+        {
+            if (pacts[i].Tid == tid)
+            {
+                return i;
+            }
+        }
+
+        return -1;
+    }
+
+    // A call of a PACT that has aborted: the reason is its own abort's.
+    private static TransactionAbortedException Refused(long tid, Exception cause) =>
+        new(cause is TransactionAbortedException aborted ? aborted.Reason : AbortReason.User, $"PACT {tid} has aborted: {cause.Message}", cause) { Tid = tid };
 
     private ScheduledPact Find(long tid)
     {

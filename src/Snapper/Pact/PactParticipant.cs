@@ -13,10 +13,15 @@ namespace Snapper.Pact;
 /// BatchCommit and abort cascades.
 /// </summary>
 /// <remarks>
-/// State versions (<see cref="StateVersions{TState}"/>, shared with the ACT engine): committed ←
+/// <para>State versions (<see cref="StateVersions{TState}"/>, shared with the ACT engine): committed ←
 /// the states left by completed but uncommitted batches, oldest first ← the running batch's
 /// working copy, made at its first write. A batch therefore never mutates a version a commit
-/// still needs.
+/// still needs.</para>
+/// <para>A PACT that aborts takes back only its own writes while nobody has read them
+/// (docs/architecture.md, "A PACT aborts alone"): each PACT writing after another in the running batch
+/// keeps the state before its write, and the last writer can be undone until another transaction
+/// reads the state, even after the batch completed here (its state is then logged again). Where its
+/// writes were read, <see cref="AbortPact"/> says so and the coordinator aborts the whole batch.</para>
 /// </remarks>
 internal sealed class PactParticipant<TState>
     where TState : class
@@ -26,9 +31,21 @@ internal sealed class PactParticipant<TState>
     private readonly Logger? logger;
     private readonly LocalSchedule schedule;
     private readonly Dictionary<long, (long Bid, TaskCompletionSource Outcome)> outcomes = new();
-    private readonly HashSet<long> failedBatches = new();
+
+    // Failures of PACTs reported to their coordinators, by bid: BatchComplete is sent only once they
+    // arrived, so a coordinator never decides a batch before it knows a PACT of it failed.
+    private readonly Dictionary<long, Task> failureReports = new();
+
+    // PACTs rooted here that aborted before their root call registered its outcome, by tid.
+    private readonly Dictionary<long, (long Bid, Exception Cause)> abortedEarly = new();
     private TState? working;
     private long workingVersion; // the version the running batch's writes become: one more than what it copied
+
+    // The running batch's last writer here, the working state before its first write (null: the
+    // state before the batch) and whether another PACT has accessed the state since that write.
+    private long lastWriter;
+    private TState? beforeLastWriter;
+    private bool lastWriteRead;
 
     public PactParticipant(ActorId id, SnapperRuntime runtime, StateVersions<TState> versions, LocalSchedule schedule)
     {
@@ -37,8 +54,9 @@ internal sealed class PactParticipant<TState>
         this.versions = versions;
         this.schedule = schedule;
         logger = runtime.Loggers.For(id);
-        schedule.Started += _ => working = null;
+        schedule.Started += _ => StartWorking();
         schedule.Completed += OnCompleted;
+        schedule.AbortedTurnEnded += pact => TryUndoRunning(pact);
     }
 
     public ActorId Id { get; }
@@ -51,19 +69,36 @@ internal sealed class PactParticipant<TState>
 
     public TState GetState(TxnContext ctx, AccessMode mode)
     {
-        if (schedule.Running is not { } batch || batch.Bid != ctx.Bid || schedule.CurrentPact(ctx.Bid) != ctx.Tid)
+        if (schedule.CurrentTurn(ctx.Bid) is not { } pact || pact.Tid != ctx.Tid)
         {
             throw new SnapperException($"GetState on {Id} with the context of {ctx} outside that PACT's turn on {Id}; a PACT reaches an actor only through CallActor.");
         }
 
-        if (working is not null || mode == AccessMode.Read)
+        if (lastWriter != ctx.Tid)
         {
-            return working ?? versions.Latest;
+            lastWriteRead |= lastWriter != 0; // it sees the last writer's write: that can no longer be undone alone
+            if (mode == AccessMode.ReadWrite)
+            {
+                // Its first write in this batch: keep what to go back to if it aborts.
+                if (working is null)
+                {
+                    var (latest, version) = versions.ReadLatest();
+                    workingVersion = version + 1;
+                    beforeLastWriter = null;
+                    working = runtime.Serializer.Copy(latest);
+                }
+                else
+                {
+                    beforeLastWriter = runtime.Serializer.Copy(working);
+                }
+
+                lastWriter = ctx.Tid;
+                lastWriteRead = false;
+                pact.Wrote = true;
+            }
         }
 
-        var (latest, version) = versions.LatestWithVersion;
-        workingVersion = version + 1;
-        return working = runtime.Serializer.Copy(latest);
+        return working ?? versions.ReadLatest().State;
     }
 
     /// <summary>A nested call within the PACT: an ordinary grain call, which the callee runs in its schedule.</summary>
@@ -77,6 +112,14 @@ internal sealed class PactParticipant<TState>
         try
         {
             return await call(callee);
+        }
+        catch (Exception e)
+        {
+            // Whether or not the body catches it, the PACT aborts: in its turn here too, so the
+            // batch cannot complete here with its writes before the coordinator knows.
+            schedule.AbortInTurn(ctx, e);
+            Fail(ctx, e);
+            throw;
         }
         finally
         {
@@ -115,6 +158,11 @@ internal sealed class PactParticipant<TState>
             // yet when the cascade came by).
             outcomes.Remove(ctx.Tid);
             outcome.TrySetException(Cascaded(ctx.Tid));
+        }
+        else if (abortedEarly.Remove(ctx.Tid, out var early))
+        {
+            outcomes.Remove(ctx.Tid);
+            outcome.TrySetException(ActCommitCoordinator.AbortedBy(ctx.Tid, early.Cause));
         }
 
         var batchCommit = SnapperTracing.StartPhase(SnapperTracing.BatchCommit);
@@ -160,9 +208,10 @@ internal sealed class PactParticipant<TState>
         }
         catch (Exception e)
         {
-            // The actor that catches a PACT's exception detects the batch's abort (§4.2.4). It is
-            // marked failed here before the call counts as done, so the batch can never report
-            // BatchComplete for a PACT that threw.
+            // The actor that catches a PACT's exception detects its abort (§4.2.4). Its turn here
+            // ends with its writes undone before the call counts as done, and the batch reports
+            // BatchComplete only once the coordinator has the failure.
+            schedule.AbortInTurn(ctx, e);
             Fail(ctx, e);
             throw;
         }
@@ -178,6 +227,7 @@ internal sealed class PactParticipant<TState>
     {
         // Batches commit in bid order, so everything up to bid is committed now.
         versions.CommitBatchesThrough(bid);
+        schedule.Committed(bid);
         foreach (var (tid, (batchId, outcome)) in outcomes.ToList())
         {
             if (batchId <= bid)
@@ -187,7 +237,7 @@ internal sealed class PactParticipant<TState>
             }
         }
 
-        failedBatches.RemoveWhere(b => b <= bid);
+        Forget(b => b <= bid);
     }
 
     /// <summary>
@@ -205,7 +255,7 @@ internal sealed class PactParticipant<TState>
             working = null;
         }
 
-        failedBatches.RemoveWhere(b => b >= bid && b <= through);
+        Forget(b => b >= bid && b <= through);
         foreach (var (tid, (batchId, outcome)) in outcomes.ToList())
         {
             if (batchId < bid || batchId > through)
@@ -220,16 +270,96 @@ internal sealed class PactParticipant<TState>
 
     public (long Tid, string Description) DescribeWait(long bid) => (schedule.CurrentPact(bid), schedule.DescribeWait(bid));
 
-    private void OnCompleted(SubBatch batch)
+    /// <summary>
+    /// PACT <paramref name="tid"/> of batch <paramref name="bid"/> aborted (coordinator → every actor
+    /// it declared): skip or end its turn here and take back its writes. True once nothing of it is
+    /// left here and nobody read its writes; false if another transaction read them (the whole
+    /// batch must abort then).
+    /// </summary>
+    public async Task<bool> AbortPact(long bid, long tid, Exception cause)
     {
-        if (failedBatches.Contains(batch.Bid))
+        if (outcomes.Remove(tid, out var rooted))
         {
-            return; // the ring is aborting it; no BatchComplete
+            rooted.Outcome.TrySetException(ActCommitCoordinator.AbortedBy(tid, cause));
+        }
+        else
+        {
+            abortedEarly.TryAdd(tid, (bid, cause)); // in case its root call has yet to arrive here
         }
 
-        var written = working;
+        switch (schedule.AbortPact(bid, tid, cause, out var pact))
+        {
+            case PactStanding.Running:
+                await pact!.TurnEnded!.Task; // its writes are undone when its turn ends
+                return true;
+            case PactStanding.TurnEnded:
+                return TryUndoRunning(pact!);
+            case PactStanding.BatchCompleted:
+                return !pact!.Wrote || await TryUndoCompleted(bid, tid);
+            default:
+                return true;
+        }
+    }
+
+    private void StartWorking()
+    {
         working = null;
-        versions.BatchCompleted(batch.Bid, batch.Coordinator, written, workingVersion);
+        lastWriter = 0;
+        beforeLastWriter = null;
+        lastWriteRead = false;
+    }
+
+    // An aborted PACT's turn ended in the running batch: its writes go if they are the last and unread.
+    private bool TryUndoRunning(ScheduledPact pact)
+    {
+        if (!pact.Wrote)
+        {
+            return true;
+        }
+
+        if (lastWriter != pact.Tid || lastWriteRead)
+        {
+            return false;
+        }
+
+        working = beforeLastWriter;
+        beforeLastWriter = null;
+        lastWriter = 0;
+        pact.Wrote = false;
+        return true;
+    }
+
+    // An aborted PACT's batch completed here with its write last and, perhaps, unread: the batch's
+    // state goes back to before it and is logged again, superseding the record with its write.
+    private async Task<bool> TryUndoCompleted(long bid, long tid)
+    {
+        if (versions.TryUndoLastWriter(bid, tid) is not { } undone)
+        {
+            return false;
+        }
+
+        if (logger is not null)
+        {
+            try
+            {
+                await logger.Append(new BatchCompleteRecord(bid, Id, undone.Coordinator, runtime.Serializer.Serialize(undone.State)) { Version = undone.Version });
+            }
+            catch (Exception e)
+            {
+                LogMessages.UndoNotLogged(runtime.Diagnostics, e, Id, tid, bid);
+                return false; // the logged state still has its write: the whole batch must abort
+            }
+        }
+
+        return true;
+    }
+
+    private void OnCompleted(SubBatch batch)
+    {
+        var written = working;
+        var undo = lastWriter != 0 && !lastWriteRead ? (lastWriter, beforeLastWriter) : ((long, TState?)?)null;
+        StartWorking();
+        versions.BatchCompleted(batch.Bid, batch.Coordinator, written, workingVersion, undo);
         var state = written is null ? ReadOnlyMemory<byte>.Empty : runtime.Serializer.Serialize(written);
         _ = ReportCompleted(batch, state, workingVersion);
     }
@@ -242,6 +372,11 @@ internal sealed class PactParticipant<TState>
             {
                 // Write-ahead: the state this batch left is durable before the coordinator may commit.
                 await logger.Append(new BatchCompleteRecord(batch.Bid, Id, batch.Coordinator, state) { Version = version });
+            }
+
+            if (failureReports.Remove(batch.Bid, out var reported))
+            {
+                await reported;
             }
 
             await runtime.Coordinator(batch.Coordinator).BatchComplete(batch.Bid, Id);
@@ -262,8 +397,26 @@ internal sealed class PactParticipant<TState>
             return; // this actor has already taken the batch's abort
         }
 
-        failedBatches.Add(ctx.Bid);
-        _ = runtime.Coordinator(ctx.Coordinator!).Fail(ctx.Bid, ctx.Tid, failure);
+        var report = runtime.Coordinator(ctx.Coordinator!).Fail(ctx.Bid, ctx.Tid, failure);
+        failureReports[ctx.Bid] = failureReports.TryGetValue(ctx.Bid, out var earlier) ? Task.WhenAll(earlier, report) : report;
+    }
+
+    private void Forget(Func<long, bool> resolved)
+    {
+        if (failureReports.Count == 0 && abortedEarly.Count == 0)
+        {
+            return; // the usual case, on every BatchCommit
+        }
+
+        foreach (var bid in failureReports.Keys.Where(resolved).ToList())
+        {
+            failureReports.Remove(bid);
+        }
+
+        foreach (var tid in abortedEarly.Where(a => resolved(a.Value.Bid)).Select(a => a.Key).ToList())
+        {
+            abortedEarly.Remove(tid);
+        }
     }
 
     private static TransactionAbortedException Cascaded(long tid) =>

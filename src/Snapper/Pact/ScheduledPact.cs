@@ -15,4 +15,22 @@ internal sealed class ScheduledPact(long tid, int declaredCalls)
 
     /// <summary>Set when the PACT's turn comes; calls that arrived early wait on it.</summary>
     public TaskCompletionSource? Turn { get; set; }
+
+    /// <summary>
+    /// Why the PACT aborted, once it has (null while it lives): its turn here ends as soon as no call
+    /// of it runs here, a turn not reached yet is skipped, and its later calls are refused.
+    /// </summary>
+    public Exception? AbortedBy { get; set; }
+
+    /// <summary>Its writes here are in this actor's state (set at its first write, cleared when they are undone).</summary>
+    public bool Wrote { get; set; }
+
+    /// <summary>Completed when its turn ends here after it aborted (someone waits for that).</summary>
+    public TaskCompletionSource? TurnEnded { get; set; }
+
+    /// <summary>True while a call of it runs here.</summary>
+    public bool HasCallsRunning => CallsStarted > CallsFinished;
+
+    /// <summary>Its turn here is over: it made its declared calls, or it aborted and no call of it runs.</summary>
+    public bool TurnOver => CallsFinished >= DeclaredCalls || (AbortedBy is not null && !HasCallsRunning);
 }

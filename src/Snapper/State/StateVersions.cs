@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Runtime.InteropServices;
 
 using Snapper.Recovery;
 
@@ -20,8 +21,8 @@ namespace Snapper.State;
 internal sealed class StateVersions<TState>(TState committed, long committedVersion)
     where TState : class
 {
-    // (bid, its coordinator, state left by it or null if the batch did not write here, that state's version), in bid order.
-    private readonly List<(long Bid, string Coordinator, TState? State, long Version)> uncommitted = new();
+    // The states left by completed batches not yet committed, in bid order.
+    private readonly List<BatchVersion> uncommitted = new();
 
     /// <summary>
     /// The versions of a newly activated actor: its last committed state if recovery or a hand-over
@@ -80,28 +81,63 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
     public (long Bid, string? Coordinator, bool Committed) LastBatch =>
         uncommitted.Count > 0 ? (uncommitted[^1].Bid, uncommitted[^1].Coordinator, false) : (LastCommittedBid, null, true);
 
-    /// <summary>The newest state: that of the last completed batch, or the committed one.</summary>
-    public TState Latest => LatestWithVersion.State;
-
-    /// <summary>The newest state and its version.</summary>
-    public (TState State, long Version) LatestWithVersion
+    /// <summary>
+    /// The newest state (that of the last completed batch that wrote here, or the committed one) and
+    /// its version, for a transaction to read or copy. From now on that batch's last writer can no
+    /// longer be undone alone (<see cref="TryUndoLastWriter"/>): its write has been read.
+    /// </summary>
+    public (TState State, long Version) ReadLatest()
     {
-        get
+        var batches = CollectionsMarshal.AsSpan(uncommitted);
+        for (var i = batches.Length - 1; i >= 0; i--)
         {
-            for (var i = uncommitted.Count - 1; i >= 0; i--)
+            if (batches[i].State is { } state)
             {
-                if (uncommitted[i].State is { } state)
-                {
-                    return (state, uncommitted[i].Version);
-                }
+                batches[i].Undo = null;
+                return (state, batches[i].Version);
             }
-
-            return (Committed, CommittedVersion);
         }
+
+        return (Committed, CommittedVersion);
     }
 
-    /// <summary>A batch completed here, leaving <paramref name="written"/> with <paramref name="version"/> (null: it only read).</summary>
-    public void BatchCompleted(long bid, string coordinator, TState? written, long version) => uncommitted.Add((bid, coordinator, written, version));
+    /// <summary>
+    /// A batch completed here, leaving <paramref name="written"/> with <paramref name="version"/>
+    /// (null: it only read). <paramref name="undo"/>, if given, is how to take back the batch's last
+    /// write here while nobody has read it: its PACT and the state before it (null: the state before the batch).
+    /// </summary>
+    public void BatchCompleted(long bid, string coordinator, TState? written, long version, (long Tid, TState? Before)? undo = null) =>
+        uncommitted.Add(new BatchVersion(bid, coordinator, written, version) { Undo = written is null ? null : undo });
+
+    /// <summary>
+    /// PACT <paramref name="tid"/> of completed batch <paramref name="bid"/> aborted: if its write is
+    /// the batch's last here and nobody has read it, the batch's state becomes the one before that
+    /// write (with the batch's version, so it supersedes the logged one), returned to be logged again.
+    /// Null if that cannot be done.
+    /// </summary>
+    public (TState State, long Version, string Coordinator)? TryUndoLastWriter(long bid, long tid)
+    {
+        var batches = CollectionsMarshal.AsSpan(uncommitted);
+        for (var i = batches.Length - 1; i >= 0; i--)
+        {
+            ref var batch = ref batches[i];
+            if (batch.Bid != bid)
+            {
+                continue;
+            }
+
+            if (batch.Undo is not { } undo || undo.Tid != tid)
+            {
+                return null;
+            }
+
+            batch.State = undo.Before ?? StateBefore(i);
+            batch.Undo = null;
+            return (batch.State, batch.Version, batch.Coordinator);
+        }
+
+        return null;
+    }
 
     /// <summary>
     /// Batches commit in bid order, so every batch up to <paramref name="bid"/> is committed now.
@@ -123,6 +159,19 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
         uncommitted.RemoveRange(0, i);
     }
 
+    private TState StateBefore(int index)
+    {
+        for (var i = index - 1; i >= 0; i--)
+        {
+            if (uncommitted[i].State is { } state)
+            {
+                return state;
+            }
+        }
+
+        return Committed;
+    }
+
     /// <summary>Abort cascade: the states left by batches <paramref name="from"/> through <paramref name="through"/> are gone; earlier ones stay.</summary>
     public void DropBatches(long from, long through) => uncommitted.RemoveAll(v => v.Bid >= from && v.Bid <= through);
 
@@ -132,5 +181,22 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
         Debug.Assert(uncommitted.Count == 0, "an ACT commits only after the batches before it have committed, and none after it has started");
         Committed = state;
         CommittedVersion = version;
+    }
+
+    // The state one completed batch left here, and how to undo its last write while nobody has read it.
+    // A struct in a list, changed in place through CollectionsMarshal.AsSpan: no allocation per batch.
+    private struct BatchVersion(long bid, string coordinator, TState? state, long version)
+    {
+        public readonly long Bid = bid;
+
+        public readonly string Coordinator = coordinator;
+
+        /// <summary>The state the batch left (null: it did not write here).</summary>
+        public TState? State = state;
+
+        public readonly long Version = version;
+
+        /// <summary>The batch's last writer here and the state before its write, until someone reads the state.</summary>
+        public (long Tid, TState? Before)? Undo;
     }
 }

@@ -61,6 +61,63 @@ public sealed class LocalScheduleTests
     }
 
     [Fact]
+    public async Task A_PACT_that_aborts_before_its_batch_starts_or_its_turn_comes_is_skipped_and_its_calls_refused()
+    {
+        var schedule = new LocalSchedule(Me);
+        var completed = new List<long>();
+        schedule.Completed += b => completed.Add(b.Bid);
+        var boom = new TransactionAbortedException(AbortReason.User, "boom");
+
+        // Tid 11 aborts before batch 10 reached this actor; tid 12 while tid 10 has its turn.
+        Assert.Equal(PactStanding.Gone, schedule.AbortPact(10, 11, boom, out _));
+        schedule.Add(Batch(10, prev: 0, (10, 1), (11, 2), (12, 1), (13, 1)));
+        var waiting = schedule.Enter(Ctx(12, 10)).AsTask();
+        Assert.Equal(PactStanding.Gone, schedule.AbortPact(10, 12, boom, out _));
+        Assert.Equal(AbortReason.User, (await Assert.ThrowsAsync<TransactionAbortedException>(() => waiting)).Reason);
+
+        await Call(schedule, Ctx(10, 10));
+        Assert.Equal(13, schedule.CurrentPact(10)); // 11 and 12 are passed over
+        Assert.Equal(AbortReason.User, Assert.Throws<TransactionAbortedException>(() => schedule.Enter(Ctx(11, 10, calls: 2))).Reason);
+        await Call(schedule, Ctx(13, 10));
+        Assert.Equal([10], completed);
+    }
+
+    [Fact]
+    public async Task A_PACT_that_aborts_during_its_turn_keeps_it_until_its_running_call_returns_then_gives_it_up()
+    {
+        var schedule = new LocalSchedule(Me);
+        var ended = new List<long>();
+        schedule.AbortedTurnEnded += p => ended.Add(p.Tid);
+        schedule.Add(Batch(20, prev: 0, (20, 2), (21, 1)));
+
+        await schedule.Enter(Ctx(20, 20, calls: 2)); // its first of two calls runs
+        var next = schedule.Enter(Ctx(21, 20)).AsTask();
+        Assert.Equal(PactStanding.Running, schedule.AbortPact(20, 20, new InvalidOperationException("boom"), out var pact));
+        Assert.False(next.IsCompleted);
+        Assert.False(pact!.TurnEnded!.Task.IsCompleted);
+
+        // The call returns: its turn ends without its second call, and the next PACT's starts.
+        schedule.Exit(Ctx(20, 20, calls: 2));
+        await pact.TurnEnded.Task.WaitAsync(TimeSpan.FromSeconds(5));
+        await next.WaitAsync(TimeSpan.FromSeconds(5));
+        Assert.Equal([20], ended);
+        Assert.Equal(PactStanding.TurnEnded, schedule.AbortPact(20, 20, new InvalidOperationException("again"), out _));
+    }
+
+    [Fact]
+    public async Task A_PACT_of_a_completed_batch_is_found_there_until_the_batch_commits()
+    {
+        var schedule = new LocalSchedule(Me);
+        schedule.Add(Batch(30, prev: 0, (30, 1)));
+        await Call(schedule, Ctx(30, 30));
+
+        Assert.Equal(PactStanding.BatchCompleted, schedule.AbortPact(30, 30, new InvalidOperationException("boom"), out var pact));
+        Assert.Equal(30, pact!.Tid);
+        schedule.Committed(30);
+        Assert.Equal(PactStanding.Gone, schedule.AbortPact(30, 30, new InvalidOperationException("boom"), out _));
+    }
+
+    [Fact]
     public async Task A_call_beyond_the_declaration_is_a_DeclarationError()
     {
         var schedule = new LocalSchedule(Me);
