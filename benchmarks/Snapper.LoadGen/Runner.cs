@@ -218,7 +218,7 @@ public static class Runner
             }
         }
 
-        var workload = new ListAppendWorkload(silo.Client, options.Actors, options.PactPercent, Record);
+        var workload = new ListAppendWorkload(silo.Client, options.Actors, options.PactPercent, Record, options.UserAborts);
         var (runs, failed, interrupted) = await RunModesAsync(options, workload.For, null, workload, null, stderr, terminal, cancellationToken);
 
         if (writer is not null)

@@ -14,6 +14,12 @@ public interface IListActor : ITransactionalActor, IGrainWithIntegerKey
     /// </summary>
     Task<AppendResult[]> AppendEverywhere(TxnContext ctx, ActorId[] others);
 
+    /// <summary>
+    /// As <see cref="AppendEverywhere"/>, then rolls the transaction back
+    /// (<see cref="AbortReason.User"/>): none of its appends may ever be seen.
+    /// </summary>
+    Task<AppendResult[]> AppendEverywhereThenRollBack(TxnContext ctx, ActorId[] others);
+
     /// <summary>The whole list (read-only).</summary>
     Task<List<long>> Read(TxnContext ctx);
 }

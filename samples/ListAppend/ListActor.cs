@@ -24,5 +24,12 @@ public sealed class ListActor : TransactionalActor<TidList>, IListActor
     }
 
     /// <inheritdoc />
+    public async Task<AppendResult[]> AppendEverywhereThenRollBack(TxnContext ctx, ActorId[] others)
+    {
+        await AppendEverywhere(ctx, others);
+        throw new TransactionAbortedException(AbortReason.User, $"transaction {ctx.Tid} appended everywhere and rolls back");
+    }
+
+    /// <inheritdoc />
     public async Task<List<long>> Read(TxnContext ctx) => [.. (await GetState(ctx, AccessMode.Read)).Tids];
 }

@@ -125,6 +125,14 @@ public static class LoadGenCommandLine
         HelpName = "file",
     };
 
+    private static readonly Option<int> UserAborts = new("--user-aborts")
+    {
+        Description = "Percentage of transactions that append everywhere, then roll back with a user abort (0-100); the checker verifies none of their appends is ever seen.",
+        HelpName = "percent",
+        DefaultValueFactory = _ => 0,
+        Validators = { r => Range(r, 0, 100) },
+    };
+
     private static readonly Option<int> Warehouses = Count("--warehouses", 2, "Warehouses of each mode's database.");
 
     private static readonly Option<int> PactAttempts = Count("--pact-attempts", 1, "Times RunPact runs a PACT that an earlier batch's abort cascaded into (1-1000).");
@@ -175,7 +183,7 @@ public static class LoadGenCommandLine
         var root = new RootCommand("Snapper's load generator: runs a workload in several transaction modes, one after another on one cluster, each on its own keys, and reports throughput, aborts and latency.")
         {
             Workload(SmallBank, "SmallBank MultiTransfer: one account pays --txn-size - 1 others (orleans-txn: the same on Orleans' own transactions).", ModeNames.Default, ModeNames.Supported, ActAttempts, PactAttempts),
-            Workload(ListAppend, "Each transaction appends its tid to the lists of --txn-size actors; --verify or check tests the history Elle-style.", [ModeNames.Pact, ModeNames.Act], [ModeNames.Pact, ModeNames.Act, ModeNames.ActElr, ModeNames.Hybrid], History, Dump),
+            Workload(ListAppend, "Each transaction appends its tid to the lists of --txn-size actors; --verify or check tests the history Elle-style.", [ModeNames.Pact, ModeNames.Act], [ModeNames.Pact, ModeNames.Act, ModeNames.ActElr, ModeNames.Hybrid], History, Dump, UserAborts),
             Workload(TpcC, "TPC-C's five transactions at the standard mix on a database loaded per mode; one row per transaction type.", [ModeNames.Pact, ModeNames.Act, ModeNames.Hybrid], [ModeNames.Pact, ModeNames.Act, ModeNames.Hybrid], Warehouses, NewOrderOnly, PactAttempts),
             new Command(Check, "Check a listappend history against its list dump: lost, duplicated, misplaced or aborted appends and cycles. Exit 0 consistent, 1 violations, 2 unreadable files.")
             {
@@ -225,7 +233,7 @@ public static class LoadGenCommandLine
         return command.Name switch
         {
             SmallBank => options with { ActAttempts = parsed.GetValue(ActAttempts), PactAttempts = parsed.GetValue(PactAttempts) },
-            ListAppend => options with { History = parsed.GetValue(History)?.FullName, Dump = parsed.GetValue(Dump)?.FullName },
+            ListAppend => options with { History = parsed.GetValue(History)?.FullName, Dump = parsed.GetValue(Dump)?.FullName, UserAborts = parsed.GetValue(UserAborts) },
             TpcC => options with { Warehouses = parsed.GetValue(Warehouses), NewOrderOnly = parsed.GetValue(NewOrderOnly), PactAttempts = parsed.GetValue(PactAttempts) },
             _ => options,
         };

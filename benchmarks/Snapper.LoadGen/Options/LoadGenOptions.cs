@@ -81,6 +81,9 @@ public sealed record LoadGenOptions
     /// <summary>smallbank: how many times RunAct runs an ACT that aborts for a concurrency reason (<c>--act-attempts</c>), keeping its age.</summary>
     public int ActAttempts { get; init; } = 1;
 
+    /// <summary>listappend: the percentage of transactions that roll back after appending everywhere (<c>--user-aborts</c>).</summary>
+    public int UserAborts { get; init; }
+
     /// <summary>smallbank and tpcc: how many times RunPact runs a PACT aborted by a cascade (<c>--pact-attempts</c>).</summary>
     public int PactAttempts { get; init; } = 1;
 

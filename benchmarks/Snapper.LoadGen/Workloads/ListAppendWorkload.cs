@@ -17,6 +17,7 @@ public sealed class ListAppendWorkload
     private readonly ISnapperClient client;
     private readonly KeyBlockIds<IListActor> lists;
     private readonly int pactPercent;
+    private readonly int userAbortPercent;
     private readonly Action<HistoryEntry> record;
 
     // Transactions whose tid is known and whose outcome is not recorded yet: at cut-off they are
@@ -28,8 +29,12 @@ public sealed class ListAppendWorkload
     /// <param name="actors">Actors per mode (<c>--actors</c>).</param>
     /// <param name="pactPercent">Hybrid: the percentage of transactions issued as PACTs.</param>
     /// <param name="record">Receives every finished transaction; must be thread-safe.</param>
-    public ListAppendWorkload(ISnapperClient client, int actors, int pactPercent, Action<HistoryEntry> record)
+    /// <param name="userAbortPercent">The percentage of transactions that append everywhere, then roll back (<c>--user-aborts</c>).</param>
+    public ListAppendWorkload(ISnapperClient client, int actors, int pactPercent, Action<HistoryEntry> record, int userAbortPercent = 0)
     {
+        ArgumentOutOfRangeException.ThrowIfNegative(userAbortPercent);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(userAbortPercent, 100);
+        this.userAbortPercent = userAbortPercent;
         ArgumentNullException.ThrowIfNull(client);
         ArgumentNullException.ThrowIfNull(record);
         ArgumentOutOfRangeException.ThrowIfLessThan(actors, 1);
@@ -125,6 +130,7 @@ public sealed class ListAppendWorkload
             actors[i] = others[i - 1].Key;
         }
 
+        var rollBack = RollsBack(keys);
         Pending? txn = null;
         async Task<(long Tid, AppendResult[] Results)> Body(IListActor actor, TxnContext ctx)
         {
@@ -135,7 +141,7 @@ public sealed class ListAppendWorkload
                 pending.TryAdd(ctx.Tid, started);
             }
 
-            return (ctx.Tid, await actor.AppendEverywhere(ctx, others));
+            return (ctx.Tid, await (rollBack ? actor.AppendEverywhereThenRollBack(ctx, others) : actor.AppendEverywhere(ctx, others)));
         }
 
         try
@@ -173,6 +179,23 @@ public sealed class ListAppendWorkload
 
             throw;
         }
+    }
+
+    // Whether a transaction rolls back is drawn from its keys, so the same seed rolls back the same ones.
+    private bool RollsBack(int[] keys)
+    {
+        if (userAbortPercent == 0)
+        {
+            return false;
+        }
+
+        var draw = 17L;
+        foreach (var key in keys)
+        {
+            draw = (draw * 31) + key;
+        }
+
+        return (int)((draw & long.MaxValue) % 100) < userAbortPercent;
     }
 
     // True if this caller records the outcome of tid (the cut-off did not get there first).

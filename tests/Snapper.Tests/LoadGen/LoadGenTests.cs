@@ -114,6 +114,43 @@ public sealed class LoadGenTests
     }
 
     [Fact]
+    public async Task A_list_append_run_with_user_aborts_never_shows_a_rolled_back_append_and_check_would_catch_one()
+    {
+        var folder = Directory.CreateTempSubdirectory("snapper-rollback-").FullName;
+        var (history, dump) = (Path.Combine(folder, "h.jsonl"), Path.Combine(folder, "d.json"));
+        try
+        {
+            var stdout = new StringWriter();
+            var exit = await Runner.MainAsync(
+                ["listappend", "--modes", "pact,act,hybrid", "--user-aborts", "20", "--actors", "8", "--txn-size", "3", "--duration", "1", "--warmup", "0", "--pipeline", "8",
+                 "--history", history, "--dump", dump, "--verify"],
+                stdout, new StringWriter(), CancellationToken.None);
+            Assert.True(exit == 0, $"exit {exit}\n{stdout}");
+            Assert.Contains("list-append check OK", stdout.ToString());
+
+            // Every mode rolled some back, after they appended everywhere.
+            var rolledBack = File.ReadLines(history)
+                .Select(l => JsonDocument.Parse(l).RootElement)
+                .Where(e => e.GetProperty("abortReason").ValueKind == JsonValueKind.String && e.GetProperty("abortReason").GetString() == "User")
+                .ToList();
+            Assert.Equal(["act", "pact"], rolledBack.Select(e => e.GetProperty("mode").GetString()).ToHashSet().Order());
+
+            // Had one of their appends survived, check would say so.
+            var planted = rolledBack[0];
+            var lists = JsonSerializer.Deserialize<Dictionary<string, List<long>>>(await File.ReadAllTextAsync(dump))!;
+            lists[planted.GetProperty("actors")[0].GetString()!].Add(planted.GetProperty("tid").GetInt64());
+            await File.WriteAllTextAsync(dump, JsonSerializer.Serialize(lists));
+            var report = new StringWriter();
+            Assert.Equal(1, await Runner.MainAsync(["check", "--history", history, "--dump", dump], report, new StringWriter(), CancellationToken.None));
+            Assert.Contains("AbortedAppendVisible", report.ToString());
+        }
+        finally
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+
+    [Fact]
     public async Task A_hybrid_run_reports_each_kind_and_its_history_checks_out()
     {
         var folder = Directory.CreateTempSubdirectory("snapper-hybrid-").FullName;
