@@ -193,7 +193,7 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         return Task.CompletedTask;
     }
 
-    Task<bool> ISnapperParticipant.AbortPact(long bid, long tid, Exception cause) => PactEngine.AbortPact(bid, tid, cause);
+    Task<PactAbortAnswer> ISnapperParticipant.AbortPact(long bid, long tid, Exception cause) => PactEngine.AbortPact(bid, tid, cause);
 
     Task<(long Tid, string Description)> ISnapperParticipant.DescribeWait(long bid) => Task.FromResult(PactEngine.DescribeWait(bid));
 

@@ -237,7 +237,7 @@ internal sealed partial class ActParticipant<TState>
     }
 
     // The newest state an ACT may build on: the last active version, else the last completed batch's or the committed one.
-    private (TState State, long Version) ReadLatest() => activeVersions.Count > 0 ? (activeVersions[^1].State, activeVersions[^1].Version) : versions.ReadLatest();
+    private (TState State, long Version) ReadLatest() => activeVersions.Count > 0 ? (activeVersions[^1].State, activeVersions[^1].Version) : versions.ReadLatestForAct();
 
 
     // The ACT joined a group behind a batch that has not completed here: wait for it, bounded by

@@ -1,5 +1,6 @@
 using Snapper.Diagnostics;
 using Snapper.Logging;
+using Snapper.Pact;
 
 namespace Snapper.Coordination;
 
@@ -113,12 +114,14 @@ internal sealed partial class Coordinator
         }
     }
 
-    // One PACT failed: every actor it declared skips or ends its turn and takes its writes back. The
-    // batch goes on without it if all could; if one could not (its writes were read), the batch aborts.
+    // One PACT failed: every actor it declared skips or ends its turn and takes its write back,
+    // with the PACTs that read it, which their coordinators abort the same way before this batch
+    // decides (theirs are this batch or later ones, which decide after it). If an actor could not
+    // take the write back (an ACT read it), the batch aborts whole.
     private async Task AbortPact(EmittedBatch batch, long tid, Exception cause)
     {
         batch.PactAbortsUnderway++;
-        var undone = await Task.WhenAll(batch.Declared[(int)(tid - batch.Bid)].Accesses.Select(async access =>
+        var answers = await Task.WhenAll(batch.Declared[(int)(tid - batch.Bid)].Accesses.Select(async access =>
         {
             try
             {
@@ -127,11 +130,19 @@ internal sealed partial class Coordinator
             catch (Exception e)
             {
                 LogMessages.DeliveryFailed(diagnostics, e, access.Key);
-                return false;
+                return PactAbortAnswer.NotUndone;
             }
         }));
+
+        var undone = answers.All(a => a.Undone);
+        if (undone)
+        {
+            var readers = answers.SelectMany(a => a.Readers).Distinct().ToList();
+            undone = (await Task.WhenAll(readers.Select(reader => AbortReader(reader, tid)))).All(told => told);
+        }
+
         batch.PactAbortsUnderway--;
-        if (undone.All(u => u))
+        if (undone)
         {
             LogMessages.PactAbortedAlone(diagnostics, key, tid, batch.Bid);
             _ = Commit(batch);
@@ -140,6 +151,33 @@ internal sealed partial class Coordinator
         {
             LogMessages.PactAbortTakesBatch(diagnostics, key, tid, batch.Bid);
             AbortWholeBatch(batch);
+        }
+    }
+
+    // A PACT read the write of aborted PACT tid: it aborts too, told to its coordinator (answered
+    // at once, before the batch of tid decides). False if that coordinator could not be told.
+    private async Task<bool> AbortReader(PactRef reader, long tid)
+    {
+        var cause = new TransactionAbortedException(AbortReason.Cascading, $"it read the write of PACT {tid}, which aborted") { Tid = reader.Tid };
+        if (reader.Coordinator == key)
+        {
+            if (unresolved.TryGetValue(reader.Bid, out var batch))
+            {
+                FailBatch(batch, reader.Tid, cause);
+            }
+
+            return true;
+        }
+
+        try
+        {
+            await coordinators.Get(reader.Coordinator).Fail(reader.Bid, reader.Tid, cause);
+            return true;
+        }
+        catch (Exception e)
+        {
+            LogMessages.CoordinatorMessageFailed(diagnostics, e, key, reader.Coordinator);
+            return false;
         }
     }
 

@@ -42,10 +42,11 @@ internal interface ISnapperParticipant : IGrain
     /// <summary>
     /// Coordinator → every actor PACT <paramref name="tid"/> of batch <paramref name="bid"/>
     /// declared: it aborted (<paramref name="cause"/>); skip or end its turn and take back its
-    /// writes. Answers true once nothing of it is left and nobody read its writes, false if they
-    /// were read (the coordinator then aborts the whole batch). Its root learns the abort here.
+    /// write, with every access made after it. Answered once done, naming the PACTs that had read
+    /// the write (they must abort too), or saying it could not be taken back alone (the coordinator
+    /// then aborts the whole batch). Its root learns the abort here.
     /// </summary>
-    Task<bool> AbortPact(long bid, long tid, Exception cause);
+    Task<PactAbortAnswer> AbortPact(long bid, long tid, Exception cause);
 
     /// <summary>
     /// Participant → the ACT's root, one-way: batch <paramref name="bid"/> was placed behind ACT

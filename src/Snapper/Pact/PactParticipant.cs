@@ -17,11 +17,13 @@ namespace Snapper.Pact;
 /// the states left by completed but uncommitted batches, oldest first ← the running batch's
 /// working copy, made at its first write. A batch therefore never mutates a version a commit
 /// still needs.</para>
-/// <para>A PACT that aborts takes back only its own writes while nobody has read them
-/// (docs/architecture.md, "A PACT aborts alone"): each PACT writing after another in the running batch
-/// keeps the state before its write, and the last writer can be undone until another transaction
-/// reads the state, even after the batch completed here (its state is then logged again). Where its
-/// writes were read, <see cref="AbortPact"/> says so and the coordinator aborts the whole batch.</para>
+/// <para>A PACT that aborts takes back its own writes and the PACTs that read them
+/// (docs/architecture.md, "A PACT aborts alone"): the <see cref="PactAccessLog{TState}"/> keeps each
+/// PACT's first write with the state before it (a copy for a PACT writing after another in the
+/// running batch) and who accessed the state after it. Taking a write back restores that state,
+/// here and in every completed batch built on it (logged again), and names the PACTs that read it
+/// to the coordinator, which aborts them too. Only a write an ACT has read makes
+/// <see cref="AbortPact"/> say so, and the coordinator abort the whole batch.</para>
 /// </remarks>
 internal sealed class PactParticipant<TState>
     where TState : class
@@ -38,14 +40,9 @@ internal sealed class PactParticipant<TState>
 
     // PACTs rooted here that aborted before their root call registered its outcome, by tid.
     private readonly Dictionary<long, (long Bid, Exception Cause)> abortedEarly = new();
+    private readonly PactAccessLog<TState> accesses = new();
     private TState? working;
     private long workingVersion; // the version the running batch's writes become: one more than what it copied
-
-    // The running batch's last writer here, the working state before its first write (null: the
-    // state before the batch) and whether another PACT has accessed the state since that write.
-    private long lastWriter;
-    private TState? beforeLastWriter;
-    private bool lastWriteRead;
 
     public PactParticipant(ActorId id, SnapperRuntime runtime, StateVersions<TState> versions, LocalSchedule schedule)
     {
@@ -54,9 +51,9 @@ internal sealed class PactParticipant<TState>
         this.versions = versions;
         this.schedule = schedule;
         logger = runtime.Loggers.For(id);
-        schedule.Started += _ => StartWorking();
+        schedule.Started += _ => working = null;
         schedule.Completed += OnCompleted;
-        schedule.AbortedTurnEnded += pact => TryUndoRunning(pact);
+        schedule.AbortedTurnEnded += pact => TakeBack(pact.Tid); // in its own turn: nobody read its writes
     }
 
     public ActorId Id { get; }
@@ -74,28 +71,33 @@ internal sealed class PactParticipant<TState>
             throw new SnapperException($"GetState on {Id} with the context of {ctx} outside that PACT's turn on {Id}; a PACT reaches an actor only through CallActor.");
         }
 
-        if (lastWriter != ctx.Tid)
+        if (pact.AbortedBy is { } aborted)
         {
-            lastWriteRead |= lastWriter != 0; // it sees the last writer's write: that can no longer be undone alone
-            if (mode == AccessMode.ReadWrite)
-            {
-                // Its first write in this batch: keep what to go back to if it aborts.
-                if (working is null)
-                {
-                    var (latest, version) = versions.ReadLatest();
-                    workingVersion = version + 1;
-                    beforeLastWriter = null;
-                    working = runtime.Serializer.Copy(latest);
-                }
-                else
-                {
-                    beforeLastWriter = runtime.Serializer.Copy(working);
-                }
+            throw new TransactionAbortedException(AbortReason.Cascading, $"PACT {ctx.Tid} has aborted on {Id}: {aborted.Message}", aborted) { Tid = ctx.Tid };
+        }
 
-                lastWriter = ctx.Tid;
-                lastWriteRead = false;
-                pact.Wrote = true;
+        if (mode == AccessMode.ReadWrite && !pact.Wrote)
+        {
+            // Its first write in this batch: remember what to go back to if it aborts.
+            TState? before = null;
+            if (working is null)
+            {
+                var (latest, version) = versions.ReadLatest();
+                workingVersion = version + 1;
+                working = runtime.Serializer.Copy(latest);
             }
+            else
+            {
+                before = runtime.Serializer.Copy(working);
+            }
+
+            pact.Accessed = pact.Wrote = true;
+            accesses.Write(new PactRef(ctx.Tid, ctx.Bid, ctx.Coordinator!), before, versions.ActReads);
+        }
+        else if (!pact.Accessed)
+        {
+            pact.Accessed = true;
+            accesses.Read(new PactRef(ctx.Tid, ctx.Bid, ctx.Coordinator!), versions.ActReads);
         }
 
         return working ?? versions.ReadLatest().State;
@@ -228,6 +230,7 @@ internal sealed class PactParticipant<TState>
         // Batches commit in bid order, so everything up to bid is committed now.
         versions.CommitBatchesThrough(bid);
         schedule.Committed(bid);
+        accesses.Committed(bid);
         foreach (var (tid, (batchId, outcome)) in outcomes.ToList())
         {
             if (batchId <= bid)
@@ -250,6 +253,7 @@ internal sealed class PactParticipant<TState>
     public void OnAbort(long bid, long through, IReadOnlyDictionary<long, Exception> failures)
     {
         versions.DropBatches(bid, through);
+        accesses.Dropped(bid, through);
         if (schedule.AbortRange(bid, through, versions.LastBatch.Bid))
         {
             working = null;
@@ -272,11 +276,10 @@ internal sealed class PactParticipant<TState>
 
     /// <summary>
     /// PACT <paramref name="tid"/> of batch <paramref name="bid"/> aborted (coordinator → every actor
-    /// it declared): skip or end its turn here and take back its writes. True once nothing of it is
-    /// left here and nobody read its writes; false if another transaction read them (the whole
-    /// batch must abort then).
+    /// it declared): skip or end its turn here and take back its write, with every PACT that read it
+    /// (named in the answer, to be aborted too). Its root tells its caller here.
     /// </summary>
-    public async Task<bool> AbortPact(long bid, long tid, Exception cause)
+    public async Task<PactAbortAnswer> AbortPact(long bid, long tid, Exception cause)
     {
         if (outcomes.Remove(tid, out var rooted))
         {
@@ -290,76 +293,79 @@ internal sealed class PactParticipant<TState>
         switch (schedule.AbortPact(bid, tid, cause, out var pact))
         {
             case PactStanding.Running:
-                await pact!.TurnEnded!.Task; // its writes are undone when its turn ends
-                return true;
-            case PactStanding.TurnEnded:
-                return TryUndoRunning(pact!);
-            case PactStanding.BatchCompleted:
-                return !pact!.Wrote || await TryUndoCompleted(bid, tid);
+                await pact!.TurnEnded!.Task; // its write was taken back when its turn ended
+                return PactAbortAnswer.Clean;
+            case PactStanding.TurnEnded or PactStanding.BatchCompleted:
+                return await TakeBackAndLog(tid);
             default:
-                return true;
+                return PactAbortAnswer.Clean;
         }
     }
 
-    private void StartWorking()
+    // Takes back an aborted PACT's write here, and with it every access made after it, then logs
+    // the completed batches whose state changed, so recovery finds them without it.
+    private async Task<PactAbortAnswer> TakeBackAndLog(long tid)
     {
-        working = null;
-        lastWriter = 0;
-        beforeLastWriter = null;
-        lastWriteRead = false;
-    }
-
-    // An aborted PACT's turn ended in the running batch: its writes go if they are the last and unread.
-    private bool TryUndoRunning(ScheduledPact pact)
-    {
-        if (!pact.Wrote)
-        {
-            return true;
-        }
-
-        if (lastWriter != pact.Tid || lastWriteRead)
-        {
-            return false;
-        }
-
-        working = beforeLastWriter;
-        beforeLastWriter = null;
-        lastWriter = 0;
-        pact.Wrote = false;
-        return true;
-    }
-
-    // An aborted PACT's batch completed here with its write last and, perhaps, unread: the batch's
-    // state goes back to before it and is logged again, superseding the record with its write.
-    private async Task<bool> TryUndoCompleted(long bid, long tid)
-    {
-        if (versions.TryUndoLastWriter(bid, tid) is not { } undone)
-        {
-            return false;
-        }
-
+        var (answer, changed) = TakeBack(tid);
         if (logger is not null)
         {
-            try
+            foreach (var (bid, coordinator, state, version) in changed)
             {
-                await logger.Append(new BatchCompleteRecord(bid, Id, undone.Coordinator, runtime.Serializer.Serialize(undone.State)) { Version = undone.Version });
-            }
-            catch (Exception e)
-            {
-                LogMessages.UndoNotLogged(runtime.Diagnostics, e, Id, tid, bid);
-                return false; // the logged state still has its write: the whole batch must abort
+                try
+                {
+                    await logger.Append(new BatchCompleteRecord(bid, Id, coordinator, runtime.Serializer.Serialize(state)) { Version = version });
+                }
+                catch (Exception e)
+                {
+                    LogMessages.UndoNotLogged(runtime.Diagnostics, e, Id, tid, bid);
+                    return PactAbortAnswer.NotUndone; // the logged state keeps its write: the whole batch aborts
+                }
             }
         }
 
-        return true;
+        return answer;
+    }
+
+    private (PactAbortAnswer Answer, List<(long Bid, string Coordinator, TState State, long Version)> Changed) TakeBack(long tid)
+    {
+        if (accesses.TakeBack(tid, versions.ActReads) is not { } write)
+        {
+            return (PactAbortAnswer.Clean, []); // it wrote nothing here, or that was taken back already
+        }
+
+        if (write.ReadByAct)
+        {
+            return (PactAbortAnswer.NotUndone, []);
+        }
+
+        List<(long, string, TState, long)> changed = [];
+        if (schedule.Running is { } running && running.Bid == write.Bid)
+        {
+            working = write.Before; // null: back to the state the batch started from
+        }
+        else
+        {
+            changed = versions.TakeBackFrom(write.Bid, write.Before);
+            working = null; // the running batch's writers all read it: they abort
+        }
+
+        // Readers in the running batch stop here now; the others learn it from their coordinators.
+        foreach (var reader in write.Readers)
+        {
+            if (schedule.Running is { } batch && batch.Bid == reader.Bid)
+            {
+                schedule.AbortPact(reader.Bid, reader.Tid, new TransactionAbortedException(AbortReason.Cascading, $"it read the write of PACT {tid}, which aborted") { Tid = reader.Tid }, out _);
+            }
+        }
+
+        return (new PactAbortAnswer(true, write.Readers), changed);
     }
 
     private void OnCompleted(SubBatch batch)
     {
         var written = working;
-        var undo = lastWriter != 0 && !lastWriteRead ? (lastWriter, beforeLastWriter) : ((long, TState?)?)null;
-        StartWorking();
-        versions.BatchCompleted(batch.Bid, batch.Coordinator, written, workingVersion, undo);
+        working = null;
+        versions.BatchCompleted(batch.Bid, batch.Coordinator, written, workingVersion);
         var state = written is null ? ReadOnlyMemory<byte>.Empty : runtime.Serializer.Serialize(written);
         _ = ReportCompleted(batch, state, workingVersion);
     }

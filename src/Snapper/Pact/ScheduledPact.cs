@@ -22,7 +22,10 @@ internal sealed class ScheduledPact(long tid, int declaredCalls)
     /// </summary>
     public Exception? AbortedBy { get; set; }
 
-    /// <summary>Its writes here are in this actor's state (set at its first write, cleared when they are undone).</summary>
+    /// <summary>It has read or written the state here (its first access is in the actor's access log).</summary>
+    public bool Accessed { get; set; }
+
+    /// <summary>It has written the state here (its first write, with the state before it, is in the access log).</summary>
     public bool Wrote { get; set; }
 
     /// <summary>Completed when its turn ends here after it aborted (someone waits for that).</summary>

@@ -81,62 +81,57 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
     public (long Bid, string? Coordinator, bool Committed) LastBatch =>
         uncommitted.Count > 0 ? (uncommitted[^1].Bid, uncommitted[^1].Coordinator, false) : (LastCommittedBid, null, true);
 
-    /// <summary>
-    /// The newest state (that of the last completed batch that wrote here, or the committed one) and
-    /// its version, for a transaction to read or copy. From now on that batch's last writer can no
-    /// longer be undone alone (<see cref="TryUndoLastWriter"/>): its write has been read.
-    /// </summary>
+    /// <summary>How many times an ACT has read or copied the newest state (<see cref="ReadLatestForAct"/>).</summary>
+    public long ActReads { get; private set; }
+
+    /// <summary>The newest state (that of the last completed batch that wrote here, or the committed one) and its version.</summary>
     public (TState State, long Version) ReadLatest()
     {
-        var batches = CollectionsMarshal.AsSpan(uncommitted);
-        for (var i = batches.Length - 1; i >= 0; i--)
+        for (var i = uncommitted.Count - 1; i >= 0; i--)
         {
-            if (batches[i].State is { } state)
+            if (uncommitted[i].State is { } state)
             {
-                batches[i].Undo = null;
-                return (state, batches[i].Version);
+                return (state, uncommitted[i].Version);
             }
         }
 
         return (Committed, CommittedVersion);
     }
 
-    /// <summary>
-    /// A batch completed here, leaving <paramref name="written"/> with <paramref name="version"/>
-    /// (null: it only read). <paramref name="undo"/>, if given, is how to take back the batch's last
-    /// write here while nobody has read it: its PACT and the state before it (null: the state before the batch).
-    /// </summary>
-    public void BatchCompleted(long bid, string coordinator, TState? written, long version, (long Tid, TState? Before)? undo = null) =>
-        uncommitted.Add(new BatchVersion(bid, coordinator, written, version) { Undo = written is null ? null : undo });
+    /// <summary>As <see cref="ReadLatest"/>, for an ACT: counted, since a PACT's write an ACT has read can no longer be taken back alone.</summary>
+    public (TState State, long Version) ReadLatestForAct()
+    {
+        ActReads++;
+        return ReadLatest();
+    }
+
+    /// <summary>A batch completed here, leaving <paramref name="written"/> with <paramref name="version"/> (null: it only read).</summary>
+    public void BatchCompleted(long bid, string coordinator, TState? written, long version) => uncommitted.Add(new BatchVersion(bid, coordinator, written, version));
 
     /// <summary>
-    /// PACT <paramref name="tid"/> of completed batch <paramref name="bid"/> aborted: if its write is
-    /// the batch's last here and nobody has read it, the batch's state becomes the one before that
-    /// write (with the batch's version, so it supersedes the logged one), returned to be logged again.
-    /// Null if that cannot be done.
+    /// A PACT of completed batch <paramref name="bid"/> aborted, taking back its write and every write
+    /// made here after it: that batch and each later one that wrote here now leave
+    /// <paramref name="before"/> (null: the state before batch <paramref name="bid"/>), each with its
+    /// own version so it supersedes the logged state. Returns the batches changed, to be logged again.
     /// </summary>
-    public (TState State, long Version, string Coordinator)? TryUndoLastWriter(long bid, long tid)
+    public List<(long Bid, string Coordinator, TState State, long Version)> TakeBackFrom(long bid, TState? before)
     {
+        var changed = new List<(long, string, TState, long)>();
         var batches = CollectionsMarshal.AsSpan(uncommitted);
-        for (var i = batches.Length - 1; i >= 0; i--)
+        for (var i = 0; i < batches.Length; i++)
         {
             ref var batch = ref batches[i];
-            if (batch.Bid != bid)
+            if (batch.Bid < bid || (batch.State is null && batch.Bid != bid))
             {
                 continue;
             }
 
-            if (batch.Undo is not { } undo || undo.Tid != tid)
-            {
-                return null;
-            }
-
-            batch.State = undo.Before ?? StateBefore(i);
-            batch.Undo = null;
-            return (batch.State, batch.Version, batch.Coordinator);
+            before ??= StateBefore(i);
+            batch.State = before;
+            changed.Add((batch.Bid, batch.Coordinator, before, batch.Version));
         }
 
-        return null;
+        return changed;
     }
 
     /// <summary>
@@ -195,8 +190,5 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
         public TState? State = state;
 
         public readonly long Version = version;
-
-        /// <summary>The batch's last writer here and the state before its write, until someone reads the state.</summary>
-        public (long Tid, TState? Before)? Undo;
     }
 }

@@ -6,9 +6,9 @@ namespace Snapper.Tests.Pact;
 
 /// <summary>
 /// A PACT aborts alone (docs/architecture.md, "A PACT aborts alone"): a PACT that fails takes back
-/// its own writes, even on an actor whose batch has completed, as long as nobody has read them; its
-/// batch and the batches after it go on. Only when another transaction read its writes does its whole
-/// batch abort, with the cascade after it.
+/// its own writes, even on an actor whose batch has completed, and takes the PACTs that read them
+/// with it; its batch and the batches after it go on without them. Only when an ACT read its writes
+/// does its whole batch abort, with the cascade after it.
 /// </summary>
 public sealed class PactAbortTests
 {
@@ -43,10 +43,10 @@ public sealed class PactAbortTests
     }
 
     [Fact]
-    public async Task A_PACT_whose_write_another_PACT_read_aborts_its_batch_and_the_reader_with_it()
+    public async Task A_PACT_whose_write_another_PACT_read_takes_that_reader_with_it_and_nothing_else()
     {
         await using var silo = await TestSilo.StartAsync();
-        var (x, y) = (Actor("rx"), Actor("ry"));
+        var (x, y, z) = (Actor("rx"), Actor("ry"), Actor("rz"));
         var p1 = silo.Client.RunPact<ITestActor>(y, (a, ctx) => a.CallThenWait(ctx, x, "p1-called-x", "p1-fail", thenThrow: true), AccessSet.Of(y).And(x));
         await silo.Gates.Until("p1-called-x");
 
@@ -54,15 +54,47 @@ public sealed class PactAbortTests
         var p2 = silo.Client.RunPact<ITestActor, int>(x, (a, ctx) => a.ReadBetweenGates(ctx, "p2-read", "p2-go"), AccessSet.Of(x));
         await silo.Gates.Until("p2-read");
 
+        // P3, in a batch after P2's, writes z and reads nothing of P1's.
+        var p3 = silo.Client.RunPact<ITestActor>(z, (a, ctx) => a.Add(ctx, 3), AccessSet.Of(z));
+
         silo.Gates.Signal("p1-fail");
         Assert.Equal(AbortReason.User, (await Assert.ThrowsAsync<TransactionAbortedException>(() => p1.WaitAsync(Bound))).Reason);
         silo.Gates.Signal("p2-go");
         Assert.Equal(AbortReason.Cascading, (await Assert.ThrowsAsync<TransactionAbortedException>(() => p2.WaitAsync(Bound))).Reason);
+        await p3.WaitAsync(Bound);
         Assert.Equal(0, await Read(silo, x));
+        Assert.Equal(3, await Read(silo, z));
 
         // The ring goes on.
         await silo.Client.RunPact<ITestActor>(x, (a, ctx) => a.Add(ctx, 2), AccessSet.Of(x)).WaitAsync(Bound);
         Assert.Equal(2, await Read(silo, x));
+        Assert.Equal(0, (await silo.Ring()).Unresolved);
+    }
+
+    [Fact]
+    public async Task The_readers_of_a_reader_abort_too_on_another_actor_and_later_batches_that_read_nothing_commit()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var (x, y, w, z) = (Actor("tx"), Actor("ty"), Actor("tw"), Actor("tz"));
+        var p1 = silo.Client.RunPact<ITestActor>(y, (a, ctx) => a.CallThenWait(ctx, x, "p1-called-x", "p1-fail", thenThrow: true), AccessSet.Of(y).And(x));
+        await silo.Gates.Until("p1-called-x");
+
+        // P2 reads P1's write on x and writes w; P4, in a later batch, reads P2's write on w.
+        var p2 = silo.Client.RunPact<ITestActor>(x, (a, ctx) => a.AddThenCall(ctx, 1, w, 1), AccessSet.Of(x).And(w));
+        await Poll.Until(async () => (await silo.LogRecords()).OfType<BatchCompleteRecord>().Any(r => r.Actor == w), "P2's batch completed on w");
+        var p4 = silo.Client.RunPact<ITestActor, int>(w, (a, ctx) => a.ReadBetweenGates(ctx, "p4-read", "p4-go"), AccessSet.Of(w));
+        await silo.Gates.Until("p4-read");
+        var p5 = silo.Client.RunPact<ITestActor>(z, (a, ctx) => a.Add(ctx, 5), AccessSet.Of(z));
+
+        silo.Gates.Signal("p1-fail");
+        Assert.Equal(AbortReason.User, (await Assert.ThrowsAsync<TransactionAbortedException>(() => p1.WaitAsync(Bound))).Reason);
+        Assert.Equal(AbortReason.Cascading, (await Assert.ThrowsAsync<TransactionAbortedException>(() => p2.WaitAsync(Bound))).Reason);
+        silo.Gates.Signal("p4-go");
+        Assert.Equal(AbortReason.Cascading, (await Assert.ThrowsAsync<TransactionAbortedException>(() => p4.WaitAsync(Bound))).Reason);
+        await p5.WaitAsync(Bound);
+        Assert.Equal(0, await Read(silo, x));
+        Assert.Equal(0, await Read(silo, w));
+        Assert.Equal(5, await Read(silo, z));
         Assert.Equal(0, (await silo.Ring()).Unresolved);
     }
 

@@ -1,0 +1,5 @@
+namespace Snapper.Pact;
+
+/// <summary>A PACT, its batch and the coordinator that emitted the batch (which aborts it if need be).</summary>
+[GenerateSerializer, Immutable]
+internal readonly record struct PactRef([property: Id(0)] long Tid, [property: Id(1)] long Bid, [property: Id(2)] string Coordinator);
