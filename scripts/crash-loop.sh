@@ -5,6 +5,8 @@
 # with a history file, and SIGKILL the silo at a random moment of the load. Then the silo starts once
 # more, a last run dumps every list, and `LoadGen check` runs over all the histories and the dump:
 # every acknowledged commit present exactly once, nothing from an aborted transaction, no cycle.
+# CRASH_USER_ABORTS percent of the transactions (default 2) roll back after appending everywhere,
+# so PACTs taking back their writes (and their readers') are killed and recovered too.
 # azure-table needs Azurite (tools/azurite, installed by .ci/run): the script starts its own, with
 # its data on disk so it survives nothing but the silo's deaths. State goes to CRASH_DIR (default
 # artifacts/crash-loop). Exit 0 only if the check passes.
@@ -53,7 +55,7 @@ start_silo() {
   cat "$log" >&2; echo "error: the silo did not start (round $1)" >&2; exit 1
 }
 
-load=(listappend --cluster "127.0.0.1:$gateway_port" --modes hybrid --pact-percent 90 --actors 16 --txn-size 3 --pipeline 8 --warmup 0)
+load=(listappend --cluster "127.0.0.1:$gateway_port" --modes hybrid --pact-percent 90 --actors 16 --txn-size 3 --pipeline 8 --warmup 0 --user-aborts "${CRASH_USER_ABORTS:-2}")
 for round in $(seq "$rounds"); do
   start_silo "$round"
   dotnet "$loadgen" "${load[@]}" --duration 6 --history "$dir/history-$round.jsonl" >"$dir/load-$round.log" 2>&1 &
