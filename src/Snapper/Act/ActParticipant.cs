@@ -111,6 +111,7 @@ internal sealed partial class ActParticipant<TState>
         try
         {
             ExecutionInfoSink.Value = learned;
+            ActPlacementHint.Set(Math.Max(Math.Max(record.BeforeBatch.Bid, precedingActsMaxBeforeBid), record.Learned.Bounds?.MaxBeforeBid ?? 0));
             return await call(callee);
         }
         catch (Exception e)
@@ -142,9 +143,15 @@ internal sealed partial class ActParticipant<TState>
                     $"{Id} was called with the TxnContext of {ctx}, which has already finished or run past its deadline; a TxnContext is valid only inside its own transaction.");
             }
 
-            record = new ActRecord<TState>(ctx) { Group = schedule.JoinAct(ctx.Tid) };
+            record = new ActRecord<TState>(ctx) { Group = schedule.JoinAct(ctx.Tid, ActPlacementHint.Read()) };
             records.Add(ctx.Tid, record);
             expiry();
+            if (schedule.BatchAfter(record.Group) is > 0 and var after)
+            {
+                // Placed before batches already here: they are in its AfterSet from the start.
+                SignalRoot(ctx.Root, p => p.BatchBehind(ctx.Tid, after), act => act.NoteBatchBehind(after), ctx.Tid);
+            }
+
             if (record.Group.Phase == ActGroupPhase.Open)
             {
                 NoteBatchBefore(record);

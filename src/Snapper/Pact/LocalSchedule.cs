@@ -9,8 +9,10 @@ namespace Snapper.Pact;
 /// PACT's turn ends when it has made its declared number of calls, or, once it has aborted, as
 /// soon as no call of it runs here (a turn not reached yet is skipped).</item>
 /// <item>An ACT arriving here joins the tail: the <see cref="ActGroup"/> after the last placed
-/// batch. A group is admitted once every batch before it has <em>completed</em> here (not
-/// necessarily committed); ACTs of one group run concurrently.</item>
+/// batch, unless it brings a hint (<see cref="Hybrid.ActPlacementHint"/>): then it goes before the
+/// first batch not started yet whose bid is beyond its max(BeforeSet) elsewhere. A group is
+/// admitted once every batch before it has <em>completed</em> here (not necessarily committed);
+/// ACTs of one group run concurrently.</item>
 /// <item>A batch starts once everything before it is done: the previous batch completed here
 /// (speculative pipelining: it need not have committed) and every ACT before it committed or
 /// aborted here.</item>
@@ -99,20 +101,77 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
     }
 
     /// <summary>
-    /// An ACT reached this actor for the first time: it joins the group at the tail. Its calls may
-    /// run once the group is <see cref="ActGroupPhase.Open"/>.
+    /// An ACT reached this actor for the first time: it joins the group at the tail, or, if its
+    /// max(BeforeSet) elsewhere is <paramref name="maxBeforeBid"/> (0: unknown), the group before
+    /// the first batch here that has not started and whose bid is beyond that. Its calls may run
+    /// once the group is <see cref="ActGroupPhase.Open"/>.
     /// </summary>
-    public ActGroup JoinAct(long tid)
+    public ActGroup JoinAct(long tid, long maxBeforeBid = 0)
     {
-        if (entries.Last?.Value is not ActGroup group)
+        ActGroup? group = null;
+        if (maxBeforeBid > 0)
         {
-            group = new ActGroup();
-            entries.AddLast(group);
+            if (running is not null && running.Bid > maxBeforeBid && Untouched())
+            {
+                Unstart(); // nothing of it ran here yet: it can still follow the ACT
+            }
+
+            for (var node = entries.First; node is not null; node = node.Next)
+            {
+                if (node.Value is SubBatch batch && !ReferenceEquals(batch, running) && batch.Bid > maxBeforeBid)
+                {
+                    if (node.Previous?.Value is ActGroup before)
+                    {
+                        group = before;
+                    }
+                    else
+                    {
+                        group = new ActGroup();
+                        entries.AddBefore(node, group);
+                    }
+
+                    break;
+                }
+            }
         }
 
+        if (group is null && entries.Last?.Value is not ActGroup)
+        {
+            entries.AddLast(new ActGroup());
+        }
+
+        group ??= (ActGroup)entries.Last!.Value;
         group.Members.Add(tid);
         Pump();
         return group;
+    }
+
+    // The running batch has let no call in and skipped no PACT: it has done nothing here yet.
+    private bool Untouched()
+    {
+        foreach (var pact in pacts)
+        {
+            if (pact.CallsStarted > 0 || pact.AbortedBy is not null)
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    // Puts the running batch back among the batches not started: calls waiting for their turn in it
+    // try again and wait for it to start (its PACTs' turns start over when it does).
+    private void Unstart()
+    {
+        var waiting = pacts;
+        running = null;
+        pacts = [];
+        turn = 0;
+        foreach (var pact in waiting)
+        {
+            pact.Turn?.TrySetResult();
+        }
     }
 
     /// <summary>An ACT committed or aborted here; the batch after its group may be able to start.</summary>

@@ -118,6 +118,56 @@ public sealed class LocalScheduleTests
     }
 
     [Fact]
+    public async Task An_ACT_with_a_placement_hint_goes_before_the_queued_batches_beyond_it_and_behind_the_others()
+    {
+        var schedule = new LocalSchedule(Me);
+        schedule.Add(Batch(10, prev: 0, (10, 1)));
+        await schedule.Enter(Ctx(10, 10)); // batch 10 runs and has let a call in: it stays before any ACT
+        schedule.Add(Batch(20, prev: 10, (20, 1)));
+        schedule.Add(Batch(30, prev: 20, (30, 1)));
+
+        // Its max(BeforeSet) elsewhere is 25: batch 20 precedes it here too, batch 30 follows it.
+        var act = schedule.JoinAct(1, maxBeforeBid: 25);
+        Assert.Equal(20, schedule.BatchBefore(act));
+        Assert.Equal(30, schedule.BatchAfter(act));
+
+        // Without a hint an ACT joins the tail, after batch 30.
+        var tail = schedule.JoinAct(2);
+        Assert.Equal(30, schedule.BatchBefore(tail));
+
+        // Batch 30 starts only once the hinted ACT has left.
+        schedule.Exit(Ctx(10, 10));
+        await Call(schedule, Ctx(20, 20));
+        Assert.Equal(ActGroupPhase.Open, act.Phase);
+        Assert.Null(schedule.Running);
+        schedule.LeaveAct(act, 1);
+        Assert.Equal(30, schedule.Running!.Bid);
+    }
+
+    [Fact]
+    public async Task A_running_batch_that_let_no_call_in_yet_is_put_back_behind_a_hinted_ACT_and_its_waiting_calls_run_after()
+    {
+        var schedule = new LocalSchedule(Me);
+        var started = new List<long>();
+        schedule.Started += b => started.Add(b.Bid);
+        schedule.Add(Batch(40, prev: 0, (40, 1), (41, 1)));
+        var second = schedule.Enter(Ctx(41, 40)).AsTask(); // waits for tid 40's turn
+
+        var act = schedule.JoinAct(1, maxBeforeBid: 35);
+        Assert.Equal(ActGroupPhase.Open, act.Phase); // nothing before it any more
+        Assert.Null(schedule.Running);
+        Assert.Equal(40, schedule.BatchAfter(act));
+        await Task.Delay(20);
+        Assert.False(second.IsCompleted);
+
+        schedule.LeaveAct(act, 1);
+        Assert.Equal([40, 40], started); // started again, its turns from the first
+        await Call(schedule, Ctx(40, 40));
+        await second.WaitAsync(TimeSpan.FromSeconds(5));
+        Assert.Equal(41, schedule.CurrentPact(40));
+    }
+
+    [Fact]
     public async Task A_call_beyond_the_declaration_is_a_DeclarationError()
     {
         var schedule = new LocalSchedule(Me);
