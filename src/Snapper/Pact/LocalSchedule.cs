@@ -120,16 +120,18 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
             {
                 if (node.Value is SubBatch batch && !ReferenceEquals(batch, running) && batch.Bid > maxBeforeBid)
                 {
-                    if (node.Previous?.Value is ActGroup before)
-                    {
-                        group = before;
-                    }
-                    else
+                    if (node.Previous?.Value is not ActGroup before)
                     {
                         group = new ActGroup();
                         entries.AddBefore(node, group);
                     }
+                    else if (before.Phase != ActGroupPhase.Open)
+                    {
+                        group = before;
+                    }
 
+                    // else the ACTs before that batch already run: joining them could keep it waiting
+                    // for as long as ACTs keep coming, so this one goes to the tail like any other.
                     break;
                 }
             }

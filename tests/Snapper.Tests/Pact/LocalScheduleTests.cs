@@ -145,6 +145,19 @@ public sealed class LocalScheduleTests
     }
 
     [Fact]
+    public void A_hinted_ACT_does_not_join_ACTs_already_running_before_a_batch_so_the_batch_cannot_wait_for_ever()
+    {
+        var schedule = new LocalSchedule(Me);
+        var running = schedule.JoinAct(1); // admitted at once: nothing before it
+        schedule.Add(Batch(50, prev: 0, (50, 1))); // placed behind it
+        Assert.Equal(ActGroupPhase.Open, running.Phase);
+
+        var late = schedule.JoinAct(2, maxBeforeBid: 40); // would precede batch 50, but ACTs already run there
+        Assert.NotSame(running, late);
+        Assert.Equal(50, schedule.BatchBefore(late));
+    }
+
+    [Fact]
     public async Task A_running_batch_that_let_no_call_in_yet_is_put_back_behind_a_hinted_ACT_and_its_waiting_calls_run_after()
     {
         var schedule = new LocalSchedule(Me);
