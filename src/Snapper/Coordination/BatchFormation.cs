@@ -40,7 +40,7 @@ internal static class BatchFormation
             subBatches.Add((actor, new SubBatch(bid, prev, coordinator, list.ToImmutable())));
         }
 
-        var batch = new EmittedBatch(bid, token.LastBid, token.LastBidCoordinator, [.. perActor.Keys], [.. contexts.Select(c => c.Tid)], [.. pacts.Select(p => p.Declared)], now);
+        var batch = new EmittedBatch(bid, token.LastBid, token.LastBidCoordinator, [.. perActor.Keys], [.. contexts.Select(c => c.Tid)], pacts, now);
         token.LastBid = bid;
         token.LastBidCoordinator = coordinator;
         return new FormedBatch(batch, pacts, contexts.MoveToImmutable(), subBatches.MoveToImmutable());

@@ -18,12 +18,13 @@ namespace Snapper.Coordination;
 /// batches share one group commit, and still "batch b has resolved" means every batch before it has
 /// too, durably. Were batch b's record lost, recovery drops every later BatchCommit that depends on
 /// it; were its write to fail, b aborts and the cascade below takes the batches that decided after it.</para>
-/// <para><b>A PACT aborts alone</b> when nobody read its writes. A PACT that throws (or makes a
-/// declaration error) is reported here; every actor it declared is told (<see cref="Grains.ISnapperParticipant.AbortPact"/>)
-/// to skip or end its turn and take its writes back, and the batch decides only once all have
-/// answered. If all could, the batch goes on without it: its other PACTs, and the batches after it,
-/// are untouched. If one could not (another transaction read the write), the whole batch fails as below.</para>
-/// <para><b>Abort cascade.</b> A PACT whose writes were read (or a failed log write) fails its
+/// <para><b>A PACT aborts with its readers only.</b> A PACT that throws (or makes a declaration
+/// error) is reported here; every actor it declared is told (<see cref="Grains.ISnapperParticipant.AbortPact"/>)
+/// to skip or end its turn and take its write back, naming the PACTs that read it, which are
+/// aborted the same way; the batch decides only once all that is done. Its other PACTs, and the
+/// batches after it, are untouched. If an actor could not take the write back (an ACT read it),
+/// the whole batch fails as below.</para>
+/// <para><b>Abort cascade.</b> A PACT whose writes an ACT read (or a failed log write) fails its
 /// batch b. The paper aborts every uncommitted batch; here the batches before b are left
 /// to commit, and every batch emitted after b up to the point the cascade is <em>sealed</em> aborts,
 /// since each may have read b's writes: the coordinator that holds the token next seals the cascade
@@ -103,9 +104,9 @@ internal sealed partial class Coordinator
         }
         else if ((batch.PactFailures ??= new()).TryAdd(tid, cause) && batch.Phase != BatchPhase.Aborting)
         {
-            if (tid - batch.Bid is >= 0 and var index && index < batch.Declared.Length)
+            if (batch.DeclarationOf(tid) is { } declared)
             {
-                _ = AbortPact(batch, tid, cause);
+                _ = AbortPact(batch, tid, declared, cause);
             }
             else
             {
@@ -118,10 +119,10 @@ internal sealed partial class Coordinator
     // with the PACTs that read it, which their coordinators abort the same way before this batch
     // decides (theirs are this batch or later ones, which decide after it). If an actor could not
     // take the write back (an ACT read it), the batch aborts whole.
-    private async Task AbortPact(EmittedBatch batch, long tid, Exception cause)
+    private async Task AbortPact(EmittedBatch batch, long tid, AccessSet declared, Exception cause)
     {
         batch.PactAbortsUnderway++;
-        var answers = await Task.WhenAll(batch.Declared[(int)(tid - batch.Bid)].Accesses.Select(async access =>
+        var answers = await Task.WhenAll(declared.Accesses.Select(async access =>
         {
             try
             {
@@ -158,7 +159,7 @@ internal sealed partial class Coordinator
     // at once, before the batch of tid decides). False if that coordinator could not be told.
     private async Task<bool> AbortReader(PactRef reader, long tid)
     {
-        var cause = new TransactionAbortedException(AbortReason.Cascading, $"it read the write of PACT {tid}, which aborted") { Tid = reader.Tid };
+        var cause = reader.ReadAbortedWrite(tid);
         if (reader.Coordinator == key)
         {
             if (unresolved.TryGetValue(reader.Bid, out var batch))

@@ -3,7 +3,7 @@ using System.Collections.Immutable;
 namespace Snapper.Coordination;
 
 /// <summary>A coordinator's record of one batch it emitted and has not resolved yet.</summary>
-internal sealed class EmittedBatch(long bid, long previousBid, string? previousCoordinator, ImmutableArray<ActorId> participants, ImmutableArray<long> tids, ImmutableArray<AccessSet> declared, DateTimeOffset emittedAt)
+internal sealed class EmittedBatch(long bid, long previousBid, string? previousCoordinator, ImmutableArray<ActorId> participants, ImmutableArray<long> tids, ImmutableArray<PendingPact> pacts, DateTimeOffset emittedAt)
 {
     public long Bid { get; } = bid;
 
@@ -17,8 +17,11 @@ internal sealed class EmittedBatch(long bid, long previousBid, string? previousC
 
     public ImmutableArray<long> Tids { get; } = tids;
 
-    /// <summary>What each PACT declared, in tid order (PACT <c>Bid + i</c> declared <c>Declared[i]</c>).</summary>
-    public ImmutableArray<AccessSet> Declared { get; } = declared;
+    /// <summary>The PACTs it was formed from, in tid order (PACT <c>Bid + i</c> is <c>Pacts[i]</c>).</summary>
+    public ImmutableArray<PendingPact> Pacts { get; } = pacts;
+
+    /// <summary>What PACT <paramref name="tid"/> declared, or null if it is not one of this batch's.</summary>
+    public AccessSet? DeclarationOf(long tid) => tid - Bid is >= 0 and var i && i < Pacts.Length ? Pacts[(int)i].Declared : null;
 
     /// <summary>PACTs of it that failed, with their causes (null until one does).</summary>
     public Dictionary<long, Exception>? PactFailures { get; set; }

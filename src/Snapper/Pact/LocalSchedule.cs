@@ -223,9 +223,9 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
         if (running is not null && running.Bid == ctx.Bid)
         {
             var pact = Find(ctx.Tid);
-            if (pact.AbortedBy is { } cause)
+            if (pact.AbortedBy is not null)
             {
-                throw Refused(ctx.Tid, cause);
+                throw pact.Refusal();
             }
 
             if (pact.CallsStarted >= pact.DeclaredCalls)
@@ -347,7 +347,7 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
 
             if (index > turn)
             {
-                pact.Turn?.TrySetException(Refused(tid, cause));
+                pact.Turn?.TrySetException(pact.Refusal());
                 return PactStanding.Gone;
             }
 
@@ -665,10 +665,6 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
 
         return -1;
     }
-
-    // A call of a PACT that has aborted: the reason is its own abort's.
-    private static TransactionAbortedException Refused(long tid, Exception cause) =>
-        new(cause is TransactionAbortedException aborted ? aborted.Reason : AbortReason.User, $"PACT {tid} has aborted: {cause.Message}", cause) { Tid = tid };
 
     private ScheduledPact Find(long tid)
     {

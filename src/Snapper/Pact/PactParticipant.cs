@@ -71,9 +71,9 @@ internal sealed class PactParticipant<TState>
             throw new SnapperException($"GetState on {Id} with the context of {ctx} outside that PACT's turn on {Id}; a PACT reaches an actor only through CallActor.");
         }
 
-        if (pact.AbortedBy is { } aborted)
+        if (pact.AbortedBy is not null)
         {
-            throw new TransactionAbortedException(AbortReason.Cascading, $"PACT {ctx.Tid} has aborted on {Id}: {aborted.Message}", aborted) { Tid = ctx.Tid };
+            throw pact.Refusal();
         }
 
         if (mode == AccessMode.ReadWrite && !pact.Wrote)
@@ -354,7 +354,7 @@ internal sealed class PactParticipant<TState>
         {
             if (schedule.Running is { } batch && batch.Bid == reader.Bid)
             {
-                schedule.AbortPact(reader.Bid, reader.Tid, new TransactionAbortedException(AbortReason.Cascading, $"it read the write of PACT {tid}, which aborted") { Tid = reader.Tid }, out _);
+                schedule.AbortPact(reader.Bid, reader.Tid, reader.ReadAbortedWrite(tid), out _);
             }
         }
 

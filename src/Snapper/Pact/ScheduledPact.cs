@@ -22,6 +22,10 @@ internal sealed class ScheduledPact(long tid, int declaredCalls)
     /// </summary>
     public Exception? AbortedBy { get; set; }
 
+    /// <summary>Refuses a call (or state access) of this PACT once it has aborted: the reason is its own abort's.</summary>
+    public TransactionAbortedException Refusal() =>
+        new(AbortedBy is TransactionAbortedException aborted ? aborted.Reason : AbortReason.User, $"PACT {Tid} has aborted: {AbortedBy?.Message}", AbortedBy) { Tid = Tid };
+
     /// <summary>It has read or written the state here (its first access is in the actor's access log).</summary>
     public bool Accessed { get; set; }
 
