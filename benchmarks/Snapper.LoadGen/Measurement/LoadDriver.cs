@@ -186,7 +186,7 @@ public sealed class LoadDriver
         // WhenAny below does not throw for it).
         var end = Task.Delay(left, cancellationToken);
         using var ticks = new PeriodicTimer(TimeSpan.FromSeconds(1));
-        var (committed, aborted, failed, failingSeconds) = (0L, 0L, 0L, 0);
+        var (committed, otherAborts, failed, failingSeconds) = (0L, 0L, 0L, 0);
         while (true)
         {
             var tick = ticks.WaitForNextTickAsync(CancellationToken.None).AsTask();
@@ -197,9 +197,11 @@ public sealed class LoadDriver
             }
 
             OnTick?.Invoke(recorder);
-            var (nowCommitted, nowAborted, nowFailed) = (recorder.TotalCommitted, recorder.TotalAborted, recorder.TotalFailed);
-            var allFailed = nowCommitted == committed && nowFailed > failed && nowFailed - failed == nowAborted - aborted;
-            (committed, aborted, failed) = (nowCommitted, nowAborted, nowFailed);
+            // Three monotonic counters, each compared with itself a second ago: "nothing but failures"
+            // holds however the loops interleave with these reads.
+            var (nowCommitted, nowOtherAborts, nowFailed) = (recorder.TotalCommitted, recorder.TotalOtherAborts, recorder.TotalFailed);
+            var allFailed = nowCommitted == committed && nowOtherAborts == otherAborts && nowFailed > failed;
+            (committed, otherAborts, failed) = (nowCommitted, nowOtherAborts, nowFailed);
             failingSeconds = allFailed ? failingSeconds + 1 : 0;
             if (failingSeconds >= FailingSecondsToStop)
             {

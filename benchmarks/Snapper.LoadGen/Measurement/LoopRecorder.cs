@@ -11,8 +11,12 @@ public sealed class LoopRecorder
 {
     private readonly MeasurementWindow window;
     private long totalCommitted;
-    private long totalAborted;
     private long totalFailed;
+
+    // Aborts that are not failures, counted apart rather than derived from the total so that the
+    // failure stop can tell "only failures this second" from counters read one after another
+    // while the loop keeps recording (a difference of two racy sums is not).
+    private long totalOtherAborts;
 
     /// <summary>A recorder for one loop of <paramref name="window"/>; <paramref name="epochs"/> one-second buckets.</summary>
     public LoopRecorder(MeasurementWindow window, int epochs)
@@ -26,10 +30,13 @@ public sealed class LoopRecorder
     public long TotalCommitted => Volatile.Read(ref totalCommitted);
 
     /// <summary>Aborted since load start, warm-up included (progress only).</summary>
-    public long TotalAborted => Volatile.Read(ref totalAborted);
+    public long TotalAborted => Volatile.Read(ref totalOtherAborts) + Volatile.Read(ref totalFailed);
 
     /// <summary>Aborted for a <see cref="AbortReason.Failure"/> or an error since load start (progress and the failure stop).</summary>
     public long TotalFailed => Volatile.Read(ref totalFailed);
+
+    /// <summary>Aborted for any reason but a failure since load start (the failure stop).</summary>
+    public long TotalOtherAborts => Volatile.Read(ref totalOtherAborts);
 
     /// <summary>Committed inside the window.</summary>
     public long Committed { get; private set; }
@@ -62,13 +69,13 @@ public sealed class LoopRecorder
         {
             Volatile.Write(ref totalCommitted, totalCommitted + 1);
         }
+        else if (AbortSlots.IsFailure(abortSlot))
+        {
+            Volatile.Write(ref totalFailed, totalFailed + 1);
+        }
         else
         {
-            Volatile.Write(ref totalAborted, totalAborted + 1);
-            if (AbortSlots.IsFailure(abortSlot))
-            {
-                Volatile.Write(ref totalFailed, totalFailed + 1);
-            }
+            Volatile.Write(ref totalOtherAborts, totalOtherAborts + 1);
         }
 
         if (finished >= window.End)

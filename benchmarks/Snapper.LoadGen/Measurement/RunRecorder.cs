@@ -56,6 +56,9 @@ public sealed class RunRecorder
     /// <summary>Of <see cref="TotalAborted"/>, the failures (storage, silo, errors): see <see cref="LoopRecorder.TotalFailed"/>.</summary>
     public long TotalFailed => loops.Sum(l => l.TotalFailed);
 
+    /// <summary>Of <see cref="TotalAborted"/>, those that are not failures: see <see cref="LoopRecorder.TotalOtherAborts"/>.</summary>
+    public long TotalOtherAborts => loops.Sum(l => l.TotalOtherAborts);
+
     /// <summary>Merges the loops; call after every loop has finished.</summary>
     /// <param name="stillInFlight">Transactions that had not finished when the drain gave up.</param>
     /// <param name="drainSeconds">How long the in-flight transactions took to finish after the window.</param>

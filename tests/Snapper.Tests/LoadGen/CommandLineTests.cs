@@ -98,6 +98,26 @@ public sealed partial class CommandLineTests
         Assert.True(result.MeasuredSeconds < options.DurationSeconds / 2, $"measured {result.MeasuredSeconds} s of {options.DurationSeconds}");
     }
 
+    [Fact]
+    public async Task A_mode_whose_failures_come_with_ordinary_aborts_runs_its_whole_window()
+    {
+        var options = new LoadGenOptions { Actors = 100, Clients = 1, Pipeline = 4, WarmupSeconds = 0, DurationSeconds = LoadDriver.FailingSecondsToStop + 2 };
+        var driver = new LoadDriver(options, ActorPicker.Create(options));
+        var attempts = 0;
+
+        var result = await driver.RunAsync("pact", async _ =>
+        {
+            await Task.Yield();
+            throw Interlocked.Increment(ref attempts) % 2 == 0
+                ? new TransactionAbortedException(AbortReason.Failure, "log storage is down")
+                : new TransactionAbortedException(AbortReason.WaitDie, "younger than the holder");
+        }, CancellationToken.None);
+
+        Assert.Null(driver.StoppedByFailures);
+        Assert.True(result.Completed);
+        Assert.Equal(0, result.Committed);
+    }
+
     private static List<string> Lines(StringWriter writer) =>
         [.. writer.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)];
 
