@@ -265,6 +265,54 @@ public sealed class AzureTableLogStorage : ILogStorage
         }
     }
 
+    /// <inheritdoc />
+    /// <remarks>The mark is the next record's sequence number.</remarks>
+    public async Task<long> SealAsync(string log, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(log);
+        var head = await HeadOf(log, cancellationToken);
+        await head.Gate.WaitAsync(cancellationToken);
+        try
+        {
+            return head.Next;
+        }
+        finally
+        {
+            head.Gate.Release();
+        }
+    }
+
+    /// <inheritdoc />
+    /// <remarks>
+    /// Deletes the entities below the mark newest first, in entity-group transactions: a deletion
+    /// that stops part way leaves the older records with the end of their last group gone, which a
+    /// reader drops as a torn group, and never a record missing its first chunks.
+    /// </remarks>
+    public async Task TruncateAsync(string log, long mark, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(log);
+        await created.Value.WaitAsync(cancellationToken);
+        var partition = PartitionKey(log);
+        var below = RowKey(mark, 0);
+        var doomed = new List<string>();
+        await foreach (var entity in table.QueryAsync<TableEntity>(e => e.PartitionKey == partition && e.RowKey.CompareTo(below) < 0, select: ["RowKey"], cancellationToken: cancellationToken))
+        {
+            doomed.Add(entity.RowKey);
+        }
+
+        for (var end = doomed.Count; end > 0; end -= MaxEntitiesPerTransaction)
+        {
+            var start = Math.Max(0, end - MaxEntitiesPerTransaction);
+            var actions = new List<TableTransactionAction>(end - start);
+            for (var i = end - 1; i >= start; i--)
+            {
+                actions.Add(new TableTransactionAction(TableTransactionActionType.Delete, new TableEntity(partition, doomed[i]), ETag.All));
+            }
+
+            await table.SubmitTransactionAsync(actions, cancellationToken);
+        }
+    }
+
     private async Task<LogHead> HeadOf(string log, CancellationToken cancellationToken)
     {
         if (heads.TryGetValue(log, out var head))

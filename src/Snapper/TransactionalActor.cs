@@ -4,6 +4,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Orleans.Concurrency;
 using Orleans.Serialization.Invocation;
 using Snapper.Act;
+using Snapper.Checkpointing;
 using Snapper.Grains;
 using Snapper.Hybrid;
 using Snapper.Pact;
@@ -222,6 +223,8 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     }
 
     Task<bool> ISnapperParticipant.ActOutcome(long tid, bool durable) => Engine.ActOutcome(tid, durable);
+
+    Task ISnapperParticipant.Settle(SettleStep step, DateTimeOffset until) => Engine.Settle(step, until);
 
     // While the ACT engine has records, a timer gives up those whose transaction is past its
     // deadline without having prepared (their root will never decide them).

@@ -36,6 +36,9 @@ internal sealed class ActRoots(IActSignals signals, TimeSpan retention, TimeProv
 
     public RunningAct? Find(long tid) => running.GetValueOrDefault(tid);
 
+    /// <summary>The tids of the ACTs running with this actor as their root.</summary>
+    public IEnumerable<long> RunningTids => running.Keys;
+
     /// <summary>
     /// ACT <paramref name="tid"/> has ended (its outcomes are set). With
     /// <paramref name="mayHaveDependents"/> (it released its locks early) its outcomes are kept for

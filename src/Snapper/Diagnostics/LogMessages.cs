@@ -43,4 +43,10 @@ internal static partial class LogMessages
 
     [LoggerMessage(EventId = 43, Level = LogLevel.Warning, Message = "Silo {Silo} could not leave the coordinator ring cleanly")]
     public static partial void RingLeaveFailed(ILogger logger, Exception exception, string silo);
+
+    [LoggerMessage(EventId = 50, Level = LogLevel.Information, Message = "Checkpoint {Round}: {Silos} silo(s) read {Records} log record(s) and wrote {States} state(s) and {Decisions} decision(s) in their place")]
+    public static partial void CheckpointDone(ILogger logger, long round, int silos, long records, long states, long decisions);
+
+    [LoggerMessage(EventId = 51, Level = LogLevel.Warning, Message = "Checkpoint {Round} was given up; the logs keep every record until a later round")]
+    public static partial void CheckpointFailed(ILogger logger, Exception exception, long round);
 }

@@ -1,5 +1,6 @@
 using Orleans.Concurrency;
 using Snapper.Act;
+using Snapper.Checkpointing;
 using Snapper.Hybrid;
 using Snapper.Pact;
 
@@ -73,6 +74,12 @@ internal interface ISnapperParticipant : IGrain
     /// ordered in the log, without), false once it aborted or if it is unknown (presumed abort).
     /// </summary>
     Task<bool> ActOutcome(long tid, bool durable);
+
+    /// <summary>
+    /// A silo's checkpoint → actor: completes once what <paramref name="step"/> names, as it stands
+    /// at the call, is over here; fails past <paramref name="until"/> (docs/architecture.md, "Checkpoints").
+    /// </summary>
+    Task Settle(SettleStep step, DateTimeOffset until);
 
     /// <summary>Coordinator → actor: which PACT batch <paramref name="bid"/> waits for here, for a declaration-error message.</summary>
     Task<(long Tid, string Description)> DescribeWait(long bid);

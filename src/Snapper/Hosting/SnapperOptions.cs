@@ -107,4 +107,15 @@ public sealed class SnapperOptions
     /// (LoadGen <c>--log-delay-ms</c>). Zero (the default) adds nothing (0 to 10 s).
     /// </summary>
     public TimeSpan LogWriteDelay { get; set; }
+
+    /// <summary>
+    /// How often the cluster checkpoints the logs: every actor's committed state and the decisions
+    /// still needed are written again and the records before them truncated, so logs and restart
+    /// time stay bounded (docs/architecture.md, "Checkpoints"). Zero turns them off; otherwise 1 s
+    /// to 1 day. Default: one minute.
+    /// </summary>
+    public TimeSpan CheckpointInterval { get; set; } = DefaultCheckpointInterval;
+
+    /// <summary>Default for <see cref="CheckpointInterval"/>.</summary>
+    public static readonly TimeSpan DefaultCheckpointInterval = TimeSpan.FromMinutes(1);
 }

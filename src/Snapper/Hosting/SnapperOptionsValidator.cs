@@ -38,6 +38,11 @@ internal sealed class SnapperOptionsValidator : IValidateOptions<SnapperOptions>
             failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.TransactionTimeout)} must be between 100 ms and 1 hour (was {options.TransactionTimeout}).");
         }
 
+        if (options.CheckpointInterval != TimeSpan.Zero && (options.CheckpointInterval < TimeSpan.FromSeconds(1) || options.CheckpointInterval > TimeSpan.FromDays(1)))
+        {
+            failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.CheckpointInterval)} must be zero (off) or between 1 s and 1 day (was {options.CheckpointInterval}).");
+        }
+
         if (options.CoordinatorCount is < 1 or > 64)
         {
             failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.CoordinatorCount)} must be between 1 and 64 (was {options.CoordinatorCount}).");

@@ -59,6 +59,7 @@ public static class SnapperSiloBuilderExtensions
         services.AddSingleton<LogRecovery>();
         services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>>(sp => sp.GetRequiredService<LogRecovery>());
         services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>, SiloRingMembership>();
+        services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>, Snapper.Checkpointing.CheckpointStart>();
         services.AddPlacementDirector<SiloBoundPlacement, SiloBoundPlacementDirector>();
         services.AddSingleton<SnapperRuntime>();
         services.AddSingleton<ISnapperClient, SnapperClient>();

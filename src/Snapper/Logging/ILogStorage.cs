@@ -5,7 +5,8 @@ namespace Snapper.Logging;
 /// <see cref="AppendAsync"/> call is one group commit and must be durable when its task completes.
 /// Implementations: <see cref="InMemoryLogStorage"/> (tests, benchmarks) and
 /// <see cref="FileStorage.FileLogStorage"/> (segment files, CRC32C frames, one fsync per group).
-/// Records are never empty (every encoded record has a header).
+/// Records are never empty (every encoded record has a header). Checkpoints bound a log: its
+/// writer seals it (<see cref="SealAsync"/>) and later truncates what came before the seal.
 /// </summary>
 public interface ILogStorage
 {
@@ -17,4 +18,19 @@ public interface ILogStorage
 
     /// <summary>The names of every log with records (recovery reads them all: every silo's).</summary>
     IAsyncEnumerable<string> ListAsync(CancellationToken cancellationToken);
+
+    /// <summary>
+    /// Ends the current stretch of <paramref name="log"/>: every record appended before this call
+    /// lies before the returned mark, every record appended after it at or after the mark. Called by
+    /// the log's own writer, between appends (a checkpoint, see docs/architecture.md).
+    /// </summary>
+    Task<long> SealAsync(string log, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// Removes records of <paramref name="log"/> before <paramref name="mark"/> (from
+    /// <see cref="SealAsync"/>), those a checkpoint made unnecessary. It may keep some of them (a
+    /// file storage keeps its last segment), and if it stops part way it leaves a log that still
+    /// reads: never a hole in the middle.
+    /// </summary>
+    Task TruncateAsync(string log, long mark, CancellationToken cancellationToken);
 }

@@ -6,7 +6,7 @@ namespace Snapper.Logging;
 /// <summary>Keeps logs in process memory: survives actor deactivation, not a process crash.</summary>
 public sealed class InMemoryLogStorage : ILogStorage
 {
-    private readonly ConcurrentDictionary<string, List<byte[]>> logs = new();
+    private readonly ConcurrentDictionary<string, Records> logs = new();
 
     /// <summary>How many groups have been appended, over all logs.</summary>
     public long GroupCount => Interlocked.Read(ref groupCount);
@@ -17,12 +17,12 @@ public sealed class InMemoryLogStorage : ILogStorage
     public Task AppendAsync(string log, IReadOnlyList<ReadOnlyMemory<byte>> group, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
-        var records = logs.GetOrAdd(log, static _ => new List<byte[]>());
+        var records = logs.GetOrAdd(log, static _ => new Records());
         lock (records)
         {
             foreach (var record in group)
             {
-                records.Add(record.ToArray());
+                records.Kept.Add(record.ToArray());
             }
         }
 
@@ -53,7 +53,7 @@ public sealed class InMemoryLogStorage : ILogStorage
         byte[][] copy;
         lock (records)
         {
-            copy = [.. records];
+            copy = [.. records.Kept];
         }
 
         foreach (var record in copy)
@@ -61,5 +61,56 @@ public sealed class InMemoryLogStorage : ILogStorage
             cancellationToken.ThrowIfCancellationRequested();
             yield return record;
         }
+    }
+
+    /// <summary>How many records <paramref name="log"/> holds now (what truncation left).</summary>
+    public int CountOf(string log)
+    {
+        if (!logs.TryGetValue(log, out var records))
+        {
+            return 0;
+        }
+
+        lock (records)
+        {
+            return records.Kept.Count;
+        }
+    }
+
+    /// <inheritdoc />
+    public Task<long> SealAsync(string log, CancellationToken cancellationToken)
+    {
+        cancellationToken.ThrowIfCancellationRequested();
+        var records = logs.GetOrAdd(log, static _ => new Records());
+        lock (records)
+        {
+            return Task.FromResult(records.Dropped + records.Kept.Count);
+        }
+    }
+
+    /// <inheritdoc />
+    public Task TruncateAsync(string log, long mark, CancellationToken cancellationToken)
+    {
+        cancellationToken.ThrowIfCancellationRequested();
+        if (logs.TryGetValue(log, out var records))
+        {
+            lock (records)
+            {
+                var drop = (int)Math.Clamp(mark - records.Dropped, 0, records.Kept.Count);
+                records.Kept.RemoveRange(0, drop);
+                records.Dropped += drop;
+            }
+        }
+
+        return Task.CompletedTask;
+    }
+
+    // A log's records, and how many were truncated from its front (so a mark is a position in
+    // the whole log, whatever was dropped since).
+    private sealed class Records
+    {
+        public List<byte[]> Kept { get; } = [];
+
+        public long Dropped { get; set; }
     }
 }

@@ -57,13 +57,7 @@ internal static class LogRecordCodec
                 WriteInt64(output, r.Version);
                 break;
             case CoordCommitRecord r:
-                WriteUInt32(output, (uint)r.DependsOn.Length);
-                foreach (var dependency in r.DependsOn)
-                {
-                    BinaryPrimitives.WriteInt64LittleEndian(output.GetSpan(8), dependency);
-                    output.Advance(8);
-                }
-
+                WriteInt64s(output, r.DependsOn);
                 break;
             case CommitRecord r:
                 WriteActor(output, r.Actor);
@@ -84,6 +78,12 @@ internal static class LogRecordCodec
                 WriteInt64(output, r.DependsOn);
                 break;
             case TidReservationRecord:
+                break;
+            case CheckpointSealRecord:
+                break;
+            case CommittedDecisionsRecord r:
+                WriteInt64s(output, r.Acts);
+                WriteInt64s(output, r.Batches);
                 break;
             default:
                 throw new ArgumentException($"No encoding for log record type {record.GetType().Name}.", nameof(record));
@@ -112,6 +112,8 @@ internal static class LogRecordCodec
             LogRecordKind.BatchComplete => new BatchCompleteRecord(tid, reader.Actor(), reader.Coordinator(version), reader.Bytes()) { Version = reader.StateVersion(version) },
             LogRecordKind.BatchCommit => new BatchCommitRecord(tid) { DependsOn = version >= 4 ? reader.Int64() : 0 },
             LogRecordKind.TidReservation => new TidReservationRecord(tid),
+            LogRecordKind.CheckpointSeal => new CheckpointSealRecord(tid),
+            LogRecordKind.CommittedDecisions => new CommittedDecisionsRecord(tid) { Acts = reader.Int64s(), Batches = reader.Int64s() },
             _ => throw new InvalidDataException($"Log record of transaction {tid} has unknown kind {(byte)kind}."),
         };
         reader.EnsureEnd(kind);
@@ -122,6 +124,15 @@ internal static class LogRecordCodec
     {
         BinaryPrimitives.WriteUInt32LittleEndian(output.GetSpan(4), value);
         output.Advance(4);
+    }
+
+    private static void WriteInt64s(IBufferWriter<byte> output, ImmutableArray<long> values)
+    {
+        WriteUInt32(output, (uint)values.Length);
+        foreach (var value in values)
+        {
+            WriteInt64(output, value);
+        }
     }
 
     private static void WriteBytes(IBufferWriter<byte> output, ReadOnlySpan<byte> bytes)

@@ -12,7 +12,7 @@ internal enum LogRecordKind : byte
     /// <summary>Root, before sending Commit: the decision.</summary>
     CoordCommit = 3,
 
-    /// <summary>Participant, after applying the commit; carries the state for a one-phase commit.</summary>
+    /// <summary>Participant, after applying the commit; carries the state for a one-phase commit. A checkpoint writes an actor's committed state as one.</summary>
     Commit = 4,
 
     /// <summary>PACT coordinator, as it sends BatchMsg (Snapper Fig. 6 writes it before): the batch and its participating actors.</summary>
@@ -26,4 +26,10 @@ internal enum LogRecordKind : byte
 
     /// <summary>Coordinator holding the token, before handing out tids above the last reservation: how far tids may go.</summary>
     TidReservation = 8,
+
+    /// <summary>A silo's logger, as it seals its log for a checkpoint round: the records before it are the round's to truncate.</summary>
+    CheckpointSeal = 9,
+
+    /// <summary>A checkpoint, for the CoordCommit and BatchCommit records it truncates: the ACTs and batches that committed.</summary>
+    CommittedDecisions = 10,
 }

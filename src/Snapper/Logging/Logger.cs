@@ -36,7 +36,38 @@ internal sealed class Logger
     /// <summary>Appends a record; the task completes when it is durable, or faults if storage failed.</summary>
     public Task Append(LogRecord record)
     {
-        var entry = new Pending(LogRecordCodec.Encode(record));
+        var entry = new Pending(LogRecordCodec.Encode(record), seals: false);
+        Enqueue(entry);
+        return entry.Durable.Task;
+    }
+
+    /// <summary>
+    /// Seals the log for a checkpoint (<see cref="ILogStorage.SealAsync"/>) once every record
+    /// appended before this call is written, then appends <paramref name="marker"/> as the first
+    /// record after the seal. Returns the storage's mark once the marker is durable: every record
+    /// appended before this call lies before the mark, and is durable or failed.
+    /// </summary>
+    public async Task<long> Seal(LogRecord marker)
+    {
+        var entry = new Pending(LogRecordCodec.Encode(marker), seals: true);
+        Enqueue(entry);
+        await entry.Durable.Task.ConfigureAwait(false);
+        return entry.Mark;
+    }
+
+    /// <summary>Completes once every record appended before this call is durable, or has failed.</summary>
+    public Task Flush()
+    {
+        var entry = new Pending([], seals: false);
+        Enqueue(entry);
+        return entry.Durable.Task;
+    }
+
+    /// <summary>Removes the records before <paramref name="mark"/> (from <see cref="Seal"/>) from the storage.</summary>
+    public Task Truncate(long mark) => storage.TruncateAsync(log, mark, CancellationToken.None);
+
+    private void Enqueue(Pending entry)
+    {
         bool startFlush;
         lock (gate)
         {
@@ -50,8 +81,6 @@ internal sealed class Logger
             // The flush loop runs off the actors' turns, on the thread pool.
             _ = Task.Run(FlushLoop);
         }
-
-        return entry.Durable.Task;
     }
 
     private async Task FlushLoop()
@@ -72,38 +101,88 @@ internal sealed class Logger
                 spare = group; // reused once this group is done; only the flush loop touches it
             }
 
-            var records = new ReadOnlyMemory<byte>[group.Count];
+            // A seal splits the group: what came before it is written, the storage sealed, and the
+            // seal's marker goes first into the next write.
+            var from = 0;
             for (var i = 0; i < group.Count; i++)
             {
-                records[i] = group[i].Bytes;
-            }
-
-            try
-            {
-                await storage.AppendAsync(log, records, CancellationToken.None).ConfigureAwait(false);
-                metrics.LogGroupWritten(group.Count);
-                foreach (var entry in group)
+                if (group[i].Seals)
                 {
-                    entry.Durable.TrySetResult();
-                }
-            }
-            catch (Exception e)
-            {
-                LogMessages.LogWriteFailed(diagnostics, e, log, group.Count);
-                var failure = new IOException($"Log '{log}' could not persist a group of {group.Count} record(s): {e.Message}", e);
-                foreach (var entry in group)
-                {
-                    entry.Durable.TrySetException(failure);
+                    await Write(group, from, i).ConfigureAwait(false);
+                    await SealBefore(group[i]).ConfigureAwait(false);
+                    from = i;
                 }
             }
 
+            await Write(group, from, group.Count).ConfigureAwait(false);
             group.Clear();
         }
     }
 
-    private sealed class Pending(byte[] bytes)
+    private async Task SealBefore(Pending seal)
+    {
+        try
+        {
+            seal.Mark = await storage.SealAsync(log, CancellationToken.None).ConfigureAwait(false);
+        }
+        catch (Exception e)
+        {
+            // The marker is then not written: Write skips an entry already completed.
+            seal.Durable.TrySetException(new IOException($"Log '{log}' could not be sealed for a checkpoint: {e.Message}", e));
+        }
+    }
+
+    private async Task Write(List<Pending> group, int from, int to)
+    {
+        var records = new List<ReadOnlyMemory<byte>>(to - from);
+        for (var i = from; i < to; i++)
+        {
+            if (!group[i].Durable.Task.IsCompleted && group[i].Bytes.Length > 0)
+            {
+                records.Add(group[i].Bytes);
+            }
+        }
+
+        if (records.Count == 0)
+        {
+            // Only flushes (no bytes), or seals that failed: nothing to write.
+            for (var i = from; i < to; i++)
+            {
+                group[i].Durable.TrySetResult();
+            }
+
+            return;
+        }
+
+        try
+        {
+            await storage.AppendAsync(log, records, CancellationToken.None).ConfigureAwait(false);
+            metrics.LogGroupWritten(records.Count);
+            for (var i = from; i < to; i++)
+            {
+                group[i].Durable.TrySetResult();
+            }
+        }
+        catch (Exception e)
+        {
+            LogMessages.LogWriteFailed(diagnostics, e, log, records.Count);
+            var failure = new IOException($"Log '{log}' could not persist a group of {records.Count} record(s): {e.Message}", e);
+            for (var i = from; i < to; i++)
+            {
+                group[i].Durable.TrySetException(failure);
+            }
+        }
+    }
+
+    private sealed class Pending(byte[] bytes, bool seals)
     {
         public byte[] Bytes { get; } = bytes;
+
+        /// <summary>A checkpoint seal: the log is sealed before this entry (its marker) is written. An entry without bytes is a flush.</summary>
+        public bool Seals { get; } = seals;
+
+        /// <summary>For a seal, the storage's mark (<see cref="ILogStorage.SealAsync"/>).</summary>
+        public long Mark { get; set; }
 
         public TaskCompletionSource Durable { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
     }

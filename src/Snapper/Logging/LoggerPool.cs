@@ -30,6 +30,9 @@ internal sealed class LoggerPool
 
     public bool Enabled => loggers.Length > 0;
 
+    /// <summary>The silo's loggers, one per log it writes (empty when logging is off).</summary>
+    public IReadOnlyList<Logger> All => loggers;
+
     /// <summary>
     /// The name of silo <paramref name="silo"/>'s logger <paramref name="index"/>'s log in the
     /// storage. Every silo writes its own logs, so silos may share one storage (one folder, one

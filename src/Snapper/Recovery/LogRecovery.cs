@@ -12,15 +12,9 @@ namespace Snapper.Recovery;
 /// </summary>
 /// <remarks>
 /// <para>It reads every Snapper log in the storage, those of every silo that ever logged there: an
-/// actor may have been active on several silos, and may activate on this one now. Pass 1 collects
-/// the decisions: CoordCommit (an ACT committed) and BatchCommit (a PACT batch committed). Pass 2
-/// keeps, per actor, the committed state with the highest version: a one-phase Commit record, a
-/// Prepare whose tid has a CoordCommit, or a BatchComplete whose batch has a BatchCommit (each
-/// counted only if what it depends on counted: see <see cref="CommittedActs"/> and
-/// <see cref="CommittedBatches"/>). A Prepare
-/// with no CoordCommit, or a BatchComplete with no BatchCommit, is aborted: presumed abort, and the
-/// process that could still have decided them is gone. Records older than state versions (format
-/// versions 1 and 2) all have version 0; among them the later one in the log wins, as before.</para>
+/// actor may have been active on several silos, and may activate on this one now. What they say
+/// (each actor's last committed state, under presumed abort) is <see cref="LogEvaluation"/>; a
+/// checkpoint's records count like the ones they replaced.</para>
 /// <para>The silo joins the ring with the highest tid and bid in the logs as the ring's tid floor,
 /// so tids keep increasing across restarts.</para>
 /// </remarks>
@@ -41,6 +35,20 @@ internal sealed class LogRecovery(
             return;
         }
 
+        var logs = await ReadAllAsync(storage, cancellationToken);
+        var evaluation = LogEvaluation.Of([.. logs.SelectMany(l => l.Records)]);
+        recovered.SawTid(evaluation.MaxTid);
+        foreach (var (actor, state) in evaluation.States)
+        {
+            recovered.Offer(actor, state);
+        }
+
+        LogMessages.Recovered(diagnostics, recovered.Count, logs.Sum(l => l.Records.Count), recovered.MaxTid);
+    }
+
+    /// <summary>Reads and decodes every Snapper log in <paramref name="storage"/>; a record that does not decode stops it, naming the log.</summary>
+    internal static async Task<List<(string Name, List<LogRecord> Records)>> ReadAllAsync(ILogStorage storage, CancellationToken cancellationToken)
+    {
         var logs = new List<(string Name, List<LogRecord> Records)>();
         await foreach (var name in storage.ListAsync(cancellationToken))
         {
@@ -52,57 +60,20 @@ internal sealed class LogRecovery(
             var records = new List<LogRecord>();
             await foreach (var bytes in storage.ReadAsync(name, cancellationToken))
             {
-                LogRecord record;
                 try
                 {
-                    record = LogRecordCodec.Decode(bytes.Span);
+                    records.Add(LogRecordCodec.Decode(bytes.Span));
                 }
                 catch (InvalidDataException e)
                 {
                     throw new InvalidDataException($"Log '{name}' holds a record that cannot be decoded (record {records.Count}): {e.Message}", e);
                 }
-
-                records.Add(record);
-                recovered.SawTid(record.Tid);
             }
 
             logs.Add((name, records));
         }
 
-        var coordCommits = new Dictionary<long, CoordCommitRecord>();
-        var batchCommits = new List<BatchCommitRecord>();
-        foreach (var record in logs.SelectMany(l => l.Records))
-        {
-            switch (record)
-            {
-                case CoordCommitRecord c:
-                    coordCommits[c.Tid] = c;
-                    break;
-                case BatchCommitRecord b:
-                    batchCommits.Add(b);
-                    break;
-            }
-        }
-
-        var committedActs = CommittedActs(coordCommits);
-        var committedBatches = CommittedBatches(batchCommits);
-        foreach (var record in logs.SelectMany(l => l.Records))
-        {
-            switch (record)
-            {
-                case CommitRecord { State.IsEmpty: false } onePhase:
-                    recovered.Offer(onePhase.Actor, new CommittedState(onePhase.Version, onePhase.State));
-                    break;
-                case PrepareRecord prepare when committedActs.Contains(prepare.Tid):
-                    recovered.Offer(prepare.Actor, new CommittedState(prepare.Version, prepare.State));
-                    break;
-                case BatchCompleteRecord complete when !complete.State.IsEmpty && committedBatches.Contains(complete.Bid):
-                    recovered.Offer(complete.Actor, new CommittedState(complete.Version, complete.State));
-                    break;
-            }
-        }
-
-        LogMessages.Recovered(diagnostics, recovered.Count, logs.Sum(l => l.Records.Count), recovered.MaxTid);
+        return logs;
     }
 
     /// <summary>
@@ -110,9 +81,11 @@ internal sealed class LogRecovery(
     /// committed too (a coordinator logs BatchCommit as soon as the previous batch decided, before
     /// that decision is durable). A dependency is always an earlier bid, so one pass in bid order decides.
     /// </summary>
-    internal static HashSet<long> CommittedBatches(IEnumerable<BatchCommitRecord> batchCommits)
+    /// <param name="batchCommits">The BatchCommit records.</param>
+    /// <param name="decided">Batches a checkpoint recorded as committed (their records are gone).</param>
+    internal static HashSet<long> CommittedBatches(IEnumerable<BatchCommitRecord> batchCommits, IEnumerable<long>? decided = null)
     {
-        var committed = new HashSet<long>();
+        var committed = new HashSet<long>(decided ?? []);
         foreach (var record in batchCommits.OrderBy(b => b.Bid))
         {
             if (record.DependsOn == 0 || committed.Contains(record.DependsOn))
@@ -129,11 +102,18 @@ internal sealed class LogRecovery(
     /// (early lock release logs a commit before its dependencies' commits are durable). The
     /// dependencies form no cycle; this walks them with an explicit stack, since chains can be long.
     /// </summary>
-    internal static HashSet<long> CommittedActs(IReadOnlyDictionary<long, CoordCommitRecord> coordCommits)
+    /// <param name="coordCommits">The CoordCommit records by tid.</param>
+    /// <param name="decided">ACTs a checkpoint recorded as committed (their records are gone).</param>
+    internal static HashSet<long> CommittedActs(IReadOnlyDictionary<long, CoordCommitRecord> coordCommits, IEnumerable<long>? decided = null)
     {
         var verdict = new Dictionary<long, bool>(coordCommits.Count);
+        foreach (var tid in decided ?? [])
+        {
+            verdict[tid] = true;
+        }
+
         var stack = new Stack<long>();
-        foreach (var start in coordCommits.Keys)
+        foreach (var start in coordCommits.Keys.Concat(verdict.Keys.ToList()))
         {
             stack.Push(start);
             while (stack.Count > 0)

@@ -73,6 +73,12 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
     /// <summary>True while a completed batch's state waits for its commit.</summary>
     public bool HasUncommitted => uncommitted.Count > 0;
 
+    /// <summary>The newest completed batch whose state waits for its commit (0: none).</summary>
+    public long NewestUncommittedBid => uncommitted.Count > 0 ? uncommitted[^1].Bid : 0;
+
+    /// <summary>True while a completed batch numbered <paramref name="bid"/> or lower waits for its commit.</summary>
+    public bool HasUncommittedThrough(long bid) => uncommitted.Count > 0 && uncommitted[0].Bid <= bid;
+
     /// <summary>
     /// The last batch that completed here and was not aborted (bid 0: none), the coordinator that
     /// emitted it, and whether it has committed. An ACT admitted now runs after it: it is the ACT's

@@ -11,6 +11,7 @@ public sealed class CrashImageStorage : ILogStorage
 {
     private readonly object gate = new();
     private readonly Dictionary<string, List<byte[]>> logs = new();
+    private readonly Dictionary<string, long> truncated = new();
 
     public Task AppendAsync(string log, IReadOnlyList<ReadOnlyMemory<byte>> group, CancellationToken cancellationToken)
     {
@@ -55,6 +56,29 @@ public sealed class CrashImageStorage : ILogStorage
         {
             yield return name;
         }
+    }
+
+    public Task<long> SealAsync(string log, CancellationToken cancellationToken)
+    {
+        lock (gate)
+        {
+            return Task.FromResult(truncated.GetValueOrDefault(log) + (logs.TryGetValue(log, out var records) ? records.Count : 0));
+        }
+    }
+
+    public Task TruncateAsync(string log, long mark, CancellationToken cancellationToken)
+    {
+        lock (gate)
+        {
+            if (logs.TryGetValue(log, out var records))
+            {
+                var drop = (int)Math.Clamp(mark - truncated.GetValueOrDefault(log), 0, records.Count);
+                records.RemoveRange(0, drop);
+                truncated[log] = truncated.GetValueOrDefault(log) + drop;
+            }
+        }
+
+        return Task.CompletedTask;
     }
 
     /// <summary>The logs as they are now, in a storage of their own for a silo started after the "crash".</summary>

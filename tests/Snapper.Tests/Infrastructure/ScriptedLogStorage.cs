@@ -50,6 +50,10 @@ internal sealed class ScriptedLogStorage : ILogStorage
 
     public IAsyncEnumerable<string> ListAsync(CancellationToken cancellationToken) => inner.ListAsync(cancellationToken);
 
+    public Task<long> SealAsync(string log, CancellationToken cancellationToken) => inner.SealAsync(log, cancellationToken);
+
+    public Task TruncateAsync(string log, long mark, CancellationToken cancellationToken) => inner.TruncateAsync(log, mark, cancellationToken);
+
     /// <summary>Every durable record of <paramref name="log"/>, decoded.</summary>
     public async Task<List<LogRecord>> Records(string log)
     {

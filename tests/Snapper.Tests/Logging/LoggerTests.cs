@@ -81,5 +81,9 @@ public sealed class LoggerTests
         }
 
         public IAsyncEnumerable<string> ListAsync(CancellationToken cancellationToken) => Inner.ListAsync(cancellationToken);
+
+        public Task<long> SealAsync(string log, CancellationToken cancellationToken) => Inner.SealAsync(log, cancellationToken);
+
+        public Task TruncateAsync(string log, long mark, CancellationToken cancellationToken) => Inner.TruncateAsync(log, mark, cancellationToken);
     }
 }

@@ -126,6 +126,24 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
     /// </summary>
     internal int DeleteSegmentsBefore(string log, long sequence) => LogFor(log).DeleteBefore(sequence);
 
+    /// <inheritdoc />
+    /// <remarks>The mark is a segment number: the next append starts a new segment with it.</remarks>
+    public Task<long> SealAsync(string log, CancellationToken cancellationToken)
+    {
+        ObjectDisposedException.ThrowIf(disposed, this);
+        return LogFor(log).SealAsync(cancellationToken);
+    }
+
+    /// <inheritdoc />
+    /// <remarks>Deletes whole segments below the mark, oldest first, and always keeps the last segment.</remarks>
+    public Task TruncateAsync(string log, long mark, CancellationToken cancellationToken)
+    {
+        ObjectDisposedException.ThrowIf(disposed, this);
+        cancellationToken.ThrowIfCancellationRequested();
+        DeleteSegmentsBefore(log, mark);
+        return Task.CompletedTask;
+    }
+
     /// <summary>The segment files of <paramref name="log"/> on disk, oldest first.</summary>
     internal IReadOnlyList<string> SegmentFiles(string log)
     {

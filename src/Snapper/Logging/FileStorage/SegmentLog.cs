@@ -27,6 +27,7 @@ internal sealed class SegmentLog : IAsyncDisposable
     private FileStream? writer;
     private string writerPath = string.Empty;
     private long tailLength; // durable bytes of the last segment; appends go here
+    private bool sealedTail; // the last segment takes no more appends: the next one starts a segment
     private SegmentLogPhase phase = SegmentLogPhase.Unscanned;
     private Exception? stoppedBy;
 
@@ -83,6 +84,36 @@ internal sealed class SegmentLog : IAsyncDisposable
             ThrowIfDisposed();
             await EnsureScannedAsync(cancellationToken).ConfigureAwait(false);
             return new SegmentSnapshot(name, directory, [.. sequences], tailLength);
+        }
+        finally
+        {
+            gate.Release();
+        }
+    }
+
+    /// <summary>
+    /// Ends the last segment: the next append starts a new one. Returns that new segment's number,
+    /// so every record written so far lies in segments below it.
+    /// </summary>
+    public async Task<long> SealAsync(CancellationToken cancellationToken)
+    {
+        await gate.WaitAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            ThrowIfDisposed();
+            await EnsureScannedAsync(cancellationToken).ConfigureAwait(false);
+            if (sequences.Count == 0)
+            {
+                return 0;
+            }
+
+            if (tailLength == 0)
+            {
+                return sequences[^1]; // the last segment is empty: it is already a new stretch
+            }
+
+            sealedTail = true;
+            return sequences[^1] + 1;
         }
         finally
         {
@@ -222,7 +253,7 @@ internal sealed class SegmentLog : IAsyncDisposable
             CreateDirectory();
             StartSegment(0);
         }
-        else if (tailLength > 0 && tailLength + size > segmentSizeBytes)
+        else if (tailLength > 0 && (sealedTail || tailLength + size > segmentSizeBytes))
         {
             // The current segment's groups are all fsynced already; closing it needs no flush.
             CloseWriter();
@@ -273,6 +304,7 @@ internal sealed class SegmentLog : IAsyncDisposable
         }
 
         sequences.Add(sequence);
+        sealedTail = false;
         writer = stream;
         writerPath = path;
         tailLength = 0;

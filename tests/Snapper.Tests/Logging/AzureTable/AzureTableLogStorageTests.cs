@@ -58,6 +58,27 @@ public sealed class AzureTableLogStorageTests(Azurite azurite) : IClassFixture<A
     }
 
     [Fact]
+    public async Task A_sealed_log_truncates_exactly_what_came_before_the_seal_even_records_of_many_entities()
+    {
+        var table = Azurite.NewTableName();
+        var storage = NewStorage(table);
+        var big = Record(7, (2 * AzureTableLogStorage.ChunkBytes) + 5); // three entities
+        var many = Enumerable.Range(0, 150).Select(i => Record(100 + i, 40)).ToList(); // two transactions
+        await storage.AppendAsync("log", [big, .. many], CancellationToken.None);
+        var mark = await storage.SealAsync("log", CancellationToken.None);
+        ReadOnlyMemory<byte>[] after = [Record(1, 10), big];
+        await storage.AppendAsync("log", after, CancellationToken.None);
+
+        await storage.TruncateAsync("log", mark, CancellationToken.None);
+        Assert.Equal([.. after.Select(r => r.ToArray())], await Read(storage, "log"));
+
+        // A storage opened on the truncated table goes on after what is left.
+        var reopened = new AzureTableLogStorage(new AzureTableLogStorageOptions { ConnectionString = azurite.ConnectionString, TableName = table });
+        await reopened.AppendAsync("log", [Record(2, 3)], CancellationToken.None);
+        Assert.Equal([.. after.Select(r => r.ToArray()), Record(2, 3).ToArray()], await Read(reopened, "log"));
+    }
+
+    [Fact]
     public async Task A_record_past_the_property_limit_and_a_group_past_the_transaction_limits_come_back_whole_and_in_order()
     {
         var storage = NewStorage();

@@ -223,6 +223,25 @@ public sealed class FileLogStorageTests : IDisposable
     }
 
     [Fact]
+    public async Task A_sealed_log_truncates_exactly_what_came_before_the_seal_and_appends_after_it()
+    {
+        await using var storage = Open();
+        var before = await AppendSinglesAsync(storage, "log", 0, 2, RecordSize);
+        var mark = await storage.SealAsync("log", CancellationToken.None);
+        var after = await AppendSinglesAsync(storage, "log", 2, 2, RecordSize);
+        Assert.Equal([.. before, .. after], await ReadAllAsync(storage, "log"));
+
+        await storage.TruncateAsync("log", mark, CancellationToken.None);
+        Assert.Equal(after, await ReadAllAsync(storage, "log"));
+
+        // A seal with nothing appended since the last one truncates nothing more.
+        var again = await storage.SealAsync("log", CancellationToken.None);
+        await storage.TruncateAsync("log", mark, CancellationToken.None);
+        Assert.Equal(after, await ReadAllAsync(storage, "log"));
+        Assert.True(again > mark);
+    }
+
+    [Fact]
     public async Task Deleting_old_segments_right_after_reopening_keeps_the_rest_readable()
     {
         List<byte[]> written;

@@ -1,0 +1,51 @@
+using Orleans.Concurrency;
+using Snapper.Coordination;
+using Snapper.Logging;
+using Snapper.Recovery;
+
+namespace Snapper.Checkpointing;
+
+/// <summary>Does this silo's part of a checkpoint round (<see cref="ISiloCheckpoint"/>) with its loggers and actors.</summary>
+[Reentrant]
+[SiloBoundPlacement]
+internal sealed class SiloCheckpoint(SnapperRuntime runtime, ILogStorage storage) : Grain, ISiloCheckpoint
+{
+    /// <summary>The key of silo <paramref name="silo"/>'s checkpoint grain.</summary>
+    public static string KeyOf(string silo) => $"{silo}/checkpoint";
+
+    /// <inheritdoc />
+    public override async Task OnActivateAsync(CancellationToken cancellationToken)
+    {
+        await Task.Yield(); // never complete activation synchronously: see TransactionalActor.OnActivateAsync
+        await base.OnActivateAsync(cancellationToken);
+    }
+
+    public async Task<long[]> Seal(long round) =>
+        await Task.WhenAll(runtime.Loggers.All.Select(logger => logger.Seal(new CheckpointSealRecord(round))));
+
+    public Task Settle(SettleStep step, DateTimeOffset until) =>
+        Task.WhenAll(runtime.Activations.Keys.ToArray().Select(actor => runtime.Resolver.Participant(actor).Settle(step, until)));
+
+    public Task Flush() => Task.WhenAll(runtime.Loggers.All.Select(logger => logger.Flush()));
+
+    public async Task<CheckpointReport> Write(long round)
+    {
+        var logs = await LogRecovery.ReadAllAsync(storage, CancellationToken.None);
+        var own = runtime.Loggers.All.Select(l => l.Name).ToHashSet(StringComparer.Ordinal);
+        var content = CheckpointContent.Of(round, logs, own);
+        if (content.SealedRecords == 0)
+        {
+            return new CheckpointReport(round, 1, content.RecordsRead, 0, 0, 0);
+        }
+
+        var first = runtime.Loggers.All[0];
+        var writes = content.States.Select(state => runtime.Loggers.For(state.Actor)!.Append(state))
+            .Concat(content.Decisions.Select(first.Append))
+            .Append(first.Append(content.MaxTid));
+        await Task.WhenAll(writes);
+        return new CheckpointReport(round, 1, content.RecordsRead, content.SealedRecords, content.States.Count, content.Decisions.Sum(d => d.Acts.Length + d.Batches.Length));
+    }
+
+    public Task Truncate(long[] marks) =>
+        Task.WhenAll(runtime.Loggers.All.Select((logger, i) => i < marks.Length ? logger.Truncate(marks[i]) : Task.CompletedTask));
+}

@@ -1,0 +1,97 @@
+using Snapper.Logging;
+
+namespace Snapper.Recovery;
+
+/// <summary>
+/// What a set of logs says (Snapper §4.2.5, §4.3.4, §4.4.5): which ACTs and PACT batches committed,
+/// each actor's last committed state, and the highest tid. Recovery applies it at start-up; a
+/// checkpoint computes it to write what the records it truncates said.
+/// </summary>
+/// <remarks>
+/// Pass 1 collects the decisions: CoordCommit (an ACT committed), BatchCommit (a PACT batch
+/// committed) and a checkpoint's <see cref="CommittedDecisionsRecord"/>. Pass 2 keeps, per actor,
+/// the committed state with the highest version: a Commit record with a state (a one-phase commit,
+/// or a checkpoint's), a Prepare whose tid committed, or a BatchComplete whose batch committed. A
+/// Prepare with no CoordCommit, or a BatchComplete with no BatchCommit, is aborted: presumed abort,
+/// and the process that could still have decided them is gone. Of equal versions the one read last
+/// wins (a PACT's abort logs the states it takes back again, with the same version; records older
+/// than state versions, format versions 1 and 2, all have version 0).
+/// </remarks>
+internal sealed class LogEvaluation
+{
+    private LogEvaluation(Dictionary<ActorId, CommittedState> states, HashSet<long> acts, HashSet<long> batches, long maxTid)
+    {
+        States = states;
+        CommittedActs = acts;
+        CommittedBatches = batches;
+        MaxTid = maxTid;
+    }
+
+    /// <summary>Each actor's last committed state.</summary>
+    public IReadOnlyDictionary<ActorId, CommittedState> States { get; }
+
+    /// <summary>The ACTs that committed.</summary>
+    public IReadOnlySet<long> CommittedActs { get; }
+
+    /// <summary>The PACT batches that committed.</summary>
+    public IReadOnlySet<long> CommittedBatches { get; }
+
+    /// <summary>The highest tid or bid in any record (0 for none).</summary>
+    public long MaxTid { get; }
+
+    /// <summary>Evaluates <paramref name="records"/>, every log's in its own order (logs one after another).</summary>
+    public static LogEvaluation Of(IReadOnlyList<LogRecord> records)
+    {
+        var coordCommits = new Dictionary<long, CoordCommitRecord>();
+        var batchCommits = new List<BatchCommitRecord>();
+        var decidedActs = new HashSet<long>();
+        var decidedBatches = new HashSet<long>();
+        long maxTid = 0;
+        foreach (var record in records)
+        {
+            maxTid = Math.Max(maxTid, record.Tid);
+            switch (record)
+            {
+                case CoordCommitRecord c:
+                    coordCommits[c.Tid] = c;
+                    break;
+                case BatchCommitRecord b:
+                    batchCommits.Add(b);
+                    break;
+                case CommittedDecisionsRecord d:
+                    decidedActs.UnionWith(d.Acts);
+                    decidedBatches.UnionWith(d.Batches);
+                    break;
+            }
+        }
+
+        var committedActs = LogRecovery.CommittedActs(coordCommits, decidedActs);
+        var committedBatches = LogRecovery.CommittedBatches(batchCommits, decidedBatches);
+        var states = new Dictionary<ActorId, CommittedState>();
+        foreach (var record in records)
+        {
+            switch (record)
+            {
+                case CommitRecord { State.IsEmpty: false } commit:
+                    Offer(states, commit.Actor, new CommittedState(commit.Version, commit.State));
+                    break;
+                case PrepareRecord prepare when committedActs.Contains(prepare.Tid):
+                    Offer(states, prepare.Actor, new CommittedState(prepare.Version, prepare.State));
+                    break;
+                case BatchCompleteRecord complete when !complete.State.IsEmpty && committedBatches.Contains(complete.Bid):
+                    Offer(states, complete.Actor, new CommittedState(complete.Version, complete.State));
+                    break;
+            }
+        }
+
+        return new LogEvaluation(states, committedActs, committedBatches, maxTid);
+    }
+
+    private static void Offer(Dictionary<ActorId, CommittedState> states, ActorId actor, CommittedState state)
+    {
+        if (!states.TryGetValue(actor, out var held) || state.Version >= held.Version)
+        {
+            states[actor] = state;
+        }
+    }
+}
