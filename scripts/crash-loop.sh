@@ -6,7 +6,9 @@
 # more, a last run dumps every list, and `LoadGen check` runs over all the histories and the dump:
 # every acknowledged commit present exactly once, nothing from an aborted transaction, no cycle.
 # CRASH_USER_ABORTS percent of the transactions (default 2) roll back after appending everywhere,
-# so PACTs taking back their writes (and their readers') are killed and recovered too.
+# so PACTs taking back their writes (and their readers') are killed and recovered too. The silo
+# checkpoints its logs every CRASH_CHECKPOINT_INTERVAL seconds (default 1), so kills land in the
+# middle of checkpoint rounds and truncations too.
 # azure-table needs Azurite (tools/azurite, installed by .ci/run): the script starts its own, with
 # its data on disk so it survives nothing but the silo's deaths. State goes to CRASH_DIR (default
 # artifacts/crash-loop). Exit 0 only if the check passes.
@@ -49,7 +51,7 @@ trap cleanup EXIT
 
 start_silo() {
   local log="$dir/silo-$1.log"
-  dotnet "$silohost" --silo-port "$silo_port" --gateway-port "$gateway_port" --name crashloop "${logger_flags[@]}" >"$log" 2>&1 &
+  dotnet "$silohost" --silo-port "$silo_port" --gateway-port "$gateway_port" --name crashloop "${logger_flags[@]}" --checkpoint-interval "${CRASH_CHECKPOINT_INTERVAL:-1}" >"$log" 2>&1 &
   silo_pid=$!
   for _ in $(seq 120); do grep -q serving "$log" && return 0; kill -0 "$silo_pid" 2>/dev/null || break; sleep 0.5; done
   cat "$log" >&2; echo "error: the silo did not start (round $1)" >&2; exit 1

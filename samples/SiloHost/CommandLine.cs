@@ -82,12 +82,19 @@ public static class CommandLine
         Validators = { result => Range(result, 0, 10_000) },
     };
 
+    public static readonly Option<int> CheckpointInterval = new("--checkpoint-interval")
+    {
+        Description = "Seconds between checkpoints of the logs, after which older records are truncated (0: none; 1 to 86400).",
+        DefaultValueFactory = _ => (int)Snapper.Hosting.SnapperOptions.DefaultCheckpointInterval.TotalSeconds,
+        Validators = { result => Range(result, 0, 86_400) },
+    };
+
     /// <summary>The root command, with every flag.</summary>
     public static RootCommand Create()
     {
         var root = new RootCommand("A standalone Orleans silo running Snapper and the samples' actors (SmallBank, list-append, TPC-C).")
         {
-            SiloPort, GatewayPort, Primary, Clustering, Redis, Advertise, Name, Logger, LogDir, Connection, Table, LogDelayMs,
+            SiloPort, GatewayPort, Primary, Clustering, Redis, Advertise, Name, Logger, LogDir, Connection, Table, LogDelayMs, CheckpointInterval,
         };
         return root;
     }
@@ -150,7 +157,8 @@ public static class CommandLine
             parsed.GetValue(Redis),
             ResolveAddress(parsed.GetValue(Advertise)!),
             parsed.GetValue(Connection),
-            parsed.GetValue(Table));
+            parsed.GetValue(Table),
+            parsed.GetValue(CheckpointInterval));
     }
 
     /// <summary><c>host:port</c>, the host a name or an IPv4 address (see <see cref="OptionChecks.Endpoint"/>).</summary>

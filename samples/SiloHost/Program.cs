@@ -66,6 +66,7 @@ void ConfigureSilo(ISiloBuilder silo)
             };
             o.LogDirectory = options.LogDirectory?.FullName;
             o.LogWriteDelay = TimeSpan.FromMilliseconds(options.LogDelayMs);
+            o.CheckpointInterval = TimeSpan.FromSeconds(options.CheckpointIntervalSeconds);
         }))
         .AddOrleansTxnSmallBank(TimeSpan.FromMilliseconds(options.LogDelayMs)); // LoadGen's orleans-txn mode
     if (options.Logger == "azure-table")

@@ -15,4 +15,5 @@ namespace SiloHost;
 /// <param name="Advertise">The address other silos and clients reach this silo at.</param>
 /// <param name="Connection">The Azure storage connection string of the azure-table logger.</param>
 /// <param name="Table">The table the azure-table logger writes.</param>
-public sealed record SiloHostOptions(int SiloPort, int GatewayPort, IPEndPoint? Primary, string Name, string Logger, DirectoryInfo? LogDirectory, int LogDelayMs, string Clustering = "dev", string? Redis = null, IPAddress? Advertise = null, string? Connection = null, string? Table = null);
+/// <param name="CheckpointIntervalSeconds">Seconds between checkpoints of the logs (0: none).</param>
+public sealed record SiloHostOptions(int SiloPort, int GatewayPort, IPEndPoint? Primary, string Name, string Logger, DirectoryInfo? LogDirectory, int LogDelayMs, string Clustering = "dev", string? Redis = null, IPAddress? Advertise = null, string? Connection = null, string? Table = null, int CheckpointIntervalSeconds = 60);

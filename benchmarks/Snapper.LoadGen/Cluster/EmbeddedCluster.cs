@@ -129,6 +129,7 @@ public sealed class EmbeddedCluster : ILoadGenCluster
                     };
                     o.LogDirectory = logDirectory;
                     o.LogWriteDelay = TimeSpan.FromMilliseconds(options.LogDelayMs);
+                    o.CheckpointInterval = TimeSpan.FromSeconds(options.CheckpointIntervalSeconds);
                     o.MaxPactAttempts = options.PactAttempts;
                 }))
                 .AddOrleansTxnSmallBank(TimeSpan.FromMilliseconds(options.LogDelayMs));

@@ -80,6 +80,14 @@ public static class LoadGenCommandLine
         Validators = { r => Range(r, 0, 10_000) },
     };
 
+    private static readonly Option<int> CheckpointInterval = new("--checkpoint-interval")
+    {
+        Description = "Seconds between checkpoints of the embedded silos' logs (0: none; 1-86400).",
+        HelpName = "seconds",
+        DefaultValueFactory = _ => (int)Snapper.Hosting.SnapperOptions.DefaultCheckpointInterval.TotalSeconds,
+        Validators = { r => Range(r, 0, 86_400) },
+    };
+
     private static readonly Option<int> Silos = new("--silos")
     {
         Description = $"Silos of the embedded cluster, all in this process on loopback (1-{LoadGenValidation.MaxSilos}).",
@@ -224,6 +232,7 @@ public static class LoadGenCommandLine
             Connection = parsed.GetValue(Connection)!,
             LogDir = parsed.GetValue(LogDir)?.FullName,
             LogDelayMs = parsed.GetValue(LogDelayMs),
+            CheckpointIntervalSeconds = parsed.GetValue(CheckpointInterval),
             Silos = parsed.GetValue(Silos),
             Cluster = parsed.GetValue(Cluster) is { } cluster ? SplitList(cluster) : null,
             Json = parsed.GetValue(Json)?.FullName,
@@ -281,7 +290,7 @@ public static class LoadGenCommandLine
         var command = new Command(name, description)
         {
             modes, PactPercent, Dist, Zipf, TxnSize, Actors, Pipeline, Clients, Warmup, Duration,
-            Logger, LogDir, Connection, LogDelayMs, Silos, Cluster, Json, Verify, Seed,
+            Logger, LogDir, Connection, LogDelayMs, CheckpointInterval, Silos, Cluster, Json, Verify, Seed,
         };
         foreach (var option in own)
         {

@@ -51,6 +51,9 @@ public sealed record LoadGenOptions
     /// <summary>Milliseconds added to every log write (<c>--log-delay-ms</c>), standing in for cloud storage latency.</summary>
     public int LogDelayMs { get; init; }
 
+    /// <summary>Seconds between checkpoints of the embedded silos' logs (<c>--checkpoint-interval</c>; 0: none).</summary>
+    public int CheckpointIntervalSeconds { get; init; } = (int)Snapper.Hosting.SnapperOptions.DefaultCheckpointInterval.TotalSeconds;
+
     /// <summary>Silos of the embedded cluster, all in this process (<c>--silos</c>).</summary>
     public int Silos { get; init; } = 1;
 

@@ -88,6 +88,7 @@ public static class LoadGenValidation
         Require(options.Zipf > 0 && double.IsFinite(options.Zipf), Invariant($"--zipf must be a number greater than 0 (was {options.Zipf})."));
         Require(options.WarmupSeconds >= 0 && options.DurationSeconds > 0, "--warmup must be at least 0 and --duration greater than 0.");
         Require(options.LogDelayMs is >= 0 and <= 10_000, $"--log-delay-ms must be from 0 to 10000 (was {options.LogDelayMs}).");
+        Require(options.CheckpointIntervalSeconds is >= 0 and <= 86_400, $"--checkpoint-interval must be from 0 to 86400 (was {options.CheckpointIntervalSeconds}).");
         Require(options.UserAborts is >= 0 and <= 100, $"--user-aborts must be from 0 to 100 (was {options.UserAborts}).");
         Require(options.PactPercent is >= 0 and <= 100, $"--pact-percent must be from 0 to 100 (was {options.PactPercent}).");
         Require(options.TxnSize <= options.Actors, $"--txn-size {options.TxnSize} needs at least that many distinct actors, but --actors is {options.Actors}.");
