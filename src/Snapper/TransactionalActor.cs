@@ -44,6 +44,8 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     private ActParticipant<TState>? engine;
     private PactParticipant<TState>? pact;
     private IGrainTimer? expiryTimer;
+    private IGrainTimer? holdTimer; // runs while the activation is held for undecided transactions
+    private DateTimeOffset retainedUntil; // early lock release: outcomes answered until then
 
     /// <summary>This actor's id. Valid from activation on (not in its constructor).</summary>
     protected ActorId Id => Engine.Id;
@@ -103,7 +105,7 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         var versions = StateVersions<TState>.Load(id, runtime, CreateInitialState(), await runtime.TakeCommittedState(id));
         var schedule = new LocalSchedule(id, runtime.Clock);
         engine = new ActParticipant<TState>(id, runtime, versions, schedule);
-        engine.Attach(EnsureExpiry, retention => DelayDeactivation(retention));
+        engine.Attach(EnsureExpiry, Retain);
         pact = new PactParticipant<TState>(id, runtime, versions, schedule);
         runtime.Activations[id] = this;
         await base.OnActivateAsync(cancellationToken);
@@ -126,6 +128,7 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
 
     Task IIncomingGrainCallFilter.Invoke(IIncomingGrainCallContext context)
     {
+        HoldForTransactions();
         // Every call starts outside any CallActor and incoming ACT call, whatever flow the
         // activation was started from.
         ExecutionInfoSink.Value = null;
@@ -225,6 +228,47 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     Task<bool> ISnapperParticipant.ActOutcome(long tid, bool durable) => Engine.ActOutcome(tid, durable);
 
     Task ISnapperParticipant.Settle(SettleStep step, DateTimeOffset until) => Engine.Settle(step, until);
+
+    // Orleans collects an activation that received no call for a while (or every idle one, when
+    // asked to). One that takes part in an undecided transaction (an ACT's record or lock, a batch it
+    // received or completed but that has not committed) must stay: a new activation would start from
+    // the committed state and know nothing of it, so the transaction's Commit or BatchCommit would
+    // find no one and the batches after it would wait for ever. Any call may start such a part, so
+    // each one holds the activation (DelayDeactivation without end); a timer lets it go once nothing
+    // is undecided here, so an idle actor is still collected, a little later.
+    private void HoldForTransactions()
+    {
+        if (holdTimer is null && runtime is not null)
+        {
+            DelayDeactivation(TimeSpan.MaxValue);
+            var period = runtime.Options.TransactionTimeout / 4;
+            holdTimer = this.RegisterGrainTimer(ReleaseWhenDecided, period, period);
+        }
+    }
+
+    private Task ReleaseWhenDecided()
+    {
+        if (engine is null || pact is null || engine.ActiveRecords > 0 || engine.Roots.Count > 0 || pact.HasUncommittedBatches)
+        {
+            return Task.CompletedTask;
+        }
+
+        holdTimer?.Dispose();
+        holdTimer = null;
+        var retained = retainedUntil - runtime!.Clock.GetUtcNow();
+        DelayDeactivation(retained > TimeSpan.Zero ? retained : TimeSpan.Zero); // zero: collected as usual again
+        return Task.CompletedTask;
+    }
+
+    // An ACT that released its locks early is asked about by its dependents for a while after it ends.
+    private void Retain(TimeSpan retention)
+    {
+        retainedUntil = runtime!.Clock.GetUtcNow() + retention;
+        if (holdTimer is null)
+        {
+            DelayDeactivation(retention);
+        }
+    }
 
     // While the ACT engine has records, a timer gives up those whose transaction is past its
     // deadline without having prepared (their root will never decide them).

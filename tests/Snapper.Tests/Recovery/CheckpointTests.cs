@@ -94,8 +94,9 @@ public sealed class CheckpointTests : IDisposable
             for (var phase = 0; phase < 3; phase++)
             {
                 // Rounds run while transactions of both kinds are in flight.
+                var atStart = Volatile.Read(ref committed);
                 var load = Load(first, accounts, 150, seed: phase, () => Interlocked.Increment(ref committed));
-                await Task.Delay(50);
+                await Poll.Until(() => Volatile.Read(ref committed) >= atStart + 20 || load.IsCompleted, "20 transactions of the phase committed");
                 rounds.Add(await checkpointer.Run());
                 await load;
             }
