@@ -79,6 +79,37 @@ public sealed class AzureTableLogStorageTests(Azurite azurite) : IClassFixture<A
     }
 
     [Fact]
+    public async Task A_truncation_stopped_part_way_leaves_a_log_that_reads_without_the_torn_group()
+    {
+        // Truncation deletes newest first: stopped part way, the last group before the mark has
+        // lost its end (and maybe its last chunks), never its first ones.
+        var table = Azurite.NewTableName();
+        var storage = NewStorage(table);
+        ReadOnlyMemory<byte>[] kept = [Record(1, 10)];
+        ReadOnlyMemory<byte>[] torn = [Record(2, 10), Record(3, (2 * AzureTableLogStorage.ChunkBytes) + 1)]; // four entities
+        await storage.AppendAsync("log", kept, CancellationToken.None);
+        await storage.AppendAsync("log", torn, CancellationToken.None);
+        await storage.SealAsync("log", CancellationToken.None);
+        ReadOnlyMemory<byte>[] after = [Record(4, 10)];
+        await storage.AppendAsync("log", after, CancellationToken.None);
+
+        var client = new Azure.Data.Tables.TableClient(azurite.ConnectionString, table);
+        var rows = new List<string>();
+        await foreach (var entity in client.QueryAsync<Azure.Data.Tables.TableEntity>(e => e.PartitionKey == "log", select: ["RowKey"]))
+        {
+            rows.Add(entity.RowKey);
+        }
+
+        Assert.Equal(6, rows.Count);
+        foreach (var row in rows[3..5])
+        {
+            await client.DeleteEntityAsync("log", row); // the torn group's last two chunks
+        }
+
+        Assert.Equal([.. kept.Concat(after).Select(r => r.ToArray())], await Read(storage, "log"));
+    }
+
+    [Fact]
     public async Task A_record_past_the_property_limit_and_a_group_past_the_transaction_limits_come_back_whole_and_in_order()
     {
         var storage = NewStorage();
