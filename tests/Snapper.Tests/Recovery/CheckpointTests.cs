@@ -127,6 +127,51 @@ public sealed class CheckpointTests : IDisposable
         Assert.Equal(accounts.Length * 2 * Account.InitialBalance, before.Values.Sum());
     }
 
+    [Fact]
+    public async Task Checkpoints_of_two_silos_sharing_a_storage_keep_every_commit_across_a_restart()
+    {
+        // Each silo truncates only its own logs; an ACT's Prepare and CoordCommit, or a batch's
+        // BatchComplete and BatchCommit, are often in the two silos' logs.
+        var storage = new InMemoryLogStorage();
+        void Options(SnapperBuilder s) => s.Configure(o =>
+        {
+            o.CoordinatorCount = 1;
+            o.EarlyLockRelease = true;
+            o.CheckpointInterval = TimeSpan.Zero;
+        });
+
+        var accounts = Enumerable.Range(0, 6).Select(i => ActorId.Create<IAccountActor>(i)).ToArray();
+        var before = new Dictionary<ActorId, decimal>();
+        var (committed, rounds) = (0, new List<CheckpointReport>());
+        await using (var first = await TestSilo.StartAsync(Options, services => services.AddSingleton<ILogStorage>(storage), silos: 2))
+        {
+            var checkpointer = first.Grains.GetGrain<ICheckpointer>(0);
+            for (var phase = 0; phase < 3; phase++)
+            {
+                var atStart = Volatile.Read(ref committed);
+                var load = Load(first, accounts, 150, seed: phase, () => Interlocked.Increment(ref committed));
+                await Poll.Until(() => Volatile.Read(ref committed) >= atStart + 20 || load.IsCompleted, "20 transactions of the phase committed");
+                rounds.Add(await checkpointer.Run());
+                await load;
+            }
+
+            foreach (var account in accounts)
+            {
+                before[account] = await first.Client.RunAct<IAccountActor, decimal>(account, (a, ctx) => a.Balance(ctx));
+            }
+        }
+
+        Assert.All(rounds, r => Assert.Equal(2, r.Silos));
+        Assert.All(rounds, r => Assert.True(r.RecordsSealed > 0, $"round {r.Round} sealed nothing"));
+        await using var second = await TestSilo.StartAsync(Options, services => services.AddSingleton<ILogStorage>(storage));
+        foreach (var account in accounts)
+        {
+            Assert.Equal(before[account], await second.Client.RunAct<IAccountActor, decimal>(account, (a, ctx) => a.Balance(ctx)));
+        }
+
+        Assert.Equal(accounts.Length * 2 * Account.InitialBalance, before.Values.Sum());
+    }
+
     public void Dispose()
     {
         if (Directory.Exists(directory))
