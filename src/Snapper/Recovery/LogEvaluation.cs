@@ -65,8 +65,8 @@ internal sealed class LogEvaluation
             }
         }
 
-        var committedActs = LogRecovery.CommittedActs(coordCommits, decidedActs);
-        var committedBatches = LogRecovery.CommittedBatches(batchCommits, decidedBatches);
+        var committedActs = CommittedActsOf(coordCommits, decidedActs);
+        var committedBatches = CommittedBatchesOf(batchCommits, decidedBatches);
         var states = new Dictionary<ActorId, CommittedState>();
         foreach (var record in records)
         {
@@ -85,6 +85,88 @@ internal sealed class LogEvaluation
         }
 
         return new LogEvaluation(states, committedActs, committedBatches, maxTid);
+    }
+
+    /// <summary>
+    /// The PACT batches that committed: a BatchCommit counts only if the batch it depends on
+    /// committed too (a coordinator logs BatchCommit as soon as the previous batch decided, before
+    /// that decision is durable). A dependency is always an earlier bid, so one pass in bid order decides.
+    /// </summary>
+    /// <param name="batchCommits">The BatchCommit records.</param>
+    /// <param name="decided">Batches a checkpoint recorded as committed (their records are gone).</param>
+    internal static HashSet<long> CommittedBatchesOf(IEnumerable<BatchCommitRecord> batchCommits, IEnumerable<long>? decided = null)
+    {
+        var committed = new HashSet<long>(decided ?? []);
+        foreach (var record in batchCommits.OrderBy(b => b.Bid))
+        {
+            if (record.DependsOn == 0 || committed.Contains(record.DependsOn))
+            {
+                committed.Add(record.Bid);
+            }
+        }
+
+        return committed;
+    }
+
+    /// <summary>
+    /// The ACTs that committed: a CoordCommit counts only if every ACT it depends on committed too
+    /// (early lock release logs a commit before its dependencies' commits are durable). The
+    /// dependencies form no cycle; this walks them with an explicit stack, since chains can be long.
+    /// </summary>
+    /// <param name="coordCommits">The CoordCommit records by tid.</param>
+    /// <param name="decided">ACTs a checkpoint recorded as committed (their records are gone).</param>
+    internal static HashSet<long> CommittedActsOf(IReadOnlyDictionary<long, CoordCommitRecord> coordCommits, IEnumerable<long>? decided = null)
+    {
+        var verdict = new Dictionary<long, bool>(coordCommits.Count);
+        foreach (var tid in decided ?? [])
+        {
+            verdict[tid] = true;
+        }
+
+        var stack = new Stack<long>();
+        foreach (var start in coordCommits.Keys)
+        {
+            stack.Push(start);
+            while (stack.Count > 0)
+            {
+                var tid = stack.Peek();
+                if (verdict.ContainsKey(tid))
+                {
+                    stack.Pop();
+                    continue;
+                }
+
+                if (!coordCommits.TryGetValue(tid, out var record))
+                {
+                    verdict[tid] = false; // its commit never reached the log: presumed aborted
+                    stack.Pop();
+                    continue;
+                }
+
+                var pending = false;
+                var committed = true;
+                foreach (var dependency in record.DependsOn)
+                {
+                    if (!verdict.TryGetValue(dependency, out var known))
+                    {
+                        stack.Push(dependency);
+                        pending = true;
+                    }
+                    else
+                    {
+                        committed &= known;
+                    }
+                }
+
+                if (!pending)
+                {
+                    verdict[tid] = committed;
+                    stack.Pop();
+                }
+            }
+        }
+
+        return [.. verdict.Where(kv => kv.Value).Select(kv => kv.Key)];
     }
 
     private static void Offer(Dictionary<ActorId, CommittedState> states, ActorId actor, CommittedState state)

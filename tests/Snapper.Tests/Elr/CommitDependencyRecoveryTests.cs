@@ -17,7 +17,7 @@ public sealed class CommitDependencyRecoveryTests
             [6] = new(6) { DependsOn = [4, 3] },
         };
 
-        var committed = Snapper.Recovery.LogRecovery.CommittedActs(records);
+        var committed = Snapper.Recovery.LogEvaluation.CommittedActsOf(records);
 
         Assert.Equal([4L, 5L], committed.Order());
     }
@@ -27,8 +27,8 @@ public sealed class CommitDependencyRecoveryTests
     {
         var records = Enumerable.Range(1, 200_000).ToDictionary(i => (long)i, i => new CoordCommitRecord(i) { DependsOn = i > 1 ? [i - 1] : [] });
 
-        Assert.Equal(200_000, Snapper.Recovery.LogRecovery.CommittedActs(records).Count);
+        Assert.Equal(200_000, Snapper.Recovery.LogEvaluation.CommittedActsOf(records).Count);
         records.Remove(1);
-        Assert.Empty(Snapper.Recovery.LogRecovery.CommittedActs(records));
+        Assert.Empty(Snapper.Recovery.LogEvaluation.CommittedActsOf(records));
     }
 }

@@ -85,29 +85,15 @@ public sealed class CheckpointTests : IDisposable
         });
 
         var accounts = Enumerable.Range(0, 6).Select(i => ActorId.Create<IAccountActor>(i)).ToArray();
-        var before = new Dictionary<ActorId, decimal>();
-        var (committed, rounds) = (0, new List<CheckpointReport>());
-        int recordsAfter;
+        Dictionary<ActorId, decimal> before;
+        int committed, recordsAfter;
+        List<CheckpointReport> rounds;
         await using (var first = await TestSilo.StartAsync(FileLogging))
         {
-            var checkpointer = first.Grains.GetGrain<ICheckpointer>(0);
-            for (var phase = 0; phase < 3; phase++)
-            {
-                // Rounds run while transactions of both kinds are in flight.
-                var atStart = Volatile.Read(ref committed);
-                var load = Load(first, accounts, 150, seed: phase, () => Interlocked.Increment(ref committed));
-                await Poll.Until(() => Volatile.Read(ref committed) >= atStart + 20 || load.IsCompleted, "20 transactions of the phase committed");
-                rounds.Add(await checkpointer.Run());
-                await load;
-            }
-
-            foreach (var account in accounts)
-            {
-                before[account] = await first.Client.RunAct<IAccountActor, decimal>(account, (a, ctx) => a.Balance(ctx));
-            }
-
+            (committed, rounds) = await LoadWithRounds(first, accounts);
+            before = await Balances(first, accounts);
             var storage = first.Services.GetRequiredService<ILogStorage>();
-            rounds.Add(await checkpointer.Run());
+            rounds.Add(await first.Grains.GetGrain<ICheckpointer>(0).Run());
             recordsAfter = (await LogRecovery.ReadAllAsync(storage, CancellationToken.None)).Sum(l => l.Records.Count);
         }
 
@@ -119,10 +105,7 @@ public sealed class CheckpointTests : IDisposable
         Assert.True(recordsAfter < committed / 4, $"{recordsAfter} records left after {committed} commits");
 
         await using var second = await TestSilo.StartAsync(FileLogging);
-        foreach (var account in accounts)
-        {
-            Assert.Equal(before[account], await second.Client.RunAct<IAccountActor, decimal>(account, (a, ctx) => a.Balance(ctx)));
-        }
+        Assert.Equal(before, await Balances(second, accounts));
 
         Assert.Equal(accounts.Length * 2 * Account.InitialBalance, before.Values.Sum());
     }
@@ -141,33 +124,18 @@ public sealed class CheckpointTests : IDisposable
         });
 
         var accounts = Enumerable.Range(0, 6).Select(i => ActorId.Create<IAccountActor>(i)).ToArray();
-        var before = new Dictionary<ActorId, decimal>();
-        var (committed, rounds) = (0, new List<CheckpointReport>());
+        Dictionary<ActorId, decimal> before;
+        List<CheckpointReport> rounds;
         await using (var first = await TestSilo.StartAsync(Options, services => services.AddSingleton<ILogStorage>(storage), silos: 2))
         {
-            var checkpointer = first.Grains.GetGrain<ICheckpointer>(0);
-            for (var phase = 0; phase < 3; phase++)
-            {
-                var atStart = Volatile.Read(ref committed);
-                var load = Load(first, accounts, 150, seed: phase, () => Interlocked.Increment(ref committed));
-                await Poll.Until(() => Volatile.Read(ref committed) >= atStart + 20 || load.IsCompleted, "20 transactions of the phase committed");
-                rounds.Add(await checkpointer.Run());
-                await load;
-            }
-
-            foreach (var account in accounts)
-            {
-                before[account] = await first.Client.RunAct<IAccountActor, decimal>(account, (a, ctx) => a.Balance(ctx));
-            }
+            (_, rounds) = await LoadWithRounds(first, accounts);
+            before = await Balances(first, accounts);
         }
 
         Assert.All(rounds, r => Assert.Equal(2, r.Silos));
         Assert.All(rounds, r => Assert.True(r.RecordsSealed > 0, $"round {r.Round} sealed nothing"));
         await using var second = await TestSilo.StartAsync(Options, services => services.AddSingleton<ILogStorage>(storage));
-        foreach (var account in accounts)
-        {
-            Assert.Equal(before[account], await second.Client.RunAct<IAccountActor, decimal>(account, (a, ctx) => a.Balance(ctx)));
-        }
+        Assert.Equal(before, await Balances(second, accounts));
 
         Assert.Equal(accounts.Length * 2 * Account.InitialBalance, before.Values.Sum());
     }
@@ -178,6 +146,35 @@ public sealed class CheckpointTests : IDisposable
         {
             Directory.Delete(directory, recursive: true);
         }
+    }
+
+    // Three phases of load, each with a round run while transactions of both kinds are in flight
+    // (once the phase has commits, so the round has states to write).
+    private static async Task<(int Committed, List<CheckpointReport> Rounds)> LoadWithRounds(TestSilo silo, ActorId[] accounts)
+    {
+        var checkpointer = silo.Grains.GetGrain<ICheckpointer>(0);
+        var (committed, rounds) = (0, new List<CheckpointReport>());
+        for (var phase = 0; phase < 3; phase++)
+        {
+            var atStart = Volatile.Read(ref committed);
+            var load = Load(silo, accounts, 150, seed: phase, () => Interlocked.Increment(ref committed));
+            await Poll.Until(() => Volatile.Read(ref committed) >= atStart + 20 || load.IsCompleted, "20 transactions of the phase committed");
+            rounds.Add(await checkpointer.Run());
+            await load;
+        }
+
+        return (committed, rounds);
+    }
+
+    private static async Task<Dictionary<ActorId, decimal>> Balances(TestSilo silo, ActorId[] accounts)
+    {
+        var balances = new Dictionary<ActorId, decimal>();
+        foreach (var account in accounts)
+        {
+            balances[account] = await silo.Client.RunAct<IAccountActor, decimal>(account, (a, ctx) => a.Balance(ctx));
+        }
+
+        return balances;
     }
 
     // ACTs (early lock release) on accounts 0-2 and PACTs on 3-5, all at once.
