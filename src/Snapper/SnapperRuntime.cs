@@ -23,6 +23,7 @@ internal sealed class SnapperRuntime(
     ActCommitCoordinator commit,
     IStateSerializer serializer,
     CommittedStates states,
+    Failover.DepartedSilos departed,
     IClusterMembershipService cluster,
     ILocalSiloDetails silo,
     SnapperMetrics metrics,
@@ -30,6 +31,8 @@ internal sealed class SnapperRuntime(
     TimeProvider clock,
     ILoggerFactory loggerFactory)
 {
+    private static readonly TimeSpan HandOverPoll = TimeSpan.FromMilliseconds(500);
+
     public SnapperOptions Options { get; } = options.Value;
 
     /// <summary>ActorId → grain references.</summary>
@@ -48,6 +51,9 @@ internal sealed class SnapperRuntime(
     public CommittedStates States { get; } = states;
 
     public SnapperMetrics Metrics { get; } = metrics;
+
+    /// <summary>Silos that left the cluster, and what their logs say (docs/architecture.md, "A silo dies").</summary>
+    public Failover.DepartedSilos Departed { get; } = departed;
 
     /// <summary>
     /// How long an ACT may wait for a PACT batch before it takes the wait for a deadlock:
@@ -77,19 +83,7 @@ internal sealed class SnapperRuntime(
             return found;
         }
 
-        var handedOver = await Task.WhenAll(others.Select(async member =>
-        {
-            try
-            {
-                return await grains.GetGrain<IStateHandoff>(StateHandoff.KeyOf(member.Name)).Take(actor);
-            }
-            catch (Exception e)
-            {
-                // A silo that is stopping cannot hand over; its logs are read at the next start.
-                Diagnostics.LogWarning(e, "Silo {Silo} could not hand over the state of {Actor}", member.Name, actor);
-                return null;
-            }
-        }));
+        var handedOver = await Task.WhenAll(others.Select(member => HandOver(member.Name, actor)));
         foreach (var state in handedOver)
         {
             if (state is { } s && (found is not { } best || s.Version > best.Version))
@@ -99,6 +93,66 @@ internal sealed class SnapperRuntime(
         }
 
         return found;
+    }
+
+    // A silo that stops or dies while it is asked may never answer (its messages are lost with it):
+    // once it is no longer active, what it held is in the logs, which the failover reads.
+    private async Task<CommittedState?> HandOver(string member, ActorId actor)
+    {
+        try
+        {
+            var take = grains.GetGrain<IStateHandoff>(StateHandoff.KeyOf(member)).Take(actor);
+            while (await Task.WhenAny(take, Task.Delay(HandOverPoll, Clock)) != take)
+            {
+                if (!Departed.IsActive(member))
+                {
+                    return null;
+                }
+            }
+
+            return await take;
+        }
+        catch (Exception e)
+        {
+            // A silo that is stopping cannot hand over; its logs are read at the next start, or by the failover.
+            Diagnostics.LogWarning(e, "Silo {Silo} could not hand over the state of {Actor}", member, actor);
+            return null;
+        }
+    }
+
+    /// <summary>
+    /// After a silo departed: the state <paramref name="actor"/> had there may be newer than any
+    /// silo hands over (it was active there), so the logs as the failover read them count too, once
+    /// it is sealed; and the writes it had prepared there for ACTs still undecided then come along,
+    /// for the actor to settle with their roots before it serves (<see cref="Act.ActParticipant{TState}.AdoptUndecided"/>).
+    /// </summary>
+    public async Task<(CommittedState? State, IReadOnlyList<Logging.PrepareRecord> Undecided)> AfterDepartures(ActorId actor, CommittedState? found)
+    {
+        if (!Departed.Any)
+        {
+            return (found, []);
+        }
+
+        var settled = Departed.WhenSettled();
+        var limit = 2 * Options.TransactionTimeout;
+        if (await Task.WhenAny(settled, Task.Delay(limit, Clock)) != settled)
+        {
+            throw new SnapperException($"{actor} cannot activate: a silo left the cluster and its failover has not finished within {limit}, so its last committed state is not known yet.");
+        }
+
+        if (await settled is not { } seal)
+        {
+            return (found, []);
+        }
+
+        var (logged, undecided) = Failover.DepartedSilos.ForActivation(seal, actor);
+        if (logged is { } l && (found is not { } f || l.Version > f.Version))
+        {
+            found = l;
+        }
+
+        var version = found?.Version ?? 0;
+        return (found, [.. undecided.Where(p => p.Version > version)]);
     }
 
     /// <summary>Completes once batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> has resolved.</summary>

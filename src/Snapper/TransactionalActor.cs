@@ -102,10 +102,12 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         var id = SelfId();
 
         // One local schedule and one set of state versions, shared by the two engines (§4.4.1).
-        var versions = StateVersions<TState>.Load(id, runtime, CreateInitialState(), await runtime.TakeCommittedState(id));
+        var (committed, undecided) = await runtime.AfterDepartures(id, await runtime.TakeCommittedState(id));
+        var versions = StateVersions<TState>.Load(id, runtime, CreateInitialState(), committed);
         var schedule = new LocalSchedule(id, runtime.Clock);
         engine = new ActParticipant<TState>(id, runtime, versions, schedule);
         engine.Attach(EnsureExpiry, Retain);
+        engine.AdoptUndecided(undecided);
         pact = new PactParticipant<TState>(id, runtime, versions, schedule);
         runtime.Activations[id] = this;
         await base.OnActivateAsync(cancellationToken);
@@ -140,6 +142,13 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
 
     private async Task InvokeTransactional(IIncomingGrainCallContext context, TxnContext ctx)
     {
+        if (!Engine.WhenUndecidedSettled.IsCompleted)
+        {
+            // Activated after its silo died, with writes it prepared there still undecided: no
+            // transaction may see this state until their roots have said how they ended.
+            await Engine.WhenUndecidedSettled;
+        }
+
         if (ctx.Start)
         {
             if (ctx.Root != Engine.Id)
@@ -229,6 +238,12 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
 
     Task ISnapperParticipant.Settle(SettleStep step, DateTimeOffset until) => Engine.Settle(step, until);
 
+    async Task ISnapperParticipant.ResolveDeparted(string silo)
+    {
+        Engine.AskRootsOfUndecided();
+        await PactEngine.ResolveDeparted(silo);
+    }
+
     // Orleans collects an activation that received no call for a while (or every idle one, when
     // asked to). One that takes part in an undecided transaction (an ACT's record or lock, a batch it
     // received or completed but that has not committed) must stay: a new activation would start from
@@ -248,7 +263,7 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
 
     private Task ReleaseWhenDecided()
     {
-        if (engine is null || pact is null || engine.ActiveRecords > 0 || engine.Roots.Count > 0 || pact.HasUncommittedBatches)
+        if (engine is null || pact is null || engine.ActiveRecords > 0 || engine.Roots.Count > 0 || pact.HasUncommittedBatches || !engine.WhenUndecidedSettled.IsCompleted)
         {
             return Task.CompletedTask;
         }

@@ -42,6 +42,11 @@ internal sealed partial class ActParticipant<TState>
 
     public Task Commit(long tid, HybridDecision decision)
     {
+        if (SettleUndecided(tid, committed: true))
+        {
+            return Task.CompletedTask;
+        }
+
         if (records.Remove(tid, out var record))
         {
             Apply(record, decision);
@@ -81,6 +86,7 @@ internal sealed partial class ActParticipant<TState>
 
     public Task Abort(long tid)
     {
+        SettleUndecided(tid, committed: false);
         Forget(tid);
         return Task.CompletedTask;
     }

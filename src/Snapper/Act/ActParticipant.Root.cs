@@ -155,7 +155,9 @@ internal sealed partial class ActParticipant<TState>
     }
 
     /// <summary>Another ACT's root → root: the outcome of ACT <paramref name="tid"/>, a commit dependency (durable, or merely ordered in the log).</summary>
-    public Task<bool> ActOutcome(long tid, bool durable) => durable ? roots.WhenDurable(tid) : roots.WhenDecided(tid);
+    public Task<bool> ActOutcome(long tid, bool durable) =>
+        roots.Knows(tid) || !runtime.Departed.Any ? (durable ? roots.WhenDurable(tid) : roots.WhenDecided(tid))
+        : runtime.Departed.ActCommittedNow(tid); // its root may have been on the silo that died: the logs know
 
     private Task<bool> DependencyOutcome(ActDependency dependency, bool durable) =>
         dependency.Root == Id ? ActOutcome(dependency.Tid, durable) : runtime.Resolver.Participant(dependency.Root).ActOutcome(dependency.Tid, durable);

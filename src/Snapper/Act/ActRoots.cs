@@ -36,6 +36,9 @@ internal sealed class ActRoots(IActSignals signals, TimeSpan retention, TimeProv
 
     public RunningAct? Find(long tid) => running.GetValueOrDefault(tid);
 
+    /// <summary>True if ACT <paramref name="tid"/> runs here, or ended here recently enough for its outcome to be kept.</summary>
+    public bool Knows(long tid) => running.ContainsKey(tid) || ended.ContainsKey(tid);
+
     /// <summary>The tids of the ACTs running with this actor as their root.</summary>
     public IEnumerable<long> RunningTids => running.Keys;
 

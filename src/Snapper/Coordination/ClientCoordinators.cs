@@ -7,7 +7,7 @@ namespace Snapper.Coordination;
 /// </summary>
 internal sealed class ClientCoordinators(IGrainFactory grains, CoordinatorReferences references, TimeProvider clock) : ICoordinatorDirectory
 {
-    private static readonly TimeSpan Refresh = TimeSpan.FromSeconds(5);
+    private static readonly TimeSpan RefreshAfter = TimeSpan.FromSeconds(5);
     private (RingView View, DateTimeOffset At)? known;
 
     public async ValueTask<ICoordinator> ForPact(ActorId root)
@@ -22,9 +22,11 @@ internal sealed class ClientCoordinators(IGrainFactory grains, CoordinatorRefere
         return references.Get(members[Random.Shared.Next(members.Length)]);
     }
 
+    public void Refresh() => known = null;
+
     private async ValueTask<string[]> Members()
     {
-        if (known is not { } current || clock.GetUtcNow() - current.At > Refresh || current.View.Members.IsEmpty)
+        if (known is not { } current || clock.GetUtcNow() - current.At > RefreshAfter || current.View.Members.IsEmpty)
         {
             var view = await grains.GetGrain<IRingMembership>(0).View();
             if (view.Members.IsEmpty)

@@ -86,6 +86,12 @@ internal sealed partial class Coordinator(
 
     public Task PassToken(BatchToken arrived)
     {
+        NoteTids(arrived);
+        if (arrived.View.Epoch < haltedBefore)
+        {
+            return Task.CompletedTask; // a token of the ring before a failover: the failover made a new one
+        }
+
         token = arrived;
         sawToken = true;
         parked = false;
@@ -240,6 +246,7 @@ internal sealed partial class Coordinator(
     private async Task Reserve(BatchToken held, long through)
     {
         reserving = true;
+        tidHighWater = Math.Max(tidHighWater, through); // may be durable, and handed out, before this coordinator is asked
         try
         {
             await log!.Append(new TidReservationRecord(through));
@@ -285,6 +292,7 @@ internal sealed partial class Coordinator(
     private void PassOn()
     {
         var passing = token!;
+        NoteTids(passing);
         token = null;
         _ = Pass(passing);
     }

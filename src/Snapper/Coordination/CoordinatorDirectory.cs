@@ -8,4 +8,7 @@ internal interface ICoordinatorDirectory
 
     /// <summary>A coordinator to take a range of ACT tids from.</summary>
     ValueTask<ICoordinator> ForTids();
+
+    /// <summary>A coordinator it named could not be reached (its silo may have left): look again next time.</summary>
+    void Refresh();
 }

@@ -1,4 +1,6 @@
 using System.Collections.Concurrent;
+using Microsoft.Extensions.DependencyInjection;
+using Snapper.Failover;
 
 namespace Snapper.Coordination;
 
@@ -6,9 +8,11 @@ namespace Snapper.Coordination;
 /// Grain references to coordinators, made once per key: making a reference builds a proxy, which
 /// costs more than the one-way message it carries (BatchComplete, the token). One per process.
 /// </summary>
-internal sealed class CoordinatorReferences(IGrainFactory grains)
+internal sealed class CoordinatorReferences(IGrainFactory grains, IServiceProvider services)
 {
+    private static readonly TimeSpan Retry = TimeSpan.FromMilliseconds(100);
     private readonly ConcurrentDictionary<string, ICoordinator> references = new(StringComparer.Ordinal);
+    private readonly Lazy<DepartedSilos?> departed = new(services.GetService<DepartedSilos>); // none on a client
 
     public ICoordinator Get(string key) =>
         references.TryGetValue(key, out var known) ? known : references.GetOrAdd(key, grains.GetGrain<ICoordinator>(key));
@@ -19,10 +23,18 @@ internal sealed class CoordinatorReferences(IGrainFactory grains)
     /// <summary>Completes once batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> has been decided (<see cref="ICoordinator.WaitDecided"/>).</summary>
     public Task<BatchOutcome> WaitDecided(string coordinator, long bid) => Ask(coordinator, bid, static (c, b) => c.WaitDecided(b));
 
+    // A coordinator whose silo departed cannot answer: the failover does, from the logs, once it is
+    // sealed. One whose silo is failing but not declared dead yet is asked again until it is.
     private async Task<BatchOutcome> Ask(string coordinator, long bid, Func<ICoordinator, long, Task<BatchOutcome>> question)
     {
+        var silo = CoordinatorKey.SiloOf(coordinator);
         while (true)
         {
+            if (departed.Value is { } failover && failover.IsDeparted(silo))
+            {
+                return await failover.BatchOutcome(coordinator, bid);
+            }
+
             try
             {
                 return await question(Get(coordinator), bid);
@@ -30,6 +42,10 @@ internal sealed class CoordinatorReferences(IGrainFactory grains)
             catch (TimeoutException)
             {
                 // A long chain of batches can outlast one response timeout: ask again.
+            }
+            catch (Exception e) when (departed.Value is { } known && (e is SiloUnavailableException || !known.IsActive(silo)))
+            {
+                await Task.Delay(Retry);
             }
         }
     }

@@ -63,6 +63,21 @@ internal interface ICoordinator : IGrainWithStringKey
     /// </summary>
     Task<BatchOutcome> WaitDecided(long bid);
 
+    /// <summary>
+    /// Ring membership → every surviving coordinator, when silo <paramref name="silo"/> departed
+    /// (docs/architecture.md, "A silo dies"): drop the token and every token of a view older than
+    /// <paramref name="epoch"/> (a new one comes with the new view), and abort the own batches not
+    /// decided yet. Returns the highest tid this coordinator knows may have been handed out.
+    /// </summary>
+    Task<long> Halt(string silo, long epoch);
+
+    /// <summary>
+    /// Ring membership → every surviving coordinator, once the failover is sealed: the batches
+    /// aborted at <see cref="Halt"/> end their cascade at <paramref name="through"/>, the last bid
+    /// handed out before the ring halted.
+    /// </summary>
+    Task FailOver(long through);
+
     /// <summary>Ring membership (rebuilding itself) and tests → coordinator: what it knows.</summary>
     Task<CoordinatorStatus> Status();
 }

@@ -17,6 +17,14 @@ internal interface IRingMembership : IGrainWithIntegerKey
     /// <summary>A silo stopping → ring membership: its coordinators leave the ring.</summary>
     Task<RingView> Leave(string silo);
 
+    /// <summary>
+    /// A surviving silo → ring membership, when Orleans declares <paramref name="silo"/> dead
+    /// (every survivor says so; the first call fails it over, the others find it done): halt the
+    /// ring, decide what the silo left undecided from the logs, and start a new token without its
+    /// coordinators (docs/architecture.md, "A silo dies"). Completes when the ring runs again.
+    /// </summary>
+    Task Departed(string silo);
+
     /// <summary>A client → ring membership: the coordinators, to pick one for NewPact or ACT tids.</summary>
     Task<RingView> View();
 }

@@ -1,6 +1,9 @@
 using System.Collections.Immutable;
 using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
 using Snapper.Diagnostics;
+using Snapper.Failover;
+using Snapper.Hosting;
 
 namespace Snapper.Coordination;
 
@@ -14,8 +17,14 @@ namespace Snapper.Coordination;
 /// <para>Silos join in the order they start; the ring is that order, each silo's coordinators in index order.</para>
 /// </remarks>
 [CollectionAgeLimit(AlwaysActive = true)]
-internal sealed class RingMembership(IClusterMembershipService cluster, ILogger<RingMembership> diagnostics) : Grain, IRingMembership
+internal sealed class RingMembership(
+    IClusterMembershipService cluster,
+    IOptions<SnapperOptions> options,
+    TimeProvider clock,
+    ILogger<RingMembership> diagnostics) : Grain, IRingMembership
 {
+    private static readonly TimeSpan ResolvePoll = TimeSpan.FromMilliseconds(50);
+    private readonly HashSet<string> failedOver = new(StringComparer.Ordinal);
     private RingView view = RingView.Empty;
     private bool tokenIssued;
 
@@ -29,6 +38,7 @@ internal sealed class RingMembership(IClusterMembershipService cluster, ILogger<
 
     public async Task<RingView> Join(string silo, int coordinators, long tidFloor)
     {
+        failedOver.Remove(silo); // back under its name: it may depart again
         var joining = Enumerable.Range(0, coordinators).Select(i => CoordinatorKey.For(silo, i)).Where(k => !view.Members.Contains(k));
         view = new RingView(view.Epoch + 1, [.. view.Members, .. joining], Math.Max(view.TidFloor, tidFloor));
         await Publish(view.Members);
@@ -51,6 +61,76 @@ internal sealed class RingMembership(IClusterMembershipService cluster, ILogger<
     }
 
     public Task<RingView> View() => Task.FromResult(view);
+
+    // The failover, step by step, each finished on every survivor before the next (the
+    // architecture document says why each is needed): halt the coordinators, flush the surviving
+    // logs, read the logs, seal, let the surviving batches resolve, settle the actors, new token.
+    public async Task Departed(string silo)
+    {
+        if (!failedOver.Add(silo))
+        {
+            return;
+        }
+
+        var started = clock.GetTimestamp();
+        try
+        {
+            var survivors = cluster.CurrentSnapshot.Members.Values
+                .Where(m => m.Status == SiloStatus.Active && m.Name != silo)
+                .Select(m => m.Name)
+                .ToHashSet(StringComparer.Ordinal);
+            var members = view.Members.Where(k => survivors.Contains(CoordinatorKey.SiloOf(k))).ToImmutableArray();
+            var epoch = view.Epoch + 1;
+
+            var known = await Task.WhenAll(members.Select(k => Coordinator(k).Halt(silo, epoch)));
+            var unresolved = (await Task.WhenAll(members.Select(k => Coordinator(k).Status()))).Sum(s => s.Unresolved);
+            await Task.WhenAll(survivors.Select(s => SiloFailover(s).Flush()));
+            var logged = await Task.WhenAll(survivors.Select(s => SiloFailover(s).Evaluate(silo)));
+            var through = new[] { view.TidFloor, known.DefaultIfEmpty().Max(), logged.DefaultIfEmpty().Max() }.Max();
+            await Task.WhenAll(survivors.Select(s => SiloFailover(s).Seal(silo, through)));
+            await Task.WhenAll(members.Select(k => Coordinator(k).FailOver(through)));
+            await WaitResolved(silo, members);
+            await Task.WhenAll(survivors.Select(s => SiloFailover(s).Sweep(silo)));
+
+            view = new RingView(epoch, members, through);
+            await Publish(view.Members);
+            if (!members.IsEmpty)
+            {
+                tokenIssued = true;
+                await Coordinator(members[0]).PassToken(new BatchToken { LastTid = through, ReservedThrough = through, ResolvedThrough = through, View = view });
+            }
+
+            LogMessages.FailoverDone(diagnostics, silo, clock.GetElapsedTime(started), unresolved, members.Length, through);
+        }
+        catch
+        {
+            failedOver.Remove(silo); // the survivors report it again
+            throw;
+        }
+    }
+
+    // The survivors' batches resolve once the dead coordinators' outcomes are known (sealed above).
+    // Bounded, so a batch stuck for another reason cannot keep the ring down: the new token goes out
+    // anyway, and the declaration sweep deals with the stuck batch.
+    private async Task WaitResolved(string silo, ImmutableArray<string> members)
+    {
+        var limit = 2 * options.Value.TransactionTimeout;
+        var since = clock.GetTimestamp();
+        while ((await Task.WhenAll(members.Select(k => Coordinator(k).Status()))).Any(s => s.Unresolved > 0))
+        {
+            if (clock.GetElapsedTime(since) > limit)
+            {
+                LogMessages.FailoverUnresolved(diagnostics, silo, limit);
+                return;
+            }
+
+            await Task.Delay(ResolvePoll, clock);
+        }
+    }
+
+    private ICoordinator Coordinator(string key) => GrainFactory.GetGrain<ICoordinator>(key);
+
+    private ISiloFailover SiloFailover(string silo) => GrainFactory.GetGrain<ISiloFailover>(Failover.SiloFailover.KeyOf(silo));
 
     private async Task Publish(ImmutableArray<string> to)
     {

@@ -14,4 +14,9 @@ internal sealed class SiloCoordinators(CoordinatorReferences references, ILocalS
     public ValueTask<ICoordinator> ForPact(ActorId root) => new(local[(int)(Logging.StableHash.Of(root) % (ulong)local.Length)]);
 
     public ValueTask<ICoordinator> ForTids() => new(local[Random.Shared.Next(local.Length)]);
+
+    public void Refresh()
+    {
+        // This silo's own coordinators: they live as long as the silo.
+    }
 }

@@ -85,6 +85,11 @@ internal sealed class TidSource(ICoordinatorDirectory coordinators, IOptions<Sna
                 spare = range;
             }
         }
+        catch (Exception e) when (e is not TransactionAbortedException)
+        {
+            coordinators.Refresh(); // its silo may have left the cluster: the next request looks again
+            throw;
+        }
         finally
         {
             lock (gate)

@@ -49,4 +49,19 @@ internal static partial class LogMessages
 
     [LoggerMessage(EventId = 51, Level = LogLevel.Warning, Message = "Checkpoint {Round} was given up; the logs keep every record until a later round")]
     public static partial void CheckpointFailed(ILogger logger, Exception exception, long round);
+
+    [LoggerMessage(EventId = 60, Level = LogLevel.Warning, Message = "Silo {Silo} left the cluster; the ring fails it over")]
+    public static partial void SiloDeparted(ILogger logger, string silo);
+
+    [LoggerMessage(EventId = 61, Level = LogLevel.Warning, Message = "The failover of silo {Silo} could not be started or finished; trying again")]
+    public static partial void FailoverFailed(ILogger logger, Exception exception, string silo);
+
+    [LoggerMessage(EventId = 62, Level = LogLevel.Information, Message = "Failover of silo {Silo} sealed here through bid {Through}; {Committed} committed batch(es) in the logs")]
+    public static partial void FailoverSealed(ILogger logger, string silo, long through, int committed);
+
+    [LoggerMessage(EventId = 63, Level = LogLevel.Warning, Message = "Failover of silo {Silo} done in {Elapsed}: {Unresolved} batch(es) of the survivors were unresolved at the halt (the undecided ones aborted); the ring re-formed with {Members} coordinator(s) and a new token from tid {Through}")]
+    public static partial void FailoverDone(ILogger logger, string silo, TimeSpan elapsed, int unresolved, int members, long through);
+
+    [LoggerMessage(EventId = 64, Level = LogLevel.Warning, Message = "Failover of silo {Silo}: batches of the survivors were still unresolved after {Waited}; the ring goes on")]
+    public static partial void FailoverUnresolved(ILogger logger, string silo, TimeSpan waited);
 }

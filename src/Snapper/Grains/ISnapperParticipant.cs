@@ -81,6 +81,14 @@ internal interface ISnapperParticipant : IGrain
     /// </summary>
     Task Settle(SettleStep step, DateTimeOffset until);
 
+    /// <summary>
+    /// A silo's failover → actor, after silo <paramref name="silo"/> departed and the surviving
+    /// coordinators resolved their batches: commit or roll back the batches of its coordinators held
+    /// here, as the logs decided, and ask the roots of the ACTs prepared here for their outcome.
+    /// Answered once the batches are settled.
+    /// </summary>
+    Task ResolveDeparted(string silo);
+
     /// <summary>Coordinator → actor: which PACT batch <paramref name="bid"/> waits for here, for a declaration-error message.</summary>
     Task<(long Tid, string Description)> DescribeWait(long bid);
 }

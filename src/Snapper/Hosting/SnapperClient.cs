@@ -96,8 +96,7 @@ internal sealed class SnapperClient(
         for (var attempt = 1; ; attempt++)
         {
             // Each attempt joins a new batch: a cascade that aborted the last one is over for it.
-            var coordinator = await coordinators.ForPact(first);
-            var ctx = await coordinator.NewPact(first, declared);
+            var ctx = await Place(first, declared, cancellationToken);
             try
             {
                 return await body(actor, ctx with { Start = true });
@@ -105,6 +104,29 @@ internal sealed class SnapperClient(
             catch (TransactionAbortedException aborted) when (aborted.Reason == AbortReason.Cascading && attempt < settings.MaxPactAttempts && !cancellationToken.IsCancellationRequested)
             {
                 metrics.Retried(TxnMode.Pact);
+            }
+        }
+    }
+
+    // NewPact at the coordinator for the first actor. One that cannot be reached (its silo may have
+    // left the cluster) took nothing, so the PACT goes to another, from a fresh view of the ring.
+    private async Task<TxnContext> Place(ActorId first, AccessSet declared, CancellationToken cancellationToken)
+    {
+        const int Placements = 3;
+        for (var placement = 1; ; placement++)
+        {
+            var coordinator = await coordinators.ForPact(first);
+            try
+            {
+                return await coordinator.NewPact(first, declared);
+            }
+            catch (Exception e) when (e is not (TransactionAbortedException or SnapperException))
+            {
+                coordinators.Refresh();
+                if (placement >= Placements || cancellationToken.IsCancellationRequested)
+                {
+                    throw new TransactionAbortedException(AbortReason.Failure, $"no coordinator could take the PACT: {e.Message}", e);
+                }
             }
         }
     }

@@ -59,6 +59,8 @@ public static class SnapperSiloBuilderExtensions
         services.AddSingleton<LogRecovery>();
         services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>>(sp => sp.GetRequiredService<LogRecovery>());
         services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>, SiloRingMembership>();
+        services.AddSingleton<Snapper.Failover.DepartedSilos>();
+        services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>>(sp => sp.GetRequiredService<Snapper.Failover.DepartedSilos>());
         services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>, Snapper.Checkpointing.CheckpointStart>();
         services.AddPlacementDirector<SiloBoundPlacement, SiloBoundPlacementDirector>();
         services.AddSingleton<SnapperRuntime>();

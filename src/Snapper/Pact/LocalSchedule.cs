@@ -62,6 +62,9 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
     /// <summary>True while any batch is running here or waiting to.</summary>
     public bool HasBatches => waitingForPredecessor.Count > 0 || entries.Any(e => e is SubBatch);
 
+    /// <summary>The batches running here or waiting to (for a predecessor, or their turn).</summary>
+    public IEnumerable<SubBatch> Batches => [.. entries.OfType<SubBatch>(), .. waitingForPredecessor.Values];
+
     /// <summary>Raised (in the actor's turn) when a batch has completed on this actor.</summary>
     public event Action<SubBatch>? Completed;
 

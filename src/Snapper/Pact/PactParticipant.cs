@@ -272,6 +272,36 @@ internal sealed class PactParticipant<TState>
         }
     }
 
+    /// <summary>
+    /// Silo <paramref name="silo"/> departed and the surviving coordinators have resolved their
+    /// batches: the batches its coordinators emitted that are still here (running, waiting, or
+    /// completed and not committed) commit or roll back as the logs decided, in bid order
+    /// (docs/architecture.md, "A silo dies").
+    /// </summary>
+    public async Task ResolveDeparted(string silo)
+    {
+        var held = versions.UncommittedBatches.Concat(schedule.Batches.Select(b => (b.Bid, b.Coordinator)))
+            .Where(b => Coordination.CoordinatorKey.SiloOf(b.Coordinator) == silo)
+            .Distinct()
+            .OrderBy(b => b.Bid)
+            .ToList();
+        foreach (var (bid, coordinator) in held)
+        {
+            var outcome = await runtime.BatchOutcome(bid, coordinator);
+            if (outcome.Committed)
+            {
+                OnBatchCommit(bid);
+                continue;
+            }
+
+            var cause = new TransactionAbortedException(
+                AbortReason.Failure,
+                $"its batch {bid} was emitted by coordinator {coordinator}, whose silo left the cluster before the batch committed");
+            var failures = outcomes.Where(o => o.Value.Bid >= bid && o.Value.Bid <= outcome.AbortedThrough).ToDictionary(o => o.Key, _ => (Exception)cause);
+            OnAbort(bid, outcome.AbortedThrough, failures);
+        }
+    }
+
     public (long Tid, string Description) DescribeWait(long bid) => (schedule.CurrentPact(bid), schedule.DescribeWait(bid));
 
     /// <summary>

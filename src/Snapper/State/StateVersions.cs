@@ -73,6 +73,9 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
     /// <summary>True while a completed batch's state waits for its commit.</summary>
     public bool HasUncommitted => uncommitted.Count > 0;
 
+    /// <summary>The batches completed here and not committed yet, with the coordinators that emitted them.</summary>
+    public IEnumerable<(long Bid, string Coordinator)> UncommittedBatches => uncommitted.Select(v => (v.Bid, v.Coordinator)).ToList();
+
     /// <summary>The newest completed batch whose state waits for its commit (0: none).</summary>
     public long NewestUncommittedBid => uncommitted.Count > 0 ? uncommitted[^1].Bid : 0;
 

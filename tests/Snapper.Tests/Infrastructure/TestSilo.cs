@@ -40,7 +40,7 @@ public sealed class TestSilo : IAsyncDisposable
 
     internal SnapperRuntime Runtime => Services.GetRequiredService<SnapperRuntime>();
 
-    public static async Task<TestSilo> StartAsync(Action<SnapperBuilder>? configure = null, Action<IServiceCollection>? services = null, int silos = 1, bool activityPropagation = false)
+    public static async Task<TestSilo> StartAsync(Action<SnapperBuilder>? configure = null, Action<IServiceCollection>? services = null, int silos = 1, bool activityPropagation = false, Action<IClientBuilder>? client = null)
     {
         var gates = new Gates();
         var builder = new InProcessTestClusterBuilder((short)silos);
@@ -62,13 +62,15 @@ public sealed class TestSilo : IAsyncDisposable
                 silo.AddActivityPropagation();
             }
         });
-        builder.ConfigureClient(client =>
+        builder.ConfigureClient(clientBuilder =>
         {
-            client.AddSnapper(configure);
+            clientBuilder.AddSnapper(configure);
             if (activityPropagation)
             {
-                client.AddActivityPropagation();
+                clientBuilder.AddActivityPropagation();
             }
+
+            client?.Invoke(clientBuilder);
         });
         var cluster = builder.Build();
         try

@@ -1,0 +1,103 @@
+using Snapper.Diagnostics;
+using Snapper.Logging;
+
+namespace Snapper.Act;
+
+/// <summary>
+/// After a silo died (docs/architecture.md, "A silo dies"): the ACTs this actor took part in whose
+/// root or whose previous activation was there.
+/// </summary>
+internal sealed partial class ActParticipant<TState>
+{
+    private static readonly TimeSpan AskAgain = TimeSpan.FromSeconds(1);
+
+    // Writes this actor prepared in an activation on a silo that died, for ACTs not committed in the
+    // logs when the failover read them, by tid: a root that survived may still commit them.
+    private Dictionary<long, PrepareRecord>? undecided;
+    private TaskCompletionSource? undecidedSettled;
+
+    /// <summary>Completes once no write prepared in a previous activation that died is undecided here; transactional calls wait for it.</summary>
+    public Task WhenUndecidedSettled => undecidedSettled?.Task ?? Task.CompletedTask;
+
+    /// <summary>This activation follows one that died having prepared <paramref name="prepared"/>: ask their roots how they ended.</summary>
+    public void AdoptUndecided(IReadOnlyList<PrepareRecord> prepared)
+    {
+        if (prepared.Count == 0)
+        {
+            return;
+        }
+
+        undecided = prepared.ToDictionary(p => p.Tid);
+        undecidedSettled = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        foreach (var write in prepared)
+        {
+            _ = AskRoot(write.Tid, write.Coordinator, () => undecided?.ContainsKey(write.Tid) == true);
+        }
+    }
+
+    /// <summary>
+    /// A silo died: the ACTs here wait for their roots, some of which may have died with it (the
+    /// records of those would hold their locks until their deadline, and the prepared ones for
+    /// ever). Ask each root; one that lost the ACT answers from the logs (<see cref="ActOutcome"/>).
+    /// </summary>
+    public void AskRootsOfUndecided()
+    {
+        foreach (var (tid, record) in records)
+        {
+            _ = AskRoot(tid, record.Context.Root, () => records.ContainsKey(tid));
+        }
+    }
+
+    // Asks until answered (a root on the dead silo activates elsewhere once the failover is sealed),
+    // then settles the ACT here as the root would have: an abort takes it back; a commit applies a
+    // prepared write (a write not prepared here cannot have been part of a commit: it was made by a
+    // call that outlived its transaction, and expires).
+    private async Task AskRoot(long tid, ActorId root, Func<bool> stillUndecided)
+    {
+        while (stillUndecided())
+        {
+            try
+            {
+                var committed = await DependencyOutcome(new ActDependency(tid, root), durable: true);
+                if (!committed)
+                {
+                    await Abort(tid);
+                }
+                else if (undecided?.ContainsKey(tid) == true || (records.TryGetValue(tid, out var record) && record.State == ActRecordState.Prepared))
+                {
+                    await Commit(tid, Hybrid.HybridDecision.None);
+                }
+
+                return;
+            }
+            catch (Exception e)
+            {
+                LogMessages.DeliveryFailed(runtime.Diagnostics, e, root);
+                await Task.Delay(AskAgain, runtime.Clock);
+            }
+        }
+    }
+
+    // A decision for a write prepared in the activation that died: a commit makes its state the
+    // committed one, unless a later committed version is here already. True if tid was one of them.
+    private bool SettleUndecided(long tid, bool committed)
+    {
+        if (undecided is null || !undecided.Remove(tid, out var write))
+        {
+            return false;
+        }
+
+        if (committed && write.Version > versions.CommittedVersion)
+        {
+            versions.CommitAct(runtime.Serializer.Deserialize<TState>(write.State.Span), write.Version);
+        }
+
+        if (undecided.Count == 0)
+        {
+            undecided = null;
+            undecidedSettled!.TrySetResult();
+        }
+
+        return true;
+    }
+}

@@ -1,0 +1,327 @@
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+using Snapper.Coordination;
+using Snapper.Diagnostics;
+using Snapper.Hosting;
+using Snapper.Logging;
+using Snapper.Recovery;
+
+namespace Snapper.Failover;
+
+/// <summary>
+/// What this silo knows of silos that left the cluster (docs/architecture.md, "A silo dies"):
+/// which they are, and, once the ring has sealed their failover, what the logs say about the work
+/// they left undecided. Every silo has one; it watches Orleans' membership and tells the ring
+/// (<see cref="IRingMembership.Departed"/>) when a silo it saw active is declared dead.
+/// </summary>
+/// <remarks>
+/// <para>Three questions are answered from the logs, which every silo of a cluster that fails over
+/// shares (Azure Tables, or one folder):</para>
+/// <list type="bullet">
+/// <item>How a batch emitted by a dead coordinator ended (<see cref="BatchOutcome"/>): committed if
+/// its BatchCommit counts in the logs as they stand once the ring is halted and every surviving log is
+/// flushed (<see cref="FailoverSeal"/>), else aborted through the seal, like an abort cascade.</item>
+/// <item>Whether an ACT a root does not know committed (<see cref="ActCommittedNow"/>): its root was
+/// on a dead silo (or ended it long ago), so its CoordCommit is in the logs or nowhere. Read afresh
+/// for every question, since a surviving root may have made one durable just before it forgot the ACT.</item>
+/// <item>The committed state of an actor that lived on a dead silo, and the writes it had prepared
+/// there whose ACTs are still undecided (<see cref="ForActivation"/>).</item>
+/// </list>
+/// </remarks>
+internal sealed class DepartedSilos(
+    IClusterMembershipService cluster,
+    ILocalSiloDetails local,
+    IGrainFactory grains,
+    ILogStorage storage,
+    IOptions<SnapperOptions> options,
+    ILogger<DepartedSilos> diagnostics) : ILifecycleParticipant<ISiloLifecycle>
+{
+    private readonly Lock sync = new();
+
+    // By silo name: completed once the ring has sealed that silo's failover here.
+    private readonly Dictionary<string, TaskCompletionSource<FailoverSeal>> departed = new(StringComparer.Ordinal);
+    private readonly SemaphoreSlim reading = new(1, 1);
+    private FailoverSeal? latest;
+    private LogsRead? evaluated; // read for a failover not sealed yet
+    private Task<LogsRead>? queuedRead;
+    private readonly HashSet<SiloAddress> active = new();
+    private readonly HashSet<SiloAddress> stopping = new(); // left Active, not dead yet
+    private MembershipVersion observed = MembershipVersion.MinValue;
+    private CancellationTokenSource? watching;
+
+    /// <summary>
+    /// True once any silo has departed since this one started. Reads Orleans' membership first: an
+    /// actor of the dead silo may be activated here as soon as Orleans' directory has dropped it,
+    /// which the membership update that tells this watcher may not have reached yet.
+    /// </summary>
+    public bool Any
+    {
+        get
+        {
+            Observe(cluster.CurrentSnapshot);
+            lock (sync)
+            {
+                return departed.Count > 0;
+            }
+        }
+    }
+
+    public void Participate(ISiloLifecycle lifecycle) =>
+        lifecycle.Subscribe(nameof(DepartedSilos), ServiceLifecycleStage.Active, StartWatching, StopWatching);
+
+    /// <summary>
+    /// True if silo <paramref name="silo"/> died (or stopped) while this silo was running, and has
+    /// not come back under its name: its coordinators answer no more, the failover does.
+    /// </summary>
+    public bool IsDeparted(string silo)
+    {
+        lock (sync)
+        {
+            if (!departed.ContainsKey(silo))
+            {
+                return false;
+            }
+        }
+
+        return !cluster.CurrentSnapshot.Members.Values.Any(m => m.Name == silo && m.Status is SiloStatus.Active or SiloStatus.ShuttingDown or SiloStatus.Stopping or SiloStatus.Joining);
+    }
+
+    /// <summary>True if a silo named <paramref name="silo"/> is an active member of the cluster.</summary>
+    public bool IsActive(string silo) => cluster.CurrentSnapshot.Members.Values.Any(m => m.Status == SiloStatus.Active && m.Name == silo);
+
+    /// <summary>Completes once every departure this silo has seen is sealed here, with the newest seal (null: none).</summary>
+    public async Task<FailoverSeal?> WhenSettled()
+    {
+        Task<FailoverSeal>[] waits;
+        lock (sync)
+        {
+            waits = [.. departed.Values.Select(d => d.Task)];
+        }
+
+        if (waits.Length == 0)
+        {
+            return null;
+        }
+
+        await Task.WhenAll(waits);
+        lock (sync)
+        {
+            return latest;
+        }
+    }
+
+    /// <summary>
+    /// The ring → this silo (<see cref="ISiloFailover.Evaluate"/>): the ring is halted and the logs
+    /// flushed; read them. Returns the highest tid in them.
+    /// </summary>
+    public async Task<long> Evaluate(string silo)
+    {
+        Mark(silo);
+        var read = await ReadNow();
+        lock (sync)
+        {
+            evaluated = read;
+        }
+
+        return read.Evaluation.MaxTid;
+    }
+
+    /// <summary>The ring → this silo (<see cref="ISiloFailover.Seal"/>): batches of <paramref name="silo"/>'s coordinators not committed abort through <paramref name="through"/>.</summary>
+    public void Seal(string silo, long through)
+    {
+        TaskCompletionSource<FailoverSeal> waiting;
+        FailoverSeal seal;
+        lock (sync)
+        {
+            var read = evaluated ?? throw new InvalidOperationException($"The failover of silo {silo} was sealed before the logs were read.");
+            seal = latest = new FailoverSeal(silo, through, read.Evaluation, read.Prepared);
+            waiting = departed[silo];
+        }
+
+        waiting.TrySetResult(seal);
+        LogMessages.FailoverSealed(diagnostics, silo, through, seal.Evaluation.CommittedBatches.Count);
+    }
+
+    /// <summary>How batch <paramref name="bid"/> of a departed silo's coordinator <paramref name="coordinator"/> ended (answered once the failover is sealed).</summary>
+    public async Task<BatchOutcome> BatchOutcome(string coordinator, long bid)
+    {
+        TaskCompletionSource<FailoverSeal> waiting;
+        lock (sync)
+        {
+            waiting = departed[CoordinatorKey.SiloOf(coordinator)];
+        }
+
+        var seal = await waiting.Task;
+        return seal.Evaluation.CommittedBatches.Contains(bid) ? Coordination.BatchOutcome.Commit : Coordination.BatchOutcome.Abort(seal.Through);
+    }
+
+    /// <summary>Whether ACT <paramref name="tid"/>'s commit counts in the logs as they are now (read after this call began).</summary>
+    public async Task<bool> ActCommittedNow(long tid) => (await ReadNow()).Evaluation.CommittedActs.Contains(tid);
+
+    /// <summary>
+    /// For an actor activating after a departure: its last committed state in the logs as the seal
+    /// read them, and the states it prepared for ACTs not committed then, newer than that state.
+    /// </summary>
+    public static (CommittedState? State, IReadOnlyList<PrepareRecord> Undecided) ForActivation(FailoverSeal seal, ActorId actor)
+    {
+        CommittedState? state = seal.Evaluation.States.TryGetValue(actor, out var logged) ? logged : null;
+        var version = state?.Version ?? 0;
+        var undecided = seal.Prepared[actor].Where(p => p.Version > version && !seal.Evaluation.CommittedActs.Contains(p.Tid)).ToList();
+        return (state, undecided);
+    }
+
+    private void Mark(string silo)
+    {
+        lock (sync)
+        {
+            if (departed.TryGetValue(silo, out var known) && !known.Task.IsCompleted)
+            {
+                return;
+            }
+
+            // A silo of that name may have come back and died again: a new failover.
+            departed[silo] = new TaskCompletionSource<FailoverSeal>(TaskCreationOptions.RunContinuationsAsynchronously);
+        }
+    }
+
+    // One read of every log at a time; a question joins the read that starts next, never one
+    // already under way (it might miss a record made durable just before the question).
+    private Task<LogsRead> ReadNow()
+    {
+        lock (sync)
+        {
+            return queuedRead ??= ReadQueued();
+        }
+    }
+
+    private async Task<LogsRead> ReadQueued()
+    {
+        await reading.WaitAsync();
+        try
+        {
+            lock (sync)
+            {
+                queuedRead = null;
+            }
+
+            var logs = await LogRecovery.ReadAllAsync(storage, CancellationToken.None);
+            var records = logs.SelectMany(l => l.Records).ToList();
+            return new LogsRead(LogEvaluation.Of(records), records.OfType<PrepareRecord>().ToLookup(p => p.Actor));
+        }
+        finally
+        {
+            reading.Release();
+        }
+    }
+
+    private Task StartWatching(CancellationToken cancellationToken)
+    {
+        if (options.Value.Logging != LoggingMode.None)
+        {
+            watching = new CancellationTokenSource();
+            _ = Watch(watching.Token);
+        }
+
+        return Task.CompletedTask;
+    }
+
+    private Task StopWatching(CancellationToken cancellationToken)
+    {
+        watching?.Cancel();
+        return Task.CompletedTask;
+    }
+
+    private async Task Watch(CancellationToken stop)
+    {
+        try
+        {
+            await foreach (var snapshot in cluster.MembershipUpdates.WithCancellation(stop))
+            {
+                Observe(snapshot);
+            }
+        }
+        catch (OperationCanceledException)
+        {
+        }
+    }
+
+    // A silo seen active and now dead has departed: mark it, and tell the ring.
+    private void Observe(ClusterMembershipSnapshot snapshot)
+    {
+        if (watching is not { } running)
+        {
+            return; // not watching (no logs, or not started yet): nothing to fail over from
+        }
+
+        var leaving = new List<string>();
+        var died = new List<string>();
+        lock (sync)
+        {
+            if (snapshot.Version <= observed)
+            {
+                return;
+            }
+
+            observed = snapshot.Version;
+            foreach (var member in snapshot.Members.Values)
+            {
+                if (member.SiloAddress.Equals(local.SiloAddress))
+                {
+                    continue;
+                }
+
+                if (member.Status == SiloStatus.Active)
+                {
+                    active.Add(member.SiloAddress);
+                }
+                else if (member.Status is SiloStatus.ShuttingDown or SiloStatus.Stopping or SiloStatus.Dead && active.Remove(member.SiloAddress))
+                {
+                    // Orleans may activate the silo's actors elsewhere from now on, before it is
+                    // dead: they wait for the failover, which starts once it is.
+                    leaving.Add(member.Name);
+                    stopping.Add(member.SiloAddress);
+                }
+
+                if (member.Status == SiloStatus.Dead && stopping.Remove(member.SiloAddress))
+                {
+                    died.Add(member.Name);
+                }
+            }
+        }
+
+        foreach (var silo in leaving)
+        {
+            Mark(silo);
+        }
+
+        foreach (var silo in died)
+        {
+            LogMessages.SiloDeparted(diagnostics, silo);
+            _ = Task.Run(() => Report(silo, running.Token)); // out of any grain's turn: it retries for as long as it takes
+        }
+    }
+
+    // Tells the ring, again until it answers: every survivor does, and the ring fails the silo over once.
+    private async Task Report(string silo, CancellationToken stop)
+    {
+        while (!stop.IsCancellationRequested)
+        {
+            try
+            {
+                await grains.GetGrain<IRingMembership>(0).Departed(silo);
+                return;
+            }
+            catch (Exception e) when (!stop.IsCancellationRequested)
+            {
+                LogMessages.FailoverFailed(diagnostics, e, silo);
+                await Task.Delay(TimeSpan.FromSeconds(1), CancellationToken.None);
+            }
+            catch
+            {
+                return; // this silo is stopping
+            }
+        }
+    }
+
+    private sealed record LogsRead(LogEvaluation Evaluation, ILookup<ActorId, PrepareRecord> Prepared);
+}

@@ -1,0 +1,25 @@
+namespace Snapper.Failover;
+
+/// <summary>
+/// A surviving silo's part of a failover (docs/architecture.md, "A silo dies"), called by the ring
+/// membership one step at a time, each finished on every survivor before the next. A grain bound
+/// to its silo (key <c>{silo}/failover</c>).
+/// </summary>
+internal interface ISiloFailover : IGrainWithStringKey
+{
+    /// <summary>Ring membership → survivor: flush this silo's loggers (the coordinators are halted: no batch decision follows).</summary>
+    Task Flush();
+
+    /// <summary>Ring membership → survivor: read every log for <paramref name="silo"/>'s failover; returns the highest tid in them.</summary>
+    Task<long> Evaluate(string silo);
+
+    /// <summary>Ring membership → survivor: <paramref name="silo"/>'s batches that did not commit abort through <paramref name="through"/>.</summary>
+    Task Seal(string silo, long through);
+
+    /// <summary>
+    /// Ring membership → survivor, once every surviving coordinator has resolved its batches: each
+    /// active actor settles the batches of <paramref name="silo"/>'s coordinators it holds, and asks
+    /// the roots of the ACTs it prepared for their outcome.
+    /// </summary>
+    Task Sweep(string silo);
+}
