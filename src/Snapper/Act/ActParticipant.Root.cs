@@ -13,6 +13,7 @@ internal sealed partial class ActParticipant<TState>
 {
     // An unprepared record is given up this long after its transaction's deadline.
     private static readonly TimeSpan ExpiryGrace = TimeSpan.FromSeconds(1);
+    private static readonly TimeSpan DependencyRetry = TimeSpan.FromMilliseconds(200);
 
     private readonly ActRoots roots;
     private Action expiry = static () => { };
@@ -160,7 +161,28 @@ internal sealed partial class ActParticipant<TState>
         : runtime.Departed.ActCommittedNow(tid); // its root may have been on the silo that died: the logs know
 
     private Task<bool> DependencyOutcome(ActDependency dependency, bool durable) =>
-        dependency.Root == Id ? ActOutcome(dependency.Tid, durable) : runtime.Resolver.Participant(dependency.Root).ActOutcome(dependency.Tid, durable);
+        dependency.Root == Id ? ActOutcome(dependency.Tid, durable) : AskDependencyRoot(dependency, durable);
+
+    // Asked again until it answers: a root whose silo died answers, from the logs, once the failover
+    // has sealed and it has activated elsewhere. Failing instead would be wrong once this ACT's own
+    // CoordCommit is appended: recovery would count it committed with the dependency, so the live
+    // path must wait for the dependency's true outcome too (a deadline, where there is one, still
+    // bounds the wait: CommitDependency stops waiting, not this task).
+    private async Task<bool> AskDependencyRoot(ActDependency dependency, bool durable)
+    {
+        while (true)
+        {
+            try
+            {
+                return await runtime.Resolver.Participant(dependency.Root).ActOutcome(dependency.Tid, durable);
+            }
+            catch (Exception e) when (e is not TransactionAbortedException)
+            {
+                LogMessages.DeliveryFailed(runtime.Diagnostics, e, dependency.Root);
+                await Task.Delay(DependencyRetry, runtime.Clock);
+            }
+        }
+    }
 
     // A message for ACT tid's root: handled in place if the root is this actor, else sent.
     private void SignalRoot(ActorId root, Func<ISnapperParticipant, Task> message, Action<RunningAct> local, long tid)

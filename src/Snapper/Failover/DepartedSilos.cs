@@ -188,25 +188,44 @@ internal sealed class DepartedSilos(
     // already under way (it might miss a record made durable just before the question).
     private Task<LogsRead> ReadNow()
     {
+        TaskCompletionSource<LogsRead>? starting = null;
+        Task<LogsRead> read;
         lock (sync)
         {
-            return queuedRead ??= ReadQueued();
+            if (queuedRead is null)
+            {
+                starting = new TaskCompletionSource<LogsRead>(TaskCreationOptions.RunContinuationsAsynchronously);
+                queuedRead = starting.Task;
+            }
+
+            read = queuedRead;
         }
+
+        if (starting is not null)
+        {
+            _ = Read(starting);
+        }
+
+        return read;
     }
 
-    private async Task<LogsRead> ReadQueued()
+    private async Task Read(TaskCompletionSource<LogsRead> result)
     {
         await reading.WaitAsync();
         try
         {
             lock (sync)
             {
-                queuedRead = null;
+                queuedRead = null; // it starts now: a later question waits for the next one
             }
 
             var logs = await LogRecovery.ReadAllAsync(storage, CancellationToken.None);
             var records = logs.SelectMany(l => l.Records).ToList();
-            return new LogsRead(LogEvaluation.Of(records), records.OfType<PrepareRecord>().ToLookup(p => p.Actor));
+            result.TrySetResult(new LogsRead(LogEvaluation.Of(records), records.OfType<PrepareRecord>().ToLookup(p => p.Actor)));
+        }
+        catch (Exception e)
+        {
+            result.TrySetException(e);
         }
         finally
         {

@@ -37,6 +37,14 @@ public static class SnapperSiloBuilderExtensions
         }
 
         SnapperClientBuilderExtensions.AddOptions(services, configure);
+
+        // Orleans' default grain directory deactivates a surviving silo's activations whose directory
+        // entry was kept by a silo that died; an actor or coordinator taking part in an undecided
+        // transaction must not lose it that way (docs/architecture.md, "A silo dies"). The
+        // distributed directory recovers those entries instead.
+#pragma warning disable ORLEANSEXP003 // experimental in Orleans 10; the behaviour Snapper's failover needs
+        silo.AddDistributedGrainDirectory();
+#pragma warning restore ORLEANSEXP003
         services.TryAddSingleton(TimeProvider.System);
         services.TryAddSingleton<ILogStorage>(sp =>
         {
