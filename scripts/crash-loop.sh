@@ -21,7 +21,7 @@ rounds=${2:-${CRASH_ROUNDS:-3}}
 [[ "$kind" == file || "$kind" == azure-table ]] || { echo "usage: scripts/crash-loop.sh file|azure-table [N]" >&2; exit 2; }
 dir=${CRASH_DIR:-artifacts/crash-loop}
 rm -rf "$dir" && mkdir -p "$dir" && dir=$(cd "$dir" && pwd)
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+source scripts/shared-logs.sh
 silo_port=$(free_port); gateway_port=$(free_port)
 silohost=samples/SiloHost/bin/Release/net10.0/SiloHost.dll
 loadgen=benchmarks/Snapper.LoadGen/bin/Release/net10.0/Snapper.LoadGen.dll
@@ -30,17 +30,7 @@ if [ "${SKIP_BUILD:-}" != 1 ]; then
     || { cat "$dir/build.log" >&2; echo "error: build failed" >&2; exit 1; }
 fi
 
-azurite_pid=""
-logger_flags=(--logger file --log-dir "$dir/logs")
-if [ "$kind" == azure-table ]; then
-  azurite=tools/azurite/node_modules/.bin/azurite-table
-  [ -x "$azurite" ] || { echo "error: Azurite not installed: npm ci --prefix tools/azurite" >&2; exit 1; }
-  table_port=$(free_port)
-  "$azurite" --tableHost 127.0.0.1 --tablePort "$table_port" --location "$dir/azurite" --disableTelemetry --skipApiVersionCheck --silent >"$dir/azurite.log" 2>&1 &
-  azurite_pid=$!
-  key="Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
-  logger_flags=(--logger azure-table --connection "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=$key;TableEndpoint=http://127.0.0.1:$table_port/devstoreaccount1;" --table crashloop)
-fi
+use_logs "$kind" crashloop
 
 silo_pid=""
 cleanup() {

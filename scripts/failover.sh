@@ -20,7 +20,7 @@ kind=${1:-}
 rounds=${FAILOVER_ROUNDS:-2}
 dir=${FAILOVER_DIR:-artifacts/failover}
 rm -rf "$dir" && mkdir -p "$dir" && dir=$(cd "$dir" && pwd)
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+source scripts/shared-logs.sh
 silohost=samples/SiloHost/bin/Release/net10.0/SiloHost.dll
 loadgen=benchmarks/Snapper.LoadGen/bin/Release/net10.0/Snapper.LoadGen.dll
 command -v redis-server >/dev/null || { echo "error: redis-server not found (apt-get install redis-server)" >&2; exit 1; }
@@ -29,32 +29,22 @@ if [ "${SKIP_BUILD:-}" != 1 ]; then
     || { cat "$dir/build.log" >&2; echo "error: build failed" >&2; exit 1; }
 fi
 
-redis_port=$(free_port)
-redis-server --bind 127.0.0.1 --port "$redis_port" --save '' --appendonly no --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log"
-for _ in $(seq 50); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
-
-azurite_pid=""
-logger_flags=(--logger file --log-dir "$dir/logs")
-if [ "$kind" == azure-table ]; then
-  azurite=tools/azurite/node_modules/.bin/azurite-table
-  [ -x "$azurite" ] || { echo "error: Azurite not installed: npm ci --prefix tools/azurite" >&2; exit 1; }
-  table_port=$(free_port)
-  "$azurite" --tableHost 127.0.0.1 --tablePort "$table_port" --location "$dir/azurite" --disableTelemetry --skipApiVersionCheck --silent >"$dir/azurite.log" 2>&1 &
-  azurite_pid=$!
-  key="Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
-  logger_flags=(--logger azure-table --connection "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=$key;TableEndpoint=http://127.0.0.1:$table_port/devstoreaccount1;" --table failover)
-fi
-
 names=(silo1 silo2)
 silo_ports=("$(free_port)" "$(free_port)")
 gateway_ports=("$(free_port)" "$(free_port)")
+redis_port=$(free_port)
 pids=("" "")
+azurite_pid=""
 cleanup() {
   for pid in "${pids[@]}"; do [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null || true; done
   [ -n "$azurite_pid" ] && kill -TERM "$azurite_pid" 2>/dev/null || true
   redis-cli -p "$redis_port" shutdown nosave >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
+
+redis-server --bind 127.0.0.1 --port "$redis_port" --save '' --appendonly no --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log"
+for _ in $(seq 50); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+use_logs "$kind" failover
 
 start_silo() { # index, label
   local log="$dir/${names[$1]}-$2.log"
@@ -75,15 +65,18 @@ for round in $(seq "$rounds"); do
   load_pid=$!
   victim=$((RANDOM % 2))
   sleep "$(python3 -c 'import random; print(round(random.uniform(2.0, 7.0), 2))')"
+  survivor=$((1 - victim))
+  failovers() { cat "$dir"/"${names[$survivor]}"-*.log | grep -c "Failover of silo ${names[$victim]} done" || true; }
+  before=$(failovers)
   kill -KILL "${pids[$victim]}"; wait "${pids[$victim]}" 2>/dev/null || true; pids[$victim]=""
   killed_at=$(date +%s.%N)
-  survivor=$((1 - victim))
   echo "round $round ($mode): killed ${names[$victim]}"
+  for _ in $(seq 240); do [ "$(failovers)" -gt "$before" ] && break; sleep 0.25; done
+  failed_over=$(python3 -c "import time; print(round(time.time() - $killed_at, 1))")
+  [ "$(failovers)" -gt "$before" ] || { echo "error: ${names[$survivor]} did not fail ${names[$victim]} over (see $dir)" >&2; exit 1; }
+  cat "$dir"/"${names[$survivor]}"-*.log | grep "Failover of silo ${names[$victim]} done" | tail -1
   wait "$load_pid" || true # calls in flight through the dead silo's gateway fail; the rest goes on
-  for _ in $(seq 120); do grep -q "Failover of silo ${names[$victim]} done" "$dir"/"${names[$survivor]}"-*.log && break; sleep 0.5; done
-  grep -h "Failover of silo ${names[$victim]} done" "$dir"/"${names[$survivor]}"-*.log | tail -1 \
-    || { echo "error: ${names[$survivor]} did not fail ${names[$victim]} over (see $dir)" >&2; exit 1; }
-  echo "round $round: $(wc -l <"$dir/history-$round.jsonl") transactions in its history; load ended $(python3 -c "import time; print(round(time.time() - $killed_at, 1))") s after the kill"
+  echo "round $round: failed over ${failed_over} s after the kill (Orleans declares the silo dead first); $(wc -l <"$dir/history-$round.jsonl") transactions in its history"
   start_silo "$victim" "round$round"
 done
 

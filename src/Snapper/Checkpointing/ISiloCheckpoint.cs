@@ -12,7 +12,7 @@ internal interface ISiloCheckpoint : IGrainWithStringKey
     /// <summary>Checkpointer → silo: wait for <paramref name="step"/> on every actor active here (<see cref="Grains.ISnapperParticipant.Settle"/>).</summary>
     Task Settle(SettleStep step, DateTimeOffset until);
 
-    /// <summary>Checkpointer → silo: completes once every record this silo's loggers took so far is durable (or failed).</summary>
+    /// <summary>Checkpointer → silo: completes once every record this silo's loggers took so far is durable (or failed). Ring membership → survivor: the same, in a failover.</summary>
     Task Flush();
 
     /// <summary>Checkpointer → silo: read every log, write round <paramref name="round"/>'s checkpoint of this silo's sealed parts, and wait until it is durable.</summary>

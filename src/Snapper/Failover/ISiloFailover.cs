@@ -7,10 +7,7 @@ namespace Snapper.Failover;
 /// </summary>
 internal interface ISiloFailover : IGrainWithStringKey
 {
-    /// <summary>Ring membership → survivor: flush this silo's loggers (the coordinators are halted: no batch decision follows).</summary>
-    Task Flush();
-
-    /// <summary>Ring membership → survivor: read every log for <paramref name="silo"/>'s failover; returns the highest tid in them.</summary>
+    /// <summary>Ring membership → survivor, once every survivor flushed its loggers (<see cref="Checkpointing.ISiloCheckpoint.Flush"/>): read every log for <paramref name="silo"/>'s failover; returns the highest tid in them.</summary>
     Task<long> Evaluate(string silo);
 
     /// <summary>Ring membership → survivor: <paramref name="silo"/>'s batches that did not commit abort through <paramref name="through"/>.</summary>

@@ -18,8 +18,6 @@ internal sealed class SiloFailover(SnapperRuntime runtime, DepartedSilos departe
         await base.OnActivateAsync(cancellationToken);
     }
 
-    public Task Flush() => Task.WhenAll(runtime.Loggers.All.Select(logger => logger.Flush()));
-
     public Task<long> Evaluate(string silo) => departed.Evaluate(silo);
 
     public Task Seal(string silo, long through)

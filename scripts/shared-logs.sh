@@ -1,0 +1,22 @@
+# Sourced by scripts/crash-loop.sh and scripts/failover.sh (not run on its own): the silos' log
+# storage for a run in folder $dir.
+#   free_port                  a free TCP port on 127.0.0.1
+#   use_logs KIND TABLE        sets logger_flags for SiloHost: file (a log folder in $dir) or
+#                              azure-table (table TABLE in an Azurite of the run's own, data in $dir,
+#                              its pid in azurite_pid for the caller's cleanup)
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+
+use_logs() {
+  azurite_pid=""
+  logger_flags=(--logger file --log-dir "$dir/logs")
+  if [ "$1" == azure-table ]; then
+    local azurite=tools/azurite/node_modules/.bin/azurite-table
+    [ -x "$azurite" ] || { echo "error: Azurite not installed: npm ci --prefix tools/azurite" >&2; exit 1; }
+    local table_port; table_port=$(free_port)
+    "$azurite" --tableHost 127.0.0.1 --tablePort "$table_port" --location "$dir/azurite" --disableTelemetry --skipApiVersionCheck --silent >"$dir/azurite.log" 2>&1 &
+    azurite_pid=$!
+    local key="Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+    logger_flags=(--logger azure-table --connection "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=$key;TableEndpoint=http://127.0.0.1:$table_port/devstoreaccount1;" --table "$2")
+  fi
+}
