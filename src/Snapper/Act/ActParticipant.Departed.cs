@@ -1,4 +1,3 @@
-using Snapper.Diagnostics;
 using Snapper.Logging;
 
 namespace Snapper.Act;
@@ -9,8 +8,6 @@ namespace Snapper.Act;
 /// </summary>
 internal sealed partial class ActParticipant<TState>
 {
-    private static readonly TimeSpan AskAgain = TimeSpan.FromSeconds(1);
-
     // Writes this actor prepared in an activation on a silo that died, for ACTs not committed in the
     // logs when the failover read them, by tid: a root that survived may still commit them.
     private Dictionary<long, PrepareRecord>? undecided;
@@ -48,33 +45,25 @@ internal sealed partial class ActParticipant<TState>
         }
     }
 
-    // Asks until answered (a root on the dead silo activates elsewhere once the failover is sealed),
-    // then settles the ACT here as the root would have: an abort takes it back; a commit applies a
-    // prepared write (a write not prepared here cannot have been part of a commit: it was made by a
-    // call that outlived its transaction, and expires).
+    // The root is asked until it answers (DependencyOutcome: a root on the dead silo activates
+    // elsewhere once the failover is sealed); the ACT is then settled here as the root would have:
+    // an abort takes it back; a commit applies a prepared write (a write not prepared here cannot
+    // have been part of a commit: it was made by a call that outlived its transaction, and expires).
     private async Task AskRoot(long tid, ActorId root, Func<bool> stillUndecided)
     {
-        while (stillUndecided())
+        var committed = await DependencyOutcome(new ActDependency(tid, root), durable: true);
+        if (!stillUndecided())
         {
-            try
-            {
-                var committed = await DependencyOutcome(new ActDependency(tid, root), durable: true);
-                if (!committed)
-                {
-                    await Abort(tid);
-                }
-                else if (undecided?.ContainsKey(tid) == true || (records.TryGetValue(tid, out var record) && record.State == ActRecordState.Prepared))
-                {
-                    await Commit(tid, Hybrid.HybridDecision.None);
-                }
+            return; // the root's own Commit or Abort came first
+        }
 
-                return;
-            }
-            catch (Exception e)
-            {
-                LogMessages.DeliveryFailed(runtime.Diagnostics, e, root);
-                await Task.Delay(AskAgain, runtime.Clock);
-            }
+        if (!committed)
+        {
+            await Abort(tid);
+        }
+        else if (undecided?.ContainsKey(tid) == true || (records.TryGetValue(tid, out var record) && record.State == ActRecordState.Prepared))
+        {
+            await Commit(tid, Hybrid.HybridDecision.None);
         }
     }
 

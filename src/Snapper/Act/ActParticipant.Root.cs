@@ -160,21 +160,20 @@ internal sealed partial class ActParticipant<TState>
         roots.Knows(tid) || !runtime.Departed.Any ? (durable ? roots.WhenDurable(tid) : roots.WhenDecided(tid))
         : runtime.Departed.ActCommittedNow(tid); // its root may have been on the silo that died: the logs know
 
-    private Task<bool> DependencyOutcome(ActDependency dependency, bool durable) =>
-        dependency.Root == Id ? ActOutcome(dependency.Tid, durable) : AskDependencyRoot(dependency, durable);
-
     // Asked again until it answers: a root whose silo died answers, from the logs, once the failover
     // has sealed and it has activated elsewhere. Failing instead would be wrong once this ACT's own
     // CoordCommit is appended: recovery would count it committed with the dependency, so the live
     // path must wait for the dependency's true outcome too (a deadline, where there is one, still
     // bounds the wait: CommitDependency stops waiting, not this task).
-    private async Task<bool> AskDependencyRoot(ActDependency dependency, bool durable)
+    private async Task<bool> DependencyOutcome(ActDependency dependency, bool durable)
     {
         while (true)
         {
             try
             {
-                return await runtime.Resolver.Participant(dependency.Root).ActOutcome(dependency.Tid, durable);
+                return dependency.Root == Id
+                    ? await ActOutcome(dependency.Tid, durable)
+                    : await runtime.Resolver.Participant(dependency.Root).ActOutcome(dependency.Tid, durable);
             }
             catch (Exception e) when (e is not TransactionAbortedException)
             {
