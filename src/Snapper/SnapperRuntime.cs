@@ -57,9 +57,10 @@ internal sealed class SnapperRuntime(
 
     /// <summary>
     /// How long an ACT may wait for a PACT batch before it takes the wait for a deadlock:
-    /// <see cref="SnapperOptions.DeadlockTimeout"/>, longer while this silo's batches are slow (<see cref="BatchLatency"/>).
+    /// <see cref="SnapperOptions.DeadlockTimeout"/>, longer while this silo's batches are slow, and
+    /// well short of the declaration timeout (<see cref="BatchLatency"/>).
     /// </summary>
-    public TimeSpan DeadlockTimeout => batchLatency.DeadlockTimeout(Options.DeadlockTimeout, Options.TransactionTimeout);
+    public TimeSpan DeadlockTimeout => batchLatency.DeadlockTimeout(Options);
 
     public TimeProvider Clock { get; } = clock;
 

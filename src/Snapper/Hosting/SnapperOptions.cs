@@ -76,8 +76,10 @@ public sealed class SnapperOptions
     /// for a PACT/ACT deadlock and the ACT is aborted (<c>AbortReason.Deadlock</c>, or
     /// <c>SerializabilityUncertain</c> when its AfterSet is incomplete). PACTs have priority and
     /// never time out this way (1 ms to 1 hour). This is the floor: while the silo's batches take
-    /// longer, the wait is four typical batch latencies (never beyond <see cref="TransactionTimeout"/>),
-    /// so a batch that is merely slow is not taken for a deadlock.
+    /// longer, the wait is four typical batch latencies (the median of the latest batches), so a batch
+    /// that is merely slow is not taken for a deadlock; never beyond a quarter of the shorter of
+    /// <see cref="DeclarationTimeout"/> and <see cref="TransactionTimeout"/>, so an ACT gives up on a
+    /// cycle well before the coordinator gives up on the batch it holds up.
     /// </summary>
     public TimeSpan DeadlockTimeout { get; set; } = DefaultDeadlockTimeout;
 

@@ -1,20 +1,28 @@
+using Snapper.Hosting;
 using Snapper.Hybrid;
 
 namespace Snapper.Tests.Hybrid;
 
-/// <summary>The deadlock timeout follows the silo's batch latency, between the configured floor and the transaction timeout.</summary>
+/// <summary>
+/// The deadlock timeout follows the silo's typical batch latency, from the configured floor up to a
+/// quarter of the shorter of the declaration and transaction timeouts.
+/// </summary>
 public sealed class BatchLatencyTests
 {
-    private static readonly TimeSpan Floor = TimeSpan.FromMilliseconds(20);
-    private static readonly TimeSpan Ceiling = TimeSpan.FromSeconds(30);
+    private static readonly SnapperOptions Options = new()
+    {
+        DeadlockTimeout = TimeSpan.FromMilliseconds(20),
+        DeclarationTimeout = TimeSpan.FromSeconds(10),
+        TransactionTimeout = TimeSpan.FromSeconds(30),
+    };
 
     [Fact]
     public void Fast_batches_keep_the_configured_timeout()
     {
         var latency = new BatchLatency();
-        Assert.Equal(Floor, latency.DeadlockTimeout(Floor, Ceiling));
+        Assert.Equal(Options.DeadlockTimeout, latency.DeadlockTimeout(Options));
         latency.Observe(TimeSpan.FromMilliseconds(2));
-        Assert.Equal(Floor, latency.DeadlockTimeout(Floor, Ceiling));
+        Assert.Equal(Options.DeadlockTimeout, latency.DeadlockTimeout(Options));
     }
 
     [Fact]
@@ -22,21 +30,48 @@ public sealed class BatchLatencyTests
     {
         var latency = new BatchLatency();
         latency.Observe(TimeSpan.FromMilliseconds(100));
-        Assert.Equal(TimeSpan.FromMilliseconds(100 * BatchLatency.Multiple), latency.DeadlockTimeout(Floor, Ceiling));
+        Assert.Equal(TimeSpan.FromMilliseconds(100 * BatchLatency.Multiple), latency.DeadlockTimeout(Options));
 
-        for (var i = 0; i < 100; i++)
+        for (var i = 0; i < BatchLatency.Window; i++)
         {
             latency.Observe(TimeSpan.FromMilliseconds(1));
         }
 
-        Assert.Equal(Floor, latency.DeadlockTimeout(Floor, Ceiling));
+        Assert.Equal(Options.DeadlockTimeout, latency.DeadlockTimeout(Options));
     }
 
     [Fact]
-    public void The_timeout_never_exceeds_the_transaction_timeout()
+    public void Batches_held_up_by_deadlocks_do_not_stretch_the_timeout_that_holds_up_the_next()
+    {
+        // The loop a mean made: each batch held for the whole timeout raised the next timeout.
+        var latency = new BatchLatency();
+        for (var i = 0; i < 200; i++)
+        {
+            var held = i % 3 == 2;
+            latency.Observe(held ? latency.DeadlockTimeout(Options) + TimeSpan.FromMilliseconds(50) : TimeSpan.FromMilliseconds(50));
+        }
+
+        Assert.Equal(TimeSpan.FromMilliseconds(50), latency.Typical);
+        Assert.Equal(TimeSpan.FromMilliseconds(50 * BatchLatency.Multiple), latency.DeadlockTimeout(Options));
+    }
+
+    [Fact]
+    public void The_timeout_stays_well_short_of_the_declaration_timeout_that_would_abort_a_held_up_batch()
     {
         var latency = new BatchLatency();
         latency.Observe(TimeSpan.FromMinutes(1));
-        Assert.Equal(Ceiling, latency.DeadlockTimeout(Floor, Ceiling));
+        Assert.Equal(Options.DeclarationTimeout / 4, latency.DeadlockTimeout(Options));
+
+        var shortTransactions = new SnapperOptions { DeadlockTimeout = Options.DeadlockTimeout, DeclarationTimeout = TimeSpan.FromSeconds(10), TransactionTimeout = TimeSpan.FromSeconds(2) };
+        Assert.Equal(TimeSpan.FromMilliseconds(500), latency.DeadlockTimeout(shortTransactions));
+    }
+
+    [Fact]
+    public void A_configured_floor_above_the_ceiling_wins()
+    {
+        var latency = new BatchLatency();
+        latency.Observe(TimeSpan.FromMinutes(1));
+        var patient = new SnapperOptions { DeadlockTimeout = TimeSpan.FromSeconds(5), DeclarationTimeout = TimeSpan.FromSeconds(10) };
+        Assert.Equal(TimeSpan.FromSeconds(5), latency.DeadlockTimeout(patient));
     }
 }
