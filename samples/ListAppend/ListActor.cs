@@ -10,8 +10,8 @@ public sealed class ListActor : TransactionalActor<TidList>, IListActor
     public async Task<AppendResult> Append(TxnContext ctx)
     {
         var list = await GetState(ctx, AccessMode.ReadWrite);
-        var seen = new AppendResult(Id, list.Tids.Count, list.Tids.Count == 0 ? null : list.Tids[^1]);
-        list.Tids.Add(ctx.Tid);
+        var seen = new AppendResult(Id, list.Count, list.Last);
+        list.Add(ctx.Tid);
         return seen;
     }
 
@@ -31,5 +31,5 @@ public sealed class ListActor : TransactionalActor<TidList>, IListActor
     }
 
     /// <inheritdoc />
-    public async Task<List<long>> Read(TxnContext ctx) => [.. (await GetState(ctx, AccessMode.Read)).Tids];
+    public async Task<List<long>> Read(TxnContext ctx) => (await GetState(ctx, AccessMode.Read)).ToList();
 }

@@ -33,7 +33,8 @@ public class StateSerializerBenchmarks
         json = new JsonStateSerializer();
         orleans = new OrleansStateSerializer(services.GetRequiredService<Serializer>(), services.GetRequiredService<DeepCopier>());
         account = new Account { Checking = 12_345.67m, Savings = 9_876.54m };
-        tidList = new TidList { Tids = [.. Enumerable.Range(0, TidCount).Select(i => 1_000_000L + (i * 37L))] };
+        tidList = new TidList();
+        tidList.Apply([.. Enumerable.Range(0, TidCount).Select(i => 1_000_000L + (i * 37L))]);
     }
 
     [GlobalCleanup]

@@ -33,8 +33,16 @@ internal sealed partial class ActParticipant<TState>
 
         if (logger is not null)
         {
-            var state = runtime.Serializer.Serialize(record.Working);
-            await logger.Append(new PrepareRecord(tid, Id, record.Context.Root, state) { Version = record.WorkingVersion });
+            var (state, delta) = versions.LogForm.Encode(runtime.Serializer, record.Base, record.Working!);
+            try
+            {
+                await logger.Append(new PrepareRecord(tid, Id, record.Context.Root, state) { Version = record.WorkingVersion, Delta = delta });
+            }
+            catch
+            {
+                versions.LogForm.Failed();
+                throw;
+            }
         }
 
         return Vote.Yes;
@@ -71,10 +79,12 @@ internal sealed partial class ActParticipant<TState>
             try
             {
                 // Durable before the locks go: a later transaction must never see a lost write.
-                await logger.Append(new CommitRecord(tid, Id, runtime.Serializer.Serialize(record.Working)) { Version = record.WorkingVersion });
+                var (state, delta) = versions.LogForm.Encode(runtime.Serializer, record.Base, record.Working);
+                await logger.Append(new CommitRecord(tid, Id, state) { Version = record.WorkingVersion, Delta = delta });
             }
             catch
             {
+                versions.LogForm.Failed();
                 Forget(tid);
                 throw;
             }

@@ -1,4 +1,6 @@
+using Snapper.Diagnostics;
 using Snapper.Logging;
+using Snapper.State;
 
 namespace Snapper.Act;
 
@@ -78,7 +80,20 @@ internal sealed partial class ActParticipant<TState>
 
         if (committed && write.Version > versions.CommittedVersion)
         {
-            versions.CommitAct(runtime.Serializer.Deserialize<TState>(write.State.Span), write.Version);
+            if (!write.Delta)
+            {
+                versions.CommitAct(runtime.Serializer.Deserialize<TState>(write.State.Span), write.Version);
+            }
+            else if (write.Version == versions.CommittedVersion + 1 && StateDeltas<TState>.Kind is { } deltas)
+            {
+                // A delta is logged only against a state that commits or aborts by the logs alone
+                // (never against another ACT's early-released one), so its base is the committed state.
+                versions.CommitAct(deltas.Apply(runtime.Serializer, runtime.Serializer.Copy(versions.Committed), write.State.Span), write.Version);
+            }
+            else
+            {
+                LogMessages.UndecidedDeltaWithoutBase(runtime.Diagnostics, Id, tid, write.Version, versions.CommittedVersion);
+            }
         }
 
         if (undecided.Count == 0)

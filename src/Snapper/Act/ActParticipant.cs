@@ -352,6 +352,10 @@ internal sealed partial class ActParticipant<TState>
         }
 
         record.WorkingVersion = version + 1;
+        // A delta is logged against a state whose fate the logs alone decide (committed, or a
+        // batch's): never against another ACT's early-released one, which a failover could not tell
+        // apart from an aborted write of the same version.
+        record.Base = activeVersions.Count > 0 ? null : latest;
         return record.Working = runtime.Serializer.Copy(latest);
     }
 

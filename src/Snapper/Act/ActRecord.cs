@@ -14,6 +14,9 @@ internal sealed class ActRecord<TState>(TxnContext ctx)
     /// <summary>The transaction's private copy of the state, made at its first write access.</summary>
     public TState? Working { get; set; }
 
+    /// <summary>The state <see cref="Working"/> was copied from (version <see cref="WorkingVersion"/> - 1): what a delta is logged against.</summary>
+    public TState? Base { get; set; }
+
     /// <summary>The version <see cref="Working"/> becomes when committed: one more than that of the state it was copied from.</summary>
     public long WorkingVersion { get; set; }
 

@@ -13,7 +13,9 @@ namespace Snapper.Checkpointing;
 /// left, so the checkpoint writes:
 /// <list type="bullet">
 /// <item>for every actor with a state in a sealed part (a Prepare, BatchComplete or Commit record,
-/// whether it committed or not), its last committed state over all logs, as a Commit record;</item>
+/// whether it committed or not), its last committed state over all logs, as a Commit record (for an
+/// <see cref="IDeltaState{TSelf, TDelta}"/> state, the last whole state and a Commit record per delta
+/// after it: the checkpoint cannot apply them, it does not know the type);</item>
 /// <item>the committed ACTs and batches whose CoordCommit or BatchCommit is in a sealed part, and
 /// the highest committed batch, as <see cref="CommittedDecisionsRecord"/>s: records left in other
 /// logs, or after the seal, may still count by them;</item>
@@ -37,7 +39,7 @@ internal sealed class CheckpointContent
         SealedRecords = sealedRecords;
     }
 
-    /// <summary>Each actor's last committed state, one Commit record per actor.</summary>
+    /// <summary>Each actor's last committed state as Commit records: its whole state, then the deltas that follow it, if any.</summary>
     public IReadOnlyList<CommitRecord> States { get; }
 
     /// <summary>The committed decisions still needed.</summary>
@@ -104,7 +106,7 @@ internal sealed class CheckpointContent
 
         var states = actors
             .Where(evaluation.States.ContainsKey)
-            .Select(actor => new CommitRecord(round, actor, evaluation.States[actor].State) { Version = evaluation.States[actor].Version })
+            .SelectMany(actor => StateRecords(round, actor, evaluation.States[actor]))
             .ToList();
         var decisions = new List<CommittedDecisionsRecord>();
         foreach (var chunk in acts.Chunk(IdsPerRecord))
@@ -148,5 +150,15 @@ internal sealed class CheckpointContent
         }
 
         return (acts, batches);
+    }
+
+    private static IEnumerable<CommitRecord> StateRecords(long round, ActorId actor, CommittedState state)
+    {
+        yield return new CommitRecord(round, actor, state.State) { Version = state.WholeVersion };
+        var version = state.WholeVersion;
+        foreach (var delta in state.Deltas.IsDefault ? [] : state.Deltas)
+        {
+            yield return new CommitRecord(round, actor, delta) { Version = ++version, Delta = true };
+        }
     }
 }

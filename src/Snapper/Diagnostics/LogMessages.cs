@@ -64,4 +64,7 @@ internal static partial class LogMessages
 
     [LoggerMessage(EventId = 64, Level = LogLevel.Warning, Message = "Failover of silo {Silo}: batches of the survivors were still unresolved after {Waited}; the ring goes on")]
     public static partial void FailoverUnresolved(ILogger logger, string silo, TimeSpan waited);
+
+    [LoggerMessage(EventId = 65, Level = LogLevel.Error, Message = "Actor {Actor}: ACT {Tid} committed a change to state version {Version} that a silo which died logged, but the version it changes is not the committed one ({Committed}); the change is not applied")]
+    public static partial void UndecidedDeltaWithoutBase(ILogger logger, ActorId actor, long tid, long version, long committed);
 }

@@ -14,6 +14,13 @@ internal sealed record BatchCompleteRecord(long Tid, ActorId Actor, string Coord
     /// </summary>
     public long Version { get; init; }
 
+    /// <summary>
+    /// True if <see cref="State"/> is the change from version <c>Version - 1</c> (an
+    /// <see cref="IDeltaState{TSelf, TDelta}"/> state's), false if it is the whole state (always
+    /// before format version 5).
+    /// </summary>
+    public bool Delta { get; init; }
+
     /// <inheritdoc />
     public override LogRecordKind Kind => LogRecordKind.BatchComplete;
 }

@@ -17,13 +17,14 @@ namespace Snapper.Logging;
 internal static class LogRecordCodec
 {
     /// <summary>The format version this build writes.</summary>
-    public const byte CurrentVersion = 4;
+    public const byte CurrentVersion = 5;
 
     /// <summary>
     /// Version 1 had no commit dependencies in CoordCommit; versions 1 and 2 named a batch's
     /// coordinator by its index in a one-silo ring (read back as that number) and had no state
     /// versions (read back as 0); versions 1 to 3 had no dependency in BatchCommit (read back as 0:
-    /// those builds logged it only after the previous batch's was durable). All are still read.
+    /// those builds logged it only after the previous batch's was durable); versions 1 to 4 logged
+    /// whole states only (read back as not a delta). All are still read.
     /// </summary>
     private const byte FirstVersion = 1;
 
@@ -55,6 +56,7 @@ internal static class LogRecordCodec
                 WriteActor(output, r.Coordinator);
                 WriteBytes(output, r.State.Span);
                 WriteInt64(output, r.Version);
+                WriteDelta(output, r.Delta);
                 break;
             case CoordCommitRecord r:
                 WriteInt64s(output, r.DependsOn);
@@ -63,6 +65,7 @@ internal static class LogRecordCodec
                 WriteActor(output, r.Actor);
                 WriteBytes(output, r.State.Span);
                 WriteInt64(output, r.Version);
+                WriteDelta(output, r.Delta);
                 break;
             case BatchInfoRecord r:
                 WriteString(output, r.Coordinator);
@@ -73,6 +76,7 @@ internal static class LogRecordCodec
                 WriteString(output, r.Coordinator);
                 WriteBytes(output, r.State.Span);
                 WriteInt64(output, r.Version);
+                WriteDelta(output, r.Delta);
                 break;
             case BatchCommitRecord r:
                 WriteInt64(output, r.DependsOn);
@@ -105,11 +109,11 @@ internal static class LogRecordCodec
         LogRecord record = kind switch
         {
             LogRecordKind.CoordPrepare => new CoordPrepareRecord(tid, reader.Actors()),
-            LogRecordKind.Prepare => new PrepareRecord(tid, reader.Actor(), reader.Actor(), reader.Bytes()) { Version = reader.StateVersion(version) },
+            LogRecordKind.Prepare => new PrepareRecord(tid, reader.Actor(), reader.Actor(), reader.Bytes()) { Version = reader.StateVersion(version), Delta = reader.Delta(version) },
             LogRecordKind.CoordCommit => new CoordCommitRecord(tid) { DependsOn = version >= 2 ? reader.Int64s() : [] },
-            LogRecordKind.Commit => new CommitRecord(tid, reader.Actor(), reader.Bytes()) { Version = reader.StateVersion(version) },
+            LogRecordKind.Commit => new CommitRecord(tid, reader.Actor(), reader.Bytes()) { Version = reader.StateVersion(version), Delta = reader.Delta(version) },
             LogRecordKind.BatchInfo => new BatchInfoRecord(tid, reader.Coordinator(version), reader.Actors()),
-            LogRecordKind.BatchComplete => new BatchCompleteRecord(tid, reader.Actor(), reader.Coordinator(version), reader.Bytes()) { Version = reader.StateVersion(version) },
+            LogRecordKind.BatchComplete => new BatchCompleteRecord(tid, reader.Actor(), reader.Coordinator(version), reader.Bytes()) { Version = reader.StateVersion(version), Delta = reader.Delta(version) },
             LogRecordKind.BatchCommit => new BatchCommitRecord(tid) { DependsOn = version >= 4 ? reader.Int64() : 0 },
             LogRecordKind.TidReservation => new TidReservationRecord(tid),
             LogRecordKind.CheckpointSeal => new CheckpointSealRecord(tid),
@@ -118,6 +122,12 @@ internal static class LogRecordCodec
         };
         reader.EnsureEnd(kind);
         return record;
+    }
+
+    private static void WriteDelta(IBufferWriter<byte> output, bool delta)
+    {
+        output.GetSpan(1)[0] = delta ? (byte)1 : (byte)0;
+        output.Advance(1);
     }
 
     private static void WriteUInt32(IBufferWriter<byte> output, uint value)
@@ -187,6 +197,14 @@ internal static class LogRecordCodec
 
         /// <summary>A written state's version on its actor: recorded since version 3, 0 before.</summary>
         public long StateVersion(byte version) => version >= 3 ? Int64() : 0;
+
+        /// <summary>Whether a written state is a delta: recorded since version 5, whole before.</summary>
+        public bool Delta(byte version) => version >= 5 && Byte() switch
+        {
+            0 => false,
+            1 => true,
+            var other => throw new InvalidDataException($"Log record's state form is {other}; expected 0 (whole) or 1 (delta)."),
+        };
 
         /// <summary>A batch's coordinator: its key since version 3, its ring index before.</summary>
         public string Coordinator(byte version) => version >= 3 ? String() : Int32().ToString(System.Globalization.CultureInfo.InvariantCulture);

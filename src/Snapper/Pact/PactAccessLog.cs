@@ -22,7 +22,7 @@ internal sealed class PactAccessLog<TState>
     /// PACT <paramref name="pact"/> writes the state for the first time in its batch; the state before
     /// was <paramref name="before"/> (null: the state the batch started from).
     /// </summary>
-    public void Write(PactRef pact, TState? before, long actReads) => accesses.Add(new Access(pact, Write: true, before, actReads));
+    public void Write(PactRef pact, StateBeforeWrite<TState>? before, long actReads) => accesses.Add(new Access(pact, Write: true, before, actReads));
 
     /// <summary>
     /// PACT <paramref name="tid"/> aborted: if it wrote here, its write and every access after it are
@@ -30,7 +30,7 @@ internal sealed class PactAccessLog<TState>
     /// else its write (the batch and the state before it), whether an ACT has read the state since
     /// (<paramref name="actReads"/> is the actor's count now), and the other PACTs that accessed the state after it.
     /// </summary>
-    public (long Bid, TState? Before, bool ReadByAct, ImmutableArray<PactRef> Readers)? TakeBack(long tid, long actReads)
+    public (long Bid, StateBeforeWrite<TState>? Before, bool ReadByAct, ImmutableArray<PactRef> Readers)? TakeBack(long tid, long actReads)
     {
         var at = accesses.FindIndex(a => a.Write && a.Pact.Tid == tid);
         if (at < 0)
@@ -73,5 +73,5 @@ internal sealed class PactAccessLog<TState>
 
     // One access; Before is the state before a write (null: the state its batch started from), and
     // ActReads the actor's ACT reads when it happened.
-    private readonly record struct Access(PactRef Pact, bool Write, TState? Before, long ActReads);
+    private readonly record struct Access(PactRef Pact, bool Write, StateBeforeWrite<TState>? Before, long ActReads);
 }

@@ -43,6 +43,7 @@ internal sealed class PactParticipant<TState>
     private readonly PactAccessLog<TState> accesses = new();
     private TState? working;
     private long workingVersion; // the version the running batch's writes become: one more than what it copied
+    private TState? workingBase; // what working was copied from (version workingVersion - 1): a delta is logged against it
 
     public PactParticipant(ActorId id, SnapperRuntime runtime, StateVersions<TState> versions, LocalSchedule schedule)
     {
@@ -79,16 +80,17 @@ internal sealed class PactParticipant<TState>
         if (mode == AccessMode.ReadWrite && !pact.Wrote)
         {
             // Its first write in this batch: remember what to go back to if it aborts.
-            TState? before = null;
+            StateBeforeWrite<TState>? before = null;
             if (working is null)
             {
                 var (latest, version) = versions.ReadLatest();
                 workingVersion = version + 1;
+                workingBase = latest;
                 working = runtime.Serializer.Copy(latest);
             }
             else
             {
-                before = runtime.Serializer.Copy(working);
+                before = StateBeforeWrite<TState>.Of(runtime.Serializer, workingBase, working);
             }
 
             pact.Accessed = pact.Wrote = true;
@@ -343,10 +345,12 @@ internal sealed class PactParticipant<TState>
             {
                 try
                 {
-                    await logger.Append(new BatchCompleteRecord(bid, Id, coordinator, runtime.Serializer.Serialize(state)) { Version = version });
+                    // Whole: the versions before it may have changed with it.
+                    await logger.Append(new BatchCompleteRecord(bid, Id, coordinator, versions.LogForm.Encode(runtime.Serializer, null, state).State) { Version = version });
                 }
                 catch (Exception e)
                 {
+                    versions.LogForm.Failed();
                     LogMessages.UndoNotLogged(runtime.Diagnostics, e, Id, tid, bid);
                     return PactAbortAnswer.NotUndone; // the logged state keeps its write: the whole batch aborts
                 }
@@ -371,11 +375,11 @@ internal sealed class PactParticipant<TState>
         List<(long, string, TState, long)> changed = [];
         if (schedule.Running is { } running && running.Bid == write.Bid)
         {
-            working = write.Before; // null: back to the state the batch started from
+            working = write.Before?.Restore(runtime.Serializer); // null: back to the state the batch started from
         }
         else
         {
-            changed = versions.TakeBackFrom(write.Bid, write.Before);
+            changed = versions.TakeBackFrom(write.Bid, write.Before?.Restore(runtime.Serializer));
             working = null; // the running batch's writers all read it: they abort
         }
 
@@ -394,20 +398,29 @@ internal sealed class PactParticipant<TState>
     private void OnCompleted(SubBatch batch)
     {
         var written = working;
-        working = null;
+        var builtFrom = workingBase;
+        working = workingBase = null;
         versions.BatchCompleted(batch.Bid, batch.Coordinator, written, workingVersion);
-        var state = written is null ? ReadOnlyMemory<byte>.Empty : runtime.Serializer.Serialize(written);
-        _ = ReportCompleted(batch, state, workingVersion);
+        var (state, delta) = written is null || logger is null ? (ReadOnlyMemory<byte>.Empty, false) : versions.LogForm.Encode(runtime.Serializer, builtFrom, written);
+        _ = ReportCompleted(batch, state, delta, workingVersion);
     }
 
-    private async Task ReportCompleted(SubBatch batch, ReadOnlyMemory<byte> state, long version)
+    private async Task ReportCompleted(SubBatch batch, ReadOnlyMemory<byte> state, bool delta, long version)
     {
         try
         {
             if (logger is not null && !state.IsEmpty)
             {
                 // Write-ahead: the state this batch left is durable before the coordinator may commit.
-                await logger.Append(new BatchCompleteRecord(batch.Bid, Id, batch.Coordinator, state) { Version = version });
+                try
+                {
+                    await logger.Append(new BatchCompleteRecord(batch.Bid, Id, batch.Coordinator, state) { Version = version, Delta = delta });
+                }
+                catch
+                {
+                    versions.LogForm.Failed();
+                    throw;
+                }
             }
 
             if (failureReports.Remove(batch.Bid, out var reported))

@@ -1,5 +1,18 @@
+using System.Collections.Immutable;
+
 namespace Snapper.Recovery;
 
-/// <summary>An actor's last committed state, serialized, and its version on the actor.</summary>
+/// <summary>
+/// An actor's last committed state, serialized, and its version on the actor. For an
+/// <see cref="IDeltaState{TSelf, TDelta}"/> state read from the logs, <see cref="State"/> may be an
+/// older whole state that <see cref="Deltas"/>, applied in order, bring up to <see cref="Version"/>.
+/// </summary>
 [GenerateSerializer, Immutable]
-internal readonly record struct CommittedState([property: Id(0)] long Version, [property: Id(1)] ReadOnlyMemory<byte> State);
+internal readonly record struct CommittedState(
+    [property: Id(0)] long Version,
+    [property: Id(1)] ReadOnlyMemory<byte> State,
+    [property: Id(2)] ImmutableArray<ReadOnlyMemory<byte>> Deltas = default)
+{
+    /// <summary>The version of the whole <see cref="State"/>, before the deltas.</summary>
+    public long WholeVersion => Version - (Deltas.IsDefault ? 0 : Deltas.Length);
+}

@@ -1,3 +1,5 @@
+using System.Collections.Immutable;
+
 using Snapper.Logging;
 
 namespace Snapper.Recovery;
@@ -10,7 +12,8 @@ namespace Snapper.Recovery;
 /// <remarks>
 /// Pass 1 collects the decisions: CoordCommit (an ACT committed), BatchCommit (a PACT batch
 /// committed) and a checkpoint's <see cref="CommittedDecisionsRecord"/>. Pass 2 keeps, per actor,
-/// the committed state with the highest version: a Commit record with a state (a one-phase commit,
+/// the committed state with the highest version (for an <see cref="IDeltaState{TSelf, TDelta}"/>
+/// state, the last whole one and the deltas that follow it): a Commit record with a state (a one-phase commit,
 /// or a checkpoint's), a Prepare whose tid committed, or a BatchComplete whose batch committed. A
 /// Prepare with no CoordCommit, or a BatchComplete with no BatchCommit, is aborted: presumed abort,
 /// and the process that could still have decided them is gone. Of equal versions the one read last
@@ -67,23 +70,24 @@ internal sealed class LogEvaluation
 
         var committedActs = CommittedActsOf(coordCommits, decidedActs);
         var committedBatches = CommittedBatchesOf(batchCommits, decidedBatches);
-        var states = new Dictionary<ActorId, CommittedState>();
+        var chains = new Dictionary<ActorId, StateChain>();
         foreach (var record in records)
         {
             switch (record)
             {
                 case CommitRecord { State.IsEmpty: false } commit:
-                    Offer(states, commit.Actor, new CommittedState(commit.Version, commit.State));
+                    Offer(chains, commit.Actor, commit.Version, commit.Delta, commit.State);
                     break;
                 case PrepareRecord prepare when committedActs.Contains(prepare.Tid):
-                    Offer(states, prepare.Actor, new CommittedState(prepare.Version, prepare.State));
+                    Offer(chains, prepare.Actor, prepare.Version, prepare.Delta, prepare.State);
                     break;
                 case BatchCompleteRecord complete when !complete.State.IsEmpty && committedBatches.Contains(complete.Bid):
-                    Offer(states, complete.Actor, new CommittedState(complete.Version, complete.State));
+                    Offer(chains, complete.Actor, complete.Version, complete.Delta, complete.State);
                     break;
             }
         }
 
+        var states = chains.ToDictionary(c => c.Key, c => c.Value.Last(c.Key));
         return new LogEvaluation(states, committedActs, committedBatches, maxTid);
     }
 
@@ -169,11 +173,67 @@ internal sealed class LogEvaluation
         return [.. verdict.Where(kv => kv.Value).Select(kv => kv.Key)];
     }
 
-    private static void Offer(Dictionary<ActorId, CommittedState> states, ActorId actor, CommittedState state)
+    private static void Offer(Dictionary<ActorId, StateChain> chains, ActorId actor, long version, bool delta, ReadOnlyMemory<byte> state)
     {
-        if (!states.TryGetValue(actor, out var held) || state.Version >= held.Version)
+        if (!chains.TryGetValue(actor, out var chain))
         {
-            states[actor] = state;
+            chains[actor] = chain = new StateChain();
+        }
+
+        chain.Offer(version, delta, state);
+    }
+
+    /// <summary>
+    /// One actor's committed states by version, of equal versions the one read last. A whole state
+    /// makes every earlier version moot; deltas are kept until a whole state above them arrives.
+    /// </summary>
+    private sealed class StateChain
+    {
+        private readonly SortedList<long, (bool Delta, ReadOnlyMemory<byte> State)> versions = new();
+
+        public void Offer(long version, bool delta, ReadOnlyMemory<byte> state)
+        {
+            versions[version] = (delta, state);
+            if (!delta)
+            {
+                while (versions.Keys[0] < version)
+                {
+                    versions.RemoveAt(0);
+                }
+            }
+        }
+
+        // The last whole state and the deltas after it, which must follow it version by version: a
+        // committed version's base committed before it and was logged first (write-ahead, and
+        // commits on one actor are serial), so a gap or a delta with no whole state below means
+        // records are missing.
+        public CommittedState Last(ActorId actor)
+        {
+            var whole = versions.Count - 1;
+            while (whole >= 0 && versions.Values[whole].Delta)
+            {
+                whole--;
+            }
+
+            if (whole < 0)
+            {
+                throw new InvalidDataException(
+                    $"The log holds committed changes to actor {actor}'s state from version {versions.Keys[0]} but no whole state before them: records are missing.");
+            }
+
+            var deltas = ImmutableArray.CreateBuilder<ReadOnlyMemory<byte>>(versions.Count - 1 - whole);
+            for (var i = whole + 1; i < versions.Count; i++)
+            {
+                if (versions.Keys[i] != versions.Keys[i - 1] + 1)
+                {
+                    throw new InvalidDataException(
+                        $"The log holds a committed change to actor {actor}'s state at version {versions.Keys[i]} but none at version {versions.Keys[i - 1] + 1}: records are missing.");
+                }
+
+                deltas.Add(versions.Values[i].State);
+            }
+
+            return new CommittedState(versions.Keys[^1], versions.Values[whole].State, deltas.MoveToImmutable());
         }
     }
 }

@@ -50,6 +50,7 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
             try
             {
                 committed = runtime.Serializer.Deserialize<TState>(logged.State.Span);
+                committed = ApplyDeltas(id, runtime, committed, logged);
             }
             catch (Exception e)
             {
@@ -60,6 +61,36 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
 
         return new StateVersions<TState>(committed, found?.Version ?? 0);
     }
+
+    // The deltas the logs hold after the last whole state, in order (none for a state logged whole).
+    private static TState ApplyDeltas(ActorId id, SnapperRuntime runtime, TState whole, CommittedState logged)
+    {
+        if (logged.Deltas.IsDefaultOrEmpty)
+        {
+            return whole;
+        }
+
+        var deltas = StateDeltas<TState>.Kind ?? throw new SnapperException(
+            $"Actor {id}'s log holds changes to its state, but its state type {typeof(TState).FullName} does not implement IDeltaState<,> (any more).");
+        var version = logged.WholeVersion;
+        foreach (var delta in logged.Deltas)
+        {
+            version++;
+            try
+            {
+                whole = deltas.Apply(runtime.Serializer, whole, delta.Span);
+            }
+            catch (Exception e)
+            {
+                throw new SnapperException($"Actor {id}'s logged change to state version {version} cannot be applied: {e.Message}", e);
+            }
+        }
+
+        return whole;
+    }
+
+    /// <summary>How this activation writes the actor's states to the log (whole, or as deltas).</summary>
+    public StateLogForm<TState> LogForm { get; } = new();
 
     /// <summary>The last committed state.</summary>
     public TState Committed { get; private set; } = committed;

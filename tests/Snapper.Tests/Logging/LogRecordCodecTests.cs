@@ -20,6 +20,9 @@ public sealed class LogRecordCodecTests
         new BatchCompleteRecord(11, A, "silo-a/3", new byte[] { 4, 5 }),
         new BatchCompleteRecord(11, B, "127.0.0.1:11111/0", ReadOnlyMemory<byte>.Empty),
         new BatchCommitRecord(11),
+        new PrepareRecord(12, A, B, new byte[] { 7 }) { Version = 4, Delta = true },
+        new CommitRecord(13, A, new byte[] { 8, 9 }) { Version = 5, Delta = true },
+        new BatchCompleteRecord(14, B, "silo-a/1", new byte[] { 1 }) { Version = 6, Delta = true },
     ];
 
     public static TheoryData<int> Records() => [.. Enumerable.Range(0, Samples.Length)];
@@ -37,6 +40,28 @@ public sealed class LogRecordCodecTests
         Assert.Equal(record.GetType(), decoded.GetType());
         Assert.Equal(record.Tid, decoded.Tid);
         Assert.Equal(LogRecordCodec.Encode(decoded), bytes);
+    }
+
+    [Fact]
+    public void A_version_4_state_record_reads_as_a_whole_state()
+    {
+        // Version 4 wrote no state form: the record ends with its version.
+        var current = LogRecordCodec.Encode(new BatchCompleteRecord(14, B, "silo-a/1", new byte[] { 1, 2 }) { Version = 6 });
+        var version4 = current[..^1];
+        version4[0] = 4;
+
+        var old = Assert.IsType<BatchCompleteRecord>(LogRecordCodec.Decode(version4));
+
+        Assert.Equal((6L, false), (old.Version, old.Delta));
+        Assert.Equal([1, 2], old.State.ToArray());
+    }
+
+    [Fact]
+    public void A_state_form_other_than_whole_or_delta_is_refused()
+    {
+        var bytes = LogRecordCodec.Encode(new CommitRecord(13, A, new byte[] { 8 }) { Version = 5, Delta = true });
+        bytes[^1] = 7;
+        Assert.Contains("state form", Assert.Throws<InvalidDataException>(() => LogRecordCodec.Decode(bytes)).Message);
     }
 
     [Fact]

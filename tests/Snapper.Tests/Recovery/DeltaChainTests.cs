@@ -1,0 +1,99 @@
+using Snapper.Logging;
+using Snapper.Recovery;
+
+namespace Snapper.Tests.Recovery;
+
+/// <summary>
+/// Recovery of a state logged as deltas (<see cref="IDeltaState{TSelf, TDelta}"/>): the last whole
+/// committed state and the committed deltas after it, version by version; missing records are named.
+/// </summary>
+public sealed class DeltaChainTests
+{
+    private static readonly ActorId A = ActorId.Create<Infrastructure.ITestActor>("a");
+    private static readonly ActorId Root = ActorId.Create<Infrastructure.ITestActor>("root");
+
+    private static byte[] B(byte b) => [b];
+
+    [Fact]
+    public void The_last_whole_state_comes_with_the_committed_deltas_after_it()
+    {
+        var records = new LogRecord[]
+        {
+            new CommitRecord(1, A, B(1)) { Version = 1 },
+            new CommitRecord(2, A, B(2)) { Version = 2, Delta = true },
+            new CommitRecord(3, A, B(3)) { Version = 3 },
+            new PrepareRecord(4, A, Root, B(4)) { Version = 4, Delta = true },
+            new CoordCommitRecord(4),
+            new BatchCompleteRecord(5, A, "c/0", B(5)) { Version = 5, Delta = true },
+            new BatchCommitRecord(5),
+            new PrepareRecord(6, A, Root, B(6)) { Version = 6, Delta = true }, // never committed
+        };
+
+        var state = LogEvaluation.Of(records).States[A];
+
+        Assert.Equal((5L, 3L), (state.Version, state.WholeVersion));
+        Assert.Equal([3], state.State.ToArray());
+        Assert.Equal([[4], [5]], state.Deltas.Select(d => d.ToArray()));
+    }
+
+    [Fact]
+    public void A_whole_state_logged_again_with_the_same_version_replaces_the_delta()
+    {
+        // A PACT's abort logs the batch's state again, whole, with the version it had.
+        var records = new LogRecord[]
+        {
+            new CommitRecord(1, A, B(1)) { Version = 1 },
+            new BatchCompleteRecord(5, A, "c/0", B(2)) { Version = 2, Delta = true },
+            new BatchCompleteRecord(5, A, "c/0", B(9)) { Version = 2 },
+            new BatchCommitRecord(5),
+        };
+
+        var state = LogEvaluation.Of(records).States[A];
+
+        Assert.Equal((2L, 2L), (state.Version, state.WholeVersion));
+        Assert.Equal([9], state.State.ToArray());
+        Assert.Empty(state.Deltas);
+    }
+
+    [Fact]
+    public void A_gap_in_the_deltas_is_named()
+    {
+        var records = new LogRecord[]
+        {
+            new CommitRecord(1, A, B(1)) { Version = 1 },
+            new CommitRecord(3, A, B(3)) { Version = 3, Delta = true },
+        };
+
+        var failure = Assert.Throws<InvalidDataException>(() => LogEvaluation.Of(records));
+        Assert.Contains($"actor {A}", failure.Message);
+        Assert.Contains("version 3 but none at version 2", failure.Message);
+    }
+
+    [Fact]
+    public void Deltas_with_no_whole_state_before_them_are_named()
+    {
+        var records = new LogRecord[] { new CommitRecord(2, A, B(2)) { Version = 2, Delta = true } };
+
+        var failure = Assert.Throws<InvalidDataException>(() => LogEvaluation.Of(records));
+        Assert.Contains("no whole state", failure.Message);
+    }
+
+    [Fact]
+    public void A_checkpoint_writes_the_whole_state_and_each_delta_after_it_and_they_evaluate_alike()
+    {
+        var records = new List<LogRecord>
+        {
+            new CommitRecord(1, A, B(1)) { Version = 1 },
+            new CommitRecord(2, A, B(2)) { Version = 2, Delta = true },
+            new CommitRecord(3, A, B(3)) { Version = 3, Delta = true },
+            new CheckpointSealRecord(100),
+        };
+
+        var content = Snapper.Checkpointing.CheckpointContent.Of(100, [("log", records)], new HashSet<string> { "log" });
+
+        Assert.Equal([(1L, false), (2L, true), (3L, true)], content.States.Select(r => (r.Version, r.Delta)));
+        var again = LogEvaluation.Of([.. content.States]).States[A];
+        Assert.Equal((3L, 1L), (again.Version, again.WholeVersion));
+        Assert.Equal([[2], [3]], again.Deltas.Select(d => d.ToArray()));
+    }
+}
