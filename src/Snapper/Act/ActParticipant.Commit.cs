@@ -34,15 +34,7 @@ internal sealed partial class ActParticipant<TState>
         if (logger is not null)
         {
             var (state, delta) = versions.LogForm.Encode(runtime.Serializer, record.Base, record.Working!);
-            try
-            {
-                await logger.Append(new PrepareRecord(tid, Id, record.Context.Root, state) { Version = record.WorkingVersion, Delta = delta });
-            }
-            catch
-            {
-                versions.LogForm.Failed();
-                throw;
-            }
+            await logger.Append(new PrepareRecord(tid, Id, record.Context.Root, state) { Version = record.WorkingVersion, Delta = delta });
         }
 
         return Vote.Yes;
@@ -84,7 +76,6 @@ internal sealed partial class ActParticipant<TState>
             }
             catch
             {
-                versions.LogForm.Failed();
                 Forget(tid);
                 throw;
             }

@@ -154,7 +154,11 @@ internal sealed class CheckpointContent
 
     private static IEnumerable<CommitRecord> StateRecords(long round, ActorId actor, CommittedState state)
     {
-        yield return new CommitRecord(round, actor, state.State) { Version = state.WholeVersion };
+        if (!state.State.IsEmpty)
+        {
+            yield return new CommitRecord(round, actor, state.State) { Version = state.WholeVersion };
+        }
+
         var version = state.WholeVersion;
         foreach (var delta in state.Deltas.IsDefault ? [] : state.Deltas)
         {

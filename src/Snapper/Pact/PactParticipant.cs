@@ -350,7 +350,6 @@ internal sealed class PactParticipant<TState>
                 }
                 catch (Exception e)
                 {
-                    versions.LogForm.Failed();
                     LogMessages.UndoNotLogged(runtime.Diagnostics, e, Id, tid, bid);
                     return PactAbortAnswer.NotUndone; // the logged state keeps its write: the whole batch aborts
                 }
@@ -412,15 +411,7 @@ internal sealed class PactParticipant<TState>
             if (logger is not null && !state.IsEmpty)
             {
                 // Write-ahead: the state this batch left is durable before the coordinator may commit.
-                try
-                {
-                    await logger.Append(new BatchCompleteRecord(batch.Bid, Id, batch.Coordinator, state) { Version = version, Delta = delta });
-                }
-                catch
-                {
-                    versions.LogForm.Failed();
-                    throw;
-                }
+                await logger.Append(new BatchCompleteRecord(batch.Bid, Id, batch.Coordinator, state) { Version = version, Delta = delta });
             }
 
             if (failureReports.Remove(batch.Bid, out var reported))

@@ -5,7 +5,8 @@ namespace Snapper.Recovery;
 /// <summary>
 /// An actor's last committed state, serialized, and its version on the actor. For an
 /// <see cref="IDeltaState{TSelf, TDelta}"/> state read from the logs, <see cref="State"/> may be an
-/// older whole state that <see cref="Deltas"/>, applied in order, bring up to <see cref="Version"/>.
+/// older whole state that <see cref="Deltas"/>, applied in order, bring up to <see cref="Version"/>
+/// (an empty <see cref="State"/> with deltas: the actor's initial state, version 0).
 /// </summary>
 [GenerateSerializer, Immutable]
 internal readonly record struct CommittedState(

@@ -7,12 +7,13 @@ namespace Snapper.State;
 /// <see cref="IDeltaState{TSelf, TDelta}"/> state, as the change from the version it was built from.
 /// </summary>
 /// <remarks>
-/// Recovery rebuilds a delta-logged state from the last whole state below it, so the activation
-/// writes a whole state first, and again once the deltas written since add up to the size of the
-/// last whole one: the log grows by at most twice the deltas, and recovery applies at most as many
-/// deltas as fit in one whole state. A write that did not reach the log (<see cref="Failed"/>) may
-/// have been the whole state the deltas after it need, so the next is whole again. Owned by one
-/// actor; touched only inside its turns.
+/// <para>Any committed delta is exact to recover: it was built on the committed version before it,
+/// whose record (whole or delta) is in the logs, and so on down to a whole state or to the actor's
+/// initial state (LogEvaluation). So the choice here bounds cost, not correctness: an activation
+/// writes a whole state first (it does not know how many deltas its predecessors wrote), and again
+/// once the deltas written since add up to the size of the last whole one. The log then grows by at
+/// most about twice the deltas, and recovery applies about one whole state's worth of them.</para>
+/// <para>Owned by one actor; touched only inside its turns.</para>
 /// </remarks>
 internal sealed class StateLogForm<TState>
     where TState : class
@@ -43,7 +44,4 @@ internal sealed class StateLogForm<TState>
         deltaBytesSinceWhole = 0;
         return (whole, false);
     }
-
-    /// <summary>A state encoded here did not reach the log: the next is written whole.</summary>
-    public void Failed() => wholeWritten = false;
 }

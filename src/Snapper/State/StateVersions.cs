@@ -49,7 +49,8 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
         {
             try
             {
-                committed = runtime.Serializer.Deserialize<TState>(logged.State.Span);
+                // An empty whole state under deltas is the initial one (LogEvaluation).
+                committed = logged.State.IsEmpty && !logged.Deltas.IsDefaultOrEmpty ? committed : runtime.Serializer.Deserialize<TState>(logged.State.Span);
                 committed = ApplyDeltas(id, runtime, committed, logged);
             }
             catch (Exception e)

@@ -79,6 +79,28 @@ public sealed class DeltaChainTests
     }
 
     [Fact]
+    public void Deltas_from_the_first_version_rest_on_the_initial_state_and_a_checkpoint_keeps_them_so()
+    {
+        // The whole state written first was an aborted transaction's; the next write was a delta.
+        var records = new List<LogRecord>
+        {
+            new PrepareRecord(1, A, Root, B(1)) { Version = 1 },
+            new PrepareRecord(2, A, Root, B(2)) { Version = 1, Delta = true },
+            new CoordCommitRecord(2),
+            new CommitRecord(3, A, B(3)) { Version = 2, Delta = true },
+            new CheckpointSealRecord(100),
+        };
+
+        var state = LogEvaluation.Of(records).States[A];
+        Assert.Equal((2L, 0L, true), (state.Version, state.WholeVersion, state.State.IsEmpty));
+        Assert.Equal([[2], [3]], state.Deltas.Select(d => d.ToArray()));
+
+        var content = Snapper.Checkpointing.CheckpointContent.Of(100, [("log", records)], new HashSet<string> { "log" });
+        Assert.Equal([(1L, true), (2L, true)], content.States.Select(r => (r.Version, r.Delta)));
+        Assert.Equal(state.Deltas.Select(d => d.ToArray()), LogEvaluation.Of([.. content.States]).States[A].Deltas.Select(d => d.ToArray()));
+    }
+
+    [Fact]
     public void A_checkpoint_writes_the_whole_state_and_each_delta_after_it_and_they_evaluate_alike()
     {
         var records = new List<LogRecord>
