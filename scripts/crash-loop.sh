@@ -54,7 +54,7 @@ for round in $(seq "$rounds"); do
   load_pid=$!
   sleep "$(python3 -c 'import random; print(round(random.uniform(1.0, 4.0), 2))')"
   kill -KILL "$silo_pid"; wait "$silo_pid" 2>/dev/null || true; silo_pid=""
-  wait "$load_pid" || true   # it fails: its silo died under it
+  wait_load "$load_pid" "$dir/load-$round.log"   # it fails: its silo died under it
   echo "round $round: killed the silo; $(wc -l <"$dir/history-$round.jsonl") transactions in its history"
 done
 

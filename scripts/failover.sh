@@ -75,7 +75,7 @@ for round in $(seq "$rounds"); do
   failed_over=$(python3 -c "import time; print(round(time.time() - $killed_at, 1))")
   [ "$(failovers)" -gt "$before" ] || { echo "error: ${names[$survivor]} did not fail ${names[$victim]} over (see $dir)" >&2; exit 1; }
   cat "$dir"/"${names[$survivor]}"-*.log | grep "Failover of silo ${names[$victim]} done" | tail -1
-  wait "$load_pid" || true # calls in flight through the dead silo's gateway fail; the rest goes on
+  wait_load "$load_pid" "$dir/load-$round.log" # calls in flight through the dead silo's gateway fail; the rest goes on
   echo "round $round: failed over ${failed_over} s after the kill (Orleans declares the silo dead first); $(wc -l <"$dir/history-$round.jsonl") transactions in its history"
   start_silo "$victim" "round$round"
 done

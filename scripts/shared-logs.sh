@@ -1,11 +1,27 @@
 # Sourced by scripts/crash-loop.sh and scripts/failover.sh (not run on its own): the silos' log
 # storage for a run in folder $dir.
 #   free_port                  a free TCP port on 127.0.0.1
+#   wait_load PID LOG          waits for a LoadGen whose silo was killed under it, at most
+#                              LOAD_PATIENCE seconds (default 120: its drain gives up after 45 s);
+#                              past that it is killed and the tail of LOG printed, so a hang shows
+#                              where it was instead of eating the caller's whole time limit
 #   use_logs KIND TABLE        sets logger_flags for SiloHost: file (a log folder in $dir) or
 #                              azure-table (table TABLE in an Azurite of the run's own, data in $dir,
 #                              its pid in azurite_pid for the caller's cleanup)
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+
+wait_load() {
+  local pid=$1 log=$2
+  for _ in $(seq $((${LOAD_PATIENCE:-120} * 4))); do
+    kill -0 "$pid" 2>/dev/null || { wait "$pid" || true; return 0; }
+    sleep 0.25
+  done
+  echo "warning: LoadGen (pid $pid) had not exited ${LOAD_PATIENCE:-120} s on; killed. The end of $log:" >&2
+  tail -n 20 "$log" >&2
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" || true
+}
 
 use_logs() {
   azurite_pid=""

@@ -18,11 +18,14 @@ public sealed class ExternalCluster : ILoadGenCluster
     public const string ClusterId = "snapper";
 
     private static readonly TimeSpan ConnectPatience = TimeSpan.FromSeconds(10);
+    private static readonly TimeSpan StopPatience = TimeSpan.FromSeconds(10);
     private readonly IHost host;
+    private readonly TextWriter diagnostics;
 
-    private ExternalCluster(IHost host)
+    private ExternalCluster(IHost host, TextWriter diagnostics)
     {
         this.host = host;
+        this.diagnostics = diagnostics;
         Client = host.Services.GetRequiredService<ISnapperClient>();
         Grains = host.Services.GetRequiredService<IClusterClient>();
     }
@@ -75,7 +78,7 @@ public sealed class ExternalCluster : ILoadGenCluster
         try
         {
             await host.StartAsync(cancellationToken);
-            return new ExternalCluster(host);
+            return new ExternalCluster(host, diagnostics);
         }
         catch
         {
@@ -87,9 +90,16 @@ public sealed class ExternalCluster : ILoadGenCluster
     /// <inheritdoc />
     public async ValueTask DisposeAsync()
     {
+        // A client whose gateway died under it (a crash loop kills its silo) may still hold calls
+        // that will never be answered: its stop gets a bound, so the run ends and reports.
+        using var stopping = new CancellationTokenSource(StopPatience);
         try
         {
-            await host.StopAsync(CancellationToken.None);
+            await host.StopAsync(stopping.Token).WaitAsync(2 * StopPatience, CancellationToken.None);
+        }
+        catch (TimeoutException)
+        {
+            await diagnostics.WriteLineAsync($"warning: the Orleans client had not stopped {2 * StopPatience.TotalSeconds:0} s on; leaving it");
         }
         finally
         {

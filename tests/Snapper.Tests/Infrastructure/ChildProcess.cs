@@ -32,10 +32,12 @@ public static class ChildProcess
         {
             await process.WaitForExitAsync().WaitAsync(patience);
         }
-        catch (TimeoutException)
+        catch (TimeoutException e)
         {
+            // What it printed up to then is the only clue to where it hung.
             process.Kill(entireProcessTree: true);
-            throw;
+            await process.WaitForExitAsync();
+            throw new TimeoutException($"{program} {string.Join(' ', info.ArgumentList)} ran past {patience}; it printed:{Environment.NewLine}{await stdout}{await stderr}", e);
         }
 
         return (process.ExitCode, await stdout + await stderr);
