@@ -24,7 +24,7 @@ public sealed class FailoverScriptTests
                 ["FAILOVER_ROUNDS"] = $"{Rounds}",
                 ["SKIP_BUILD"] = "1", // the test run's own build
             };
-            var (exit, output) = await ChildProcess.RunAsync("bash", ["scripts/failover.sh", "file"], TimeSpan.FromMinutes(2 + (2 * Rounds)), environment: environment);
+            var (exit, output) = await ChildProcess.RunAsync("bash", ["scripts/failover.sh", "file"], ChildProcess.ScriptPatience(Rounds), environment: environment);
             Assert.True(exit == 0, output);
             Assert.Equal(Rounds, output.Split('\n').Count(l => l.Contains("Failover of silo", StringComparison.Ordinal) && l.Contains(" done in ", StringComparison.Ordinal)));
             Assert.Contains(", 0 violations", output, StringComparison.Ordinal);

@@ -6,6 +6,13 @@ namespace Snapper.Tests.Infrastructure;
 public static class ChildProcess
 {
     /// <summary>
+    /// How long a kill-under-load script (crash-loop.sh, failover.sh) of <paramref name="rounds"/>
+    /// rounds may run: after each kill its LoadGen may take its whole 45 s drain and its client's
+    /// bounded stop, and silos start slowly on a machine busy with the rest of the suite.
+    /// </summary>
+    public static TimeSpan ScriptPatience(int rounds) => TimeSpan.FromMinutes(2 + (3 * rounds));
+
+    /// <summary>
     /// Runs <paramref name="program"/> with <paramref name="args"/> in <paramref name="directory"/>
     /// (the repository's root if null), with <paramref name="environment"/> added. Killed, with its
     /// children, if it runs past <paramref name="patience"/>.

@@ -20,7 +20,7 @@ public sealed class CrashLoopTests
         try
         {
             var environment = new Dictionary<string, string> { ["CRASH_DIR"] = state.FullName, ["SKIP_BUILD"] = "1" }; // SKIP_BUILD: the test run's own build
-            var (exit, output) = await ChildProcess.RunAsync("bash", ["scripts/crash-loop.sh", logger, $"{Rounds}"], TimeSpan.FromMinutes(2 + (2 * Rounds)), environment: environment);
+            var (exit, output) = await ChildProcess.RunAsync("bash", ["scripts/crash-loop.sh", logger, $"{Rounds}"], ChildProcess.ScriptPatience(Rounds), environment: environment);
             Assert.True(exit == 0, output);
             Assert.Contains("killed the silo", output, StringComparison.Ordinal);
             Assert.Contains(", 0 violations", output, StringComparison.Ordinal);
