@@ -88,7 +88,7 @@ internal sealed partial class ActParticipant<TState>
             {
                 // A delta is logged only against a state that commits or aborts by the logs alone
                 // (never against another ACT's early-released one), so its base is the committed state.
-                versions.CommitAct(deltas.Apply(runtime.Serializer, runtime.Serializer.Copy(versions.Committed), write.State.Span), write.Version);
+                versions.CommitAct(deltas.AppliedToCopy(runtime.Serializer, versions.Committed, write.State.Span), write.Version);
             }
             else
             {

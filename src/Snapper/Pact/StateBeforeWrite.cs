@@ -20,5 +20,5 @@ internal readonly record struct StateBeforeWrite<TState>(TState State, byte[]? C
 
     /// <summary>The state before the write, to go on from (a fresh object: the caller may change it).</summary>
     public TState Restore(IStateSerializer serializer) =>
-        ChangeFromState is null ? State : StateDeltas<TState>.Kind!.Apply(serializer, serializer.Copy(State), ChangeFromState);
+        ChangeFromState is null ? State : StateDeltas<TState>.Kind!.AppliedToCopy(serializer, State, ChangeFromState);
 }

@@ -3,8 +3,9 @@ using Snapper.Serialization;
 namespace Snapper.State;
 
 /// <summary>
-/// How an actor's state is written to the log: whole, or, for an <see cref="IDeltaState{TSelf, TDelta}"/>,
-/// as the change from the version before. One per state type, found once by reflection.
+/// The deltas of a state type that implements <see cref="IDeltaState{TSelf, TDelta}"/>, serialized
+/// with the state's serializer (<see cref="StateLogForm{TState}"/> chooses when to log one). One per
+/// state type, found once by reflection.
 /// </summary>
 internal abstract class StateDeltas<TState>
     where TState : class
@@ -17,6 +18,9 @@ internal abstract class StateDeltas<TState>
 
     /// <summary>Applies a serialized change to <paramref name="state"/> (changed in place) and returns it.</summary>
     public abstract TState Apply(IStateSerializer serializer, TState state, ReadOnlySpan<byte> delta);
+
+    /// <summary>A copy of <paramref name="state"/> with a serialized change applied; <paramref name="state"/> is left as it was.</summary>
+    public TState AppliedToCopy(IStateSerializer serializer, TState state, ReadOnlySpan<byte> delta) => Apply(serializer, serializer.Copy(state), delta);
 
     private static StateDeltas<TState>? Create()
     {

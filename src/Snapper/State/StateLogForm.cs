@@ -21,9 +21,8 @@ internal sealed class StateLogForm<TState>
     // Counted per delta besides its bytes, so tiny deltas of a tiny state do not pile up unboundedly.
     private const int RecordOverhead = 64;
 
-    private long wholeBytes;
+    private long wholeBytes; // 0 until this activation wrote a whole state: the first is whole
     private long deltaBytesSinceWhole;
-    private bool wholeWritten;
 
     /// <summary>
     /// <paramref name="after"/> as it is to be logged, built from <paramref name="before"/> (the
@@ -31,7 +30,7 @@ internal sealed class StateLogForm<TState>
     /// </summary>
     public (ReadOnlyMemory<byte> State, bool Delta) Encode(IStateSerializer serializer, TState? before, TState after)
     {
-        if (StateDeltas<TState>.Kind is { } deltas && before is not null && wholeWritten && deltaBytesSinceWhole < wholeBytes)
+        if (StateDeltas<TState>.Kind is { } deltas && before is not null && deltaBytesSinceWhole < wholeBytes)
         {
             var delta = deltas.Delta(serializer, before, after);
             deltaBytesSinceWhole += delta.Length + RecordOverhead;
@@ -39,7 +38,6 @@ internal sealed class StateLogForm<TState>
         }
 
         var whole = serializer.Serialize(after);
-        wholeWritten = true;
         wholeBytes = whole.Length;
         deltaBytesSinceWhole = 0;
         return (whole, false);
