@@ -12,7 +12,7 @@ public sealed record Experiment(string Name, string Title, string XLabel, IReadO
     /// <summary>The paper's experiments, each invocation measuring <paramref name="duration"/> seconds after <paramref name="warmup"/>.</summary>
     public static IReadOnlyList<Experiment> All(int actors, double warmup, double duration)
     {
-        var basis = new LoadGenOptions { Actors = actors, WarmupSeconds = warmup, DurationSeconds = duration, Verify = true };
+        var basis = new LoadGenOptions { Actors = actors, WarmupSeconds = warmup, JitSettleSeconds = 60, DurationSeconds = duration, Verify = true };
         string[] peers = [ModeNames.Pact, ModeNames.Act, ModeNames.OrleansTxn];
         var skews = new (string Label, Distribution Dist, double Zipf)[]
         {

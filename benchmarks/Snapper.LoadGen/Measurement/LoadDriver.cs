@@ -46,6 +46,12 @@ public sealed class LoadDriver
     /// <summary>Why the mode stopped early because every attempt failed (see <see cref="FailingSecondsToStop"/>), or null.</summary>
     public string? StoppedByFailures { get; private set; }
 
+    /// <summary>
+    /// Asked once a second whether the JIT compiled a lot in the last second (the warm-up is then
+    /// extended, see <see cref="LoadGenOptions.JitSettleSeconds"/>); null: a <see cref="JitSettling"/>.
+    /// </summary>
+    public Func<bool>? JitProbe { get; init; }
+
     /// <summary>Written with every key a transaction was issued on (for <c>--verify</c>); null to skip.</summary>
     public bool[]? Touched { get; init; }
 
@@ -129,7 +135,7 @@ public sealed class LoadDriver
 
         var drainSeconds = Stopwatch.GetElapsedTime(drainStarted).TotalSeconds;
         Totals = (recorder.TotalCommitted, recorder.TotalAborted);
-        var result = recorder.Merge(stillInFlight, drainSeconds);
+        var result = recorder.Merge(stillInFlight, drainSeconds) with { WarmupSeconds = window.WarmupSeconds, Gc = Gc };
         if (kindRecorders.Length > 1)
         {
             var kinds = new Dictionary<string, RunResult>(StringComparer.Ordinal);
@@ -161,6 +167,27 @@ public sealed class LoadDriver
         return result;
     }
 
+    /// <summary>The last run's garbage collections while it was measured, or null if it measured nothing.</summary>
+    public GcSummary? Gc { get; private set; }
+
+    private static async Task<GcSummary.Sample> GcSampleAt(long timestamp)
+    {
+        var wait = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), timestamp);
+        if (wait > TimeSpan.Zero)
+        {
+            await Task.Delay(wait).ConfigureAwait(false);
+        }
+
+        return GcSummary.Sample.Take();
+    }
+
+    // Completes at the window's planned end, or cancelled at once on Ctrl+C.
+    private static Task EndOf(MeasurementWindow window, CancellationToken cancellationToken)
+    {
+        var left = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), window.PlannedEnd);
+        return left > TimeSpan.Zero ? Task.Delay(left, cancellationToken) : Task.CompletedTask;
+    }
+
     /// <summary>The seed of one loop, mixed (SplitMix64) so neighbouring loops get unrelated sequences.</summary>
     public static int LoopSeed(int seed, int client, int slot)
     {
@@ -176,16 +203,16 @@ public sealed class LoadDriver
 
     private async Task TickUntilEndAsync(RunRecorder recorder, MeasurementWindow window, CancellationToken cancellationToken)
     {
-        var left = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), window.PlannedEnd);
-        if (left <= TimeSpan.Zero)
+        if (Stopwatch.GetTimestamp() >= window.PlannedEnd)
         {
             return;
         }
 
-        // Ends at the planned end of the window, or at once on Ctrl+C (the task is then cancelled;
-        // WhenAny below does not throw for it).
-        var end = Task.Delay(left, cancellationToken);
+        var end = EndOf(window, cancellationToken);
         using var ticks = new PeriodicTimer(TimeSpan.FromSeconds(1));
+        var stillCompiling = JitProbe ?? new JitSettling().StillCompiling;
+        var extended = 0;
+        Task<GcSummary.Sample>? measuringFrom = null; // taken when measuring starts
         var (committed, otherAborts, failed, failingSeconds) = (0L, 0L, 0L, 0);
         while (true)
         {
@@ -193,7 +220,31 @@ public sealed class LoadDriver
             if (await Task.WhenAny(tick, end).ConfigureAwait(false) != tick)
             {
                 OnTick?.Invoke(recorder); // the last, at the end of the window
+                Gc = measuringFrom is { IsCompletedSuccessfully: true } ? GcSummary.Between(measuringFrom.Result, GcSummary.Sample.Take()) : null;
                 return;
+            }
+
+            // The last tick before measuring: while the JIT still compiles, the warm-up goes on a second.
+            var now = Stopwatch.GetTimestamp();
+            var compiling = stillCompiling();
+            var toStart = (window.Start - now) / (double)Stopwatch.Frequency;
+            if (toStart is > 0 and <= 1.5)
+            {
+                if (compiling && extended < options.JitSettleSeconds && options.WarmupSeconds > 0
+                    && window.TryPostpone(TimeSpan.FromSeconds(1), notice: TimeSpan.FromSeconds(0.2)))
+                {
+                    extended++;
+                    end = EndOf(window, cancellationToken);
+                    measuringFrom = null;
+                }
+                else
+                {
+                    measuringFrom ??= GcSampleAt(window.Start);
+                }
+            }
+            else if (toStart <= 0)
+            {
+                measuringFrom ??= Task.FromResult(GcSummary.Sample.Take());
             }
 
             OnTick?.Invoke(recorder);

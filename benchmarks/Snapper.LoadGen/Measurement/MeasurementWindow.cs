@@ -9,29 +9,35 @@ namespace Snapper.LoadGen.Measurement;
 /// </summary>
 public sealed class MeasurementWindow
 {
+    private readonly object gate = new();
+    private long start;
     private long end;
+    private long plannedEnd;
     private volatile bool stopIssuing;
 
     /// <summary>Opens the window <paramref name="warmup"/> after now, for <paramref name="duration"/>.</summary>
     public MeasurementWindow(TimeSpan warmup, TimeSpan duration)
     {
         LoadStart = Stopwatch.GetTimestamp();
-        Start = LoadStart + ToTicks(warmup);
-        end = Start + ToTicks(duration);
-        PlannedEnd = end;
+        start = LoadStart + ToTicks(warmup);
+        end = start + ToTicks(duration);
+        plannedEnd = end;
     }
 
     /// <summary>When the loops started.</summary>
     public long LoadStart { get; }
 
-    /// <summary>When measuring starts (after the warm-up).</summary>
-    public long Start { get; }
+    /// <summary>When measuring starts (after the warm-up, and any extension of it: <see cref="TryPostpone"/>).</summary>
+    public long Start => Volatile.Read(ref start);
+
+    /// <summary>Seconds of load before measuring: the warm-up asked for plus any extension.</summary>
+    public double WarmupSeconds => (Start - LoadStart) / (double)Stopwatch.Frequency;
 
     /// <summary>When measuring ends: the planned end, or the moment of interruption.</summary>
     public long End => Volatile.Read(ref end);
 
-    /// <summary>The end the duration asked for.</summary>
-    public long PlannedEnd { get; }
+    /// <summary>The end the duration asked for, counted from <see cref="Start"/>.</summary>
+    public long PlannedEnd => Volatile.Read(ref plannedEnd);
 
     /// <summary>True once the loops must stop starting transactions.</summary>
     public bool StopIssuing => stopIssuing;
@@ -48,14 +54,39 @@ public sealed class MeasurementWindow
     /// <summary>Ends the window now (Ctrl+C): completions from here on are not measured.</summary>
     public void Interrupt()
     {
-        var now = Stopwatch.GetTimestamp();
-        if (now < end)
+        lock (gate)
         {
-            Volatile.Write(ref end, Math.Max(now, Start));
-            Interrupted = true;
-        }
+            var now = Stopwatch.GetTimestamp();
+            if (now < end)
+            {
+                Volatile.Write(ref end, Math.Max(now, start));
+                Interrupted = true;
+            }
 
-        stopIssuing = true;
+            stopIssuing = true;
+        }
+    }
+
+    /// <summary>
+    /// Moves the whole window <paramref name="by"/> later, so the warm-up lasts that much longer;
+    /// false once measuring is less than <paramref name="notice"/> away (or interrupted). With that
+    /// notice, no transaction has been counted yet: every one that finished did so before the old start.
+    /// </summary>
+    public bool TryPostpone(TimeSpan by, TimeSpan notice)
+    {
+        lock (gate)
+        {
+            if (stopIssuing || Stopwatch.GetTimestamp() + ToTicks(notice) > start)
+            {
+                return false;
+            }
+
+            var ticks = ToTicks(by);
+            Volatile.Write(ref start, start + ticks);
+            Volatile.Write(ref end, end + ticks);
+            Volatile.Write(ref plannedEnd, plannedEnd + ticks);
+            return true;
+        }
     }
 
     /// <summary>Seconds since the loops started.</summary>

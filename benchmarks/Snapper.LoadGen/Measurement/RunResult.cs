@@ -61,6 +61,12 @@ public sealed record RunResult
     /// </summary>
     public IReadOnlyDictionary<string, RunResult>? Variants { get; init; }
 
+    /// <summary>Seconds of load before measuring: <c>--warmup</c>, plus the seconds added while the JIT was still compiling (<c>--jit-settle</c>).</summary>
+    public double? WarmupSeconds { get; init; }
+
+    /// <summary>This process's garbage collections while the mode was measured (the embedded silos' too), or null.</summary>
+    public GcSummary? Gc { get; init; }
+
     /// <summary>PACT runs: the mean number of PACTs per batch over the run, warm-up included.</summary>
     public double? AverageBatchSize { get; init; }
 

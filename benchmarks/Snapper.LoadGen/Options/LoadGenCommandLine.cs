@@ -52,6 +52,14 @@ public static class LoadGenCommandLine
         Validators = { r => AtLeast(r, 0) },
     };
 
+    private static readonly Option<int> JitSettle = new("--jit-settle")
+    {
+        Description = "Most seconds the warm-up goes on past --warmup, a second at a time, while the JIT still compiles (a process's first seconds under load): a mode measured then measures the JIT. 0: the warm-up is exactly --warmup (so it always is with --warmup 0).",
+        DefaultValueFactory = _ => 60,
+        HelpName = "seconds",
+        Validators = { r => Range(r, 0, 600) },
+    };
+
     private static readonly Option<double> Duration = Seconds("--duration", 10, "Seconds measured per mode.");
 
     /// <summary>Azurite's development storage on 127.0.0.1, the default <c>--connection</c>.</summary>
@@ -227,6 +235,7 @@ public static class LoadGenCommandLine
             Pipeline = parsed.GetValue(Pipeline),
             Clients = parsed.GetValue(Clients),
             WarmupSeconds = parsed.GetValue(Warmup),
+            JitSettleSeconds = parsed.GetValue(JitSettle),
             DurationSeconds = parsed.GetValue(Duration),
             Logger = Enum.Parse<LoggerKind>(parsed.GetValue(Logger)!.Replace("-", "", StringComparison.Ordinal), ignoreCase: true),
             Connection = parsed.GetValue(Connection)!,
@@ -289,7 +298,7 @@ public static class LoadGenCommandLine
         modes.Validators.Add(r => OptionChecks.Text(r, text => CheckModes(text, allowedModes, name)));
         var command = new Command(name, description)
         {
-            modes, PactPercent, Dist, Zipf, TxnSize, Actors, Pipeline, Clients, Warmup, Duration,
+            modes, PactPercent, Dist, Zipf, TxnSize, Actors, Pipeline, Clients, Warmup, JitSettle, Duration,
             Logger, LogDir, Connection, LogDelayMs, CheckpointInterval, Silos, Cluster, Json, Verify, Seed,
         };
         foreach (var option in own)

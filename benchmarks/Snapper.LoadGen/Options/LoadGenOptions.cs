@@ -36,6 +36,13 @@ public sealed record LoadGenOptions
     /// <summary>Seconds of load before measuring, excluded from every statistic (<c>--warmup</c>).</summary>
     public double WarmupSeconds { get; init; } = 5;
 
+    /// <summary>
+    /// Most seconds the warm-up is extended, a second at a time, while the JIT is still compiling
+    /// (<c>--jit-settle</c>; 0: the warm-up is exactly <see cref="WarmupSeconds"/>, as it always is
+    /// when that is 0). See <see cref="Measurement.JitSettling"/>.
+    /// </summary>
+    public int JitSettleSeconds { get; init; }
+
     /// <summary>Seconds measured per mode (<c>--duration</c>).</summary>
     public double DurationSeconds { get; init; } = 10;
 

@@ -16,6 +16,7 @@ public static class ProgressLine
     {
         ArgumentNullException.ThrowIfNull(recorder);
         var elapsed = recorder.Window.Elapsed;
+        warmupSeconds = Math.Max(warmupSeconds, recorder.Window.WarmupSeconds); // extended while the JIT compiles
         return string.Create(
             CultureInfo.InvariantCulture,
             $"[{recorder.Mode}] {Phase(elapsed, warmupSeconds)} {elapsed,5:F1}s/{warmupSeconds + durationSeconds:0.#}s  {perSecond,9:N0} txn/s  committed {recorder.TotalCommitted,10:N0}  aborted {recorder.TotalAborted,8:N0}");
@@ -53,10 +54,12 @@ public static class ProgressLine
                 var result = await run(recorder =>
                 {
                     var elapsed = recorder.Window.Elapsed;
+                    var warmup = Math.Max(warmupSeconds, recorder.Window.WarmupSeconds); // extended while the JIT compiles
+                    task.MaxValue = warmup + durationSeconds;
                     task.Value = Math.Min(elapsed, task.MaxValue);
                     task.Description = Markup.Escape(string.Create(
                         CultureInfo.InvariantCulture,
-                        $"[{mode}] {Phase(elapsed, warmupSeconds)} {elapsed:F0}/{task.MaxValue:0.#}s: {PerSecond(recorder):N0} txn/s, {recorder.TotalCommitted:N0} committed, {recorder.TotalAborted:N0} aborted"));
+                        $"[{mode}] {Phase(elapsed, warmup)} {elapsed:F0}/{task.MaxValue:0.#}s: {PerSecond(recorder):N0} txn/s, {recorder.TotalCommitted:N0} committed, {recorder.TotalAborted:N0} aborted"));
                 });
                 task.Value = task.MaxValue;
                 task.StopTask();

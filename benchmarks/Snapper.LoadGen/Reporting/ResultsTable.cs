@@ -107,6 +107,17 @@ public static class ResultsTable
             writer.WriteLine(Invariant($"{run.Mode} average batch size: {run.AverageBatchSize:F1} PACTs"));
         }
 
+        foreach (var run in report.Runs.Where(r => r.WarmupSeconds > config.WarmupSeconds + 0.5))
+        {
+            writer.WriteLine(Invariant($"{run.Mode} warm-up: {run.WarmupSeconds:F0}s, {run.WarmupSeconds - config.WarmupSeconds:F0}s past --warmup while the JIT was still compiling"));
+        }
+
+        foreach (var run in report.Runs.Where(r => r.Gc is { Gen0: > 0 } or { Gen1: > 0 } or { Gen2: > 0 }))
+        {
+            var gc = run.Gc!;
+            writer.WriteLine(Invariant($"{run.Mode} GC ({(report.Cluster.Kind == "embedded" ? "silos and load" : "load generator")}): paused {gc.PausePercent:F1}% of the measured time, {gc.Gen0 + gc.Gen1 + gc.Gen2:N0} collections (gen0 {gc.Gen0:N0}, gen1 {gc.Gen1:N0}, gen2 {gc.Gen2:N0}), {gc.MeanPauseMs:F1} ms each"));
+        }
+
         if (report.Workload == LoadGenCommandLine.TpcC)
         {
             foreach (var run in report.Runs)

@@ -40,7 +40,7 @@ public sealed class ClusterScriptTests
 
             var (stdout, stderr) = (new StringWriter(), new StringWriter());
             var exit = await Runner.MainAsync(
-                ["smallbank", "--cluster", $"127.0.0.1:{ports[2]},127.0.0.1:{ports[4]}", "--modes", "nt,pact,act,orleans-txn", "--actors", "300", "--duration", "2", "--warmup", "1", "--pipeline", "4", "--verify"],
+                ["smallbank", "--cluster", $"127.0.0.1:{ports[2]},127.0.0.1:{ports[4]}", "--modes", "nt,pact,act,orleans-txn", "--actors", "300", "--duration", "2", "--warmup", "1", "--jit-settle", "0", "--pipeline", "4", "--verify"],
                 stdout, stderr, CancellationToken.None);
             Assert.True(exit == 0, $"exit {exit}\n{stdout}\n{stderr}");
             Assert.Contains("cluster: external, 2 silo(s)", stdout.ToString(), StringComparison.Ordinal);

@@ -23,7 +23,7 @@ public sealed class SiloHostProcessTests
             var json = Path.Combine(folder.FullName, "r.json");
             var (exit, stdout, stderr) = await LoadGen(
                 "smallbank", "--cluster", cluster, "--modes", "nt,pact,act,hybrid", "--pact-percent", "90", "--dist", "zipf", "--zipf", "1.25",
-                "--actors", "500", "--duration", "2", "--warmup", "1", "--pipeline", "8", "--verify", "--json", json);
+                "--actors", "500", "--duration", "2", "--warmup", "1", "--jit-settle", "0", "--pipeline", "8", "--verify", "--json", json);
             Assert.True(exit == 0, $"exit {exit}\n{stdout}\n{stderr}\n{primary.Output}\n{secondary.Output}");
             using (var report = JsonDocument.Parse(await File.ReadAllTextAsync(json)))
             {

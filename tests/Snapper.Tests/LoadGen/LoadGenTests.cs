@@ -15,7 +15,7 @@ public sealed class LoadGenTests
         try
         {
             var exit = await Runner.MainAsync(
-                ["smallbank", "--modes", "nt,pact,act", "--dist", "uniform", "--actors", "1000", "--duration", "2", "--warmup", "1", "--pipeline", "4", "--verify", "--json", json],
+                ["smallbank", "--modes", "nt,pact,act", "--dist", "uniform", "--actors", "1000", "--duration", "2", "--warmup", "1", "--jit-settle", "0", "--pipeline", "4", "--verify", "--json", json],
                 stdout, stderr, CancellationToken.None);
 
             Assert.True(exit == 0, $"exit {exit}\n{stdout}\n{stderr}");
@@ -58,7 +58,7 @@ public sealed class LoadGenTests
         try
         {
             var exit = await Runner.MainAsync(
-                ["smallbank", "--modes", "pact,orleans-txn", "--actors", "200", "--duration", "2", "--warmup", "1", "--pipeline", "4", "--log-delay-ms", "1", "--verify", "--json", json],
+                ["smallbank", "--modes", "pact,orleans-txn", "--actors", "200", "--duration", "2", "--warmup", "1", "--jit-settle", "0", "--pipeline", "4", "--log-delay-ms", "1", "--verify", "--json", json],
                 stdout, stderr, CancellationToken.None);
 
             Assert.True(exit == 0, $"exit {exit}\n{stdout}\n{stderr}");
@@ -163,7 +163,7 @@ public sealed class LoadGenTests
         {
             var stdout = new StringWriter();
             var exit = await Runner.MainAsync(
-                ["listappend", "--modes", "hybrid", "--pact-percent", "50", "--actors", "16", "--txn-size", "3", "--duration", "1", "--warmup", "1", "--pipeline", "8",
+                ["listappend", "--modes", "hybrid", "--pact-percent", "50", "--actors", "16", "--txn-size", "3", "--duration", "1", "--warmup", "1", "--jit-settle", "0", "--pipeline", "8",
                  "--history", history, "--dump", dump, "--json", json, "--verify"],
                 stdout, new StringWriter(), CancellationToken.None);
             Assert.True(exit == 0, $"exit {exit}\n{stdout}");

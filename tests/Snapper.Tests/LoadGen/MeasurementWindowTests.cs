@@ -1,0 +1,66 @@
+using System.Diagnostics;
+using Snapper.LoadGen.Measurement;
+using Snapper.LoadGen.Options;
+using Snapper.LoadGen.Workloads;
+
+namespace Snapper.Tests.LoadGen;
+
+public sealed class MeasurementWindowTests
+{
+    [Fact]
+    public void Postponing_moves_the_whole_window_while_measuring_is_far_enough_away()
+    {
+        var window = new MeasurementWindow(TimeSpan.FromSeconds(30), TimeSpan.FromSeconds(10));
+        var (start, end) = (window.Start, window.PlannedEnd);
+
+        Assert.True(window.TryPostpone(TimeSpan.FromSeconds(2), notice: TimeSpan.FromSeconds(1)));
+
+        Assert.Equal(start + (2 * Stopwatch.Frequency), window.Start);
+        Assert.Equal(end + (2 * Stopwatch.Frequency), window.PlannedEnd);
+        Assert.Equal(window.PlannedEnd, window.End);
+        Assert.InRange(window.WarmupSeconds, 31.9, 32.1);
+    }
+
+    [Fact]
+    public void A_window_measuring_soon_or_interrupted_is_not_postponed()
+    {
+        var soon = new MeasurementWindow(TimeSpan.FromSeconds(0.1), TimeSpan.FromSeconds(10));
+        var start = soon.Start;
+        Assert.False(soon.TryPostpone(TimeSpan.FromSeconds(1), notice: TimeSpan.FromSeconds(1)));
+        Assert.Equal(start, soon.Start);
+
+        var interrupted = new MeasurementWindow(TimeSpan.FromSeconds(30), TimeSpan.FromSeconds(10));
+        interrupted.Interrupt();
+        Assert.False(interrupted.TryPostpone(TimeSpan.FromSeconds(1), notice: TimeSpan.FromSeconds(1)));
+    }
+
+    [Fact]
+    public void Collections_are_counted_by_generation_from_the_runtime_s_cumulative_counts()
+    {
+        // CollectionCount(n) counts collections of generation n or higher.
+        var from = new GcSummary.Sample(0, TimeSpan.FromMilliseconds(50), Gen0: 10, Gen1: 3, Gen2: 1);
+        var to = new GcSummary.Sample(Stopwatch.Frequency, TimeSpan.FromMilliseconds(150), Gen0: 20, Gen1: 5, Gen2: 2);
+
+        var gc = GcSummary.Between(from, to);
+
+        Assert.Equal((8, 1, 1), (gc.Gen0, gc.Gen1, gc.Gen2)); // 10 collections: 1 full, 1 of gen1, 8 of gen0 alone
+        Assert.Equal(10, gc.PausePercent, precision: 6);
+        Assert.Equal(10, gc.MeanPauseMs, precision: 6);
+    }
+
+    [Theory]
+    [InlineData(0, 2.0)]
+    [InlineData(2, 4.0)]
+    public async Task The_warm_up_goes_on_while_the_JIT_compiles_up_to_the_limit(int jitSettleSeconds, double expectedWarmup)
+    {
+        var options = new LoadGenOptions { Actors = 100, Clients = 1, Pipeline = 2, WarmupSeconds = 2, JitSettleSeconds = jitSettleSeconds, DurationSeconds = 1 };
+        var driver = new LoadDriver(options, ActorPicker.Create(options)) { JitProbe = () => true }; // never settles
+
+        var result = await driver.RunAsync("nt", async _ => await Task.Delay(1), CancellationToken.None);
+
+        Assert.True(result.Completed);
+        Assert.InRange(result.WarmupSeconds!.Value, expectedWarmup - 0.01, expectedWarmup + 0.01);
+        Assert.True(result.Committed > 0);
+        Assert.NotNull(result.Gc);
+    }
+}
