@@ -22,6 +22,18 @@ public sealed record GcSummary(double PausePercent, int Gen0, int Gen1, int Gen2
             new(Stopwatch.GetTimestamp(), GC.GetTotalPauseDuration(), GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2));
     }
 
+    /// <summary>
+    /// This process's collector settings, for the report: server or workstation, DATAS, and the
+    /// generation-0 budget floor if <c>DOTNET_GCgen0size</c> sets one (LoadGen's launch profile does:
+    /// see README, "Figures").
+    /// </summary>
+    public static string Settings()
+    {
+        var datas = AppContext.GetData("System.GC.DynamicAdaptationMode") is { } mode && Convert.ToInt32(mode, System.Globalization.CultureInfo.InvariantCulture) == 0 ? "DATAS off" : "DATAS on";
+        var floor = Environment.GetEnvironmentVariable("DOTNET_GCgen0size") is { Length: > 0 } size ? $", generation 0 at least {size} bytes (DOTNET_GCgen0size)" : "";
+        return System.Runtime.GCSettings.IsServerGC ? $"server, {datas}{floor}" : $"workstation{floor}";
+    }
+
     /// <summary>The collections between <paramref name="from"/> and <paramref name="to"/>.</summary>
     public static GcSummary Between(Sample from, Sample to)
     {

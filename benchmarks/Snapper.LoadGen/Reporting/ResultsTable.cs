@@ -24,6 +24,7 @@ public static class ResultsTable
         var config = report.Config;
         writer.WriteLine(Describe(config));
         writer.WriteLine(Invariant($"cluster: {report.Cluster.Kind}, {report.Cluster.Silos} silo(s)"));
+        writer.WriteLine($"gc: {GcSummary.Settings()}");
 
         // A mode that mixes kinds (hybrid, the TPC-C types) is followed by one row per kind, named
         // mode:kind, then one per variant (TPC-C hybrid: pact, act), named mode:variant.

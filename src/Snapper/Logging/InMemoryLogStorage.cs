@@ -4,6 +4,12 @@ using System.Runtime.CompilerServices;
 namespace Snapper.Logging;
 
 /// <summary>Keeps logs in process memory: survives actor deactivation, not a process crash.</summary>
+/// <remarks>
+/// Records are copied into chunks of 1 MiB (large-object-heap arrays) and indexed by position, not
+/// kept as one small array each: a log is a silo's biggest and longest-lived data, and millions of
+/// small arrays would be copied from generation to generation by the collector, each copy part of
+/// a pause for every transaction in flight (a durable log keeps its records off the heap anyway).
+/// </remarks>
 public sealed class InMemoryLogStorage : ILogStorage
 {
     private readonly ConcurrentDictionary<string, Records> logs = new();
@@ -22,7 +28,7 @@ public sealed class InMemoryLogStorage : ILogStorage
         {
             foreach (var record in group)
             {
-                records.Kept.Add(record.ToArray());
+                records.Add(record.Span);
             }
         }
 
@@ -50,10 +56,10 @@ public sealed class InMemoryLogStorage : ILogStorage
             yield break;
         }
 
-        byte[][] copy;
+        ReadOnlyMemory<byte>[] copy;
         lock (records)
         {
-            copy = [.. records.Kept];
+            copy = records.Snapshot();
         }
 
         foreach (var record in copy)
@@ -73,7 +79,7 @@ public sealed class InMemoryLogStorage : ILogStorage
 
         lock (records)
         {
-            return records.Kept.Count;
+            return records.Count;
         }
     }
 
@@ -84,7 +90,7 @@ public sealed class InMemoryLogStorage : ILogStorage
         var records = logs.GetOrAdd(log, static _ => new Records());
         lock (records)
         {
-            return Task.FromResult(records.Dropped + records.Kept.Count);
+            return Task.FromResult(records.Dropped + records.Count);
         }
     }
 
@@ -96,21 +102,66 @@ public sealed class InMemoryLogStorage : ILogStorage
         {
             lock (records)
             {
-                var drop = (int)Math.Clamp(mark - records.Dropped, 0, records.Kept.Count);
-                records.Kept.RemoveRange(0, drop);
-                records.Dropped += drop;
+                records.DropFront((int)Math.Clamp(mark - records.Dropped, 0, records.Count));
             }
         }
 
         return Task.CompletedTask;
     }
 
-    // A log's records, and how many were truncated from its front (so a mark is a position in
-    // the whole log, whatever was dropped since).
+    private const int ChunkBytes = 1 << 20;
+
+    // A log's records, in chunks, and how many were truncated from its front (so a mark is a
+    // position in the whole log, whatever was dropped since). Callers hold the lock.
     private sealed class Records
     {
-        public List<byte[]> Kept { get; } = [];
+        // Chunk numbers count from the log's first; chunks[0] is chunk firstChunk. A record larger
+        // than a chunk gets an array of its own.
+        private readonly List<byte[]> chunks = [];
+        private readonly List<(int Chunk, int Offset, int Length)> index = []; // no references: the collector does not scan it
+        private int firstChunk;
+        private int used = ChunkBytes; // bytes used in the last chunk (full: there is none yet)
 
-        public long Dropped { get; set; }
+        public long Dropped { get; private set; }
+
+        public int Count => index.Count;
+
+        public void Add(ReadOnlySpan<byte> record)
+        {
+            if (record.Length > ChunkBytes - used)
+            {
+                chunks.Add(GC.AllocateUninitializedArray<byte>(Math.Max(ChunkBytes, record.Length)));
+                used = 0;
+            }
+
+            record.CopyTo(chunks[^1].AsSpan(used));
+            index.Add((firstChunk + chunks.Count - 1, used, record.Length));
+            used += record.Length;
+        }
+
+        // Slices of the chunks: their bytes never change once written.
+        public ReadOnlyMemory<byte>[] Snapshot()
+        {
+            var records = new ReadOnlyMemory<byte>[index.Count];
+            for (var i = 0; i < records.Length; i++)
+            {
+                var (chunk, offset, length) = index[i];
+                records[i] = chunks[chunk - firstChunk].AsMemory(offset, length);
+            }
+
+            return records;
+        }
+
+        public void DropFront(int count)
+        {
+            index.RemoveRange(0, count);
+            Dropped += count;
+
+            // The chunks before the first kept record's go; the last one stays for appends.
+            var keepFrom = index.Count > 0 ? index[0].Chunk : firstChunk + chunks.Count - 1;
+            var drop = Math.Max(0, keepFrom - firstChunk);
+            chunks.RemoveRange(0, drop);
+            firstChunk += drop;
+        }
     }
 }
