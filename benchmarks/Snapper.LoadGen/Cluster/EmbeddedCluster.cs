@@ -39,7 +39,10 @@ public sealed class EmbeddedCluster : ILoadGenCluster
     public IGrainFactory Grains { get; }
 
     /// <inheritdoc />
-    public string Kind => "embedded";
+    public string Kind => KindName;
+
+    /// <summary>The <see cref="Kind"/> of every embedded cluster.</summary>
+    public const string KindName = "embedded";
 
     /// <inheritdoc />
     public string? LogDirectory { get; }

@@ -8,8 +8,8 @@ namespace Snapper.LoadGen.Measurement;
 /// shows up in the latency tail (p99) before it shows in throughput.
 /// </summary>
 /// <param name="PausePercent">Time paused for collections, as a percentage of the measured time.</param>
-/// <param name="Gen0">Collections of generation 0 only.</param>
-/// <param name="Gen1">Collections of generations 0 and 1.</param>
+/// <param name="Gen0">Collections of generation 0 alone.</param>
+/// <param name="Gen1">Collections of generation 1 (with 0), not full ones.</param>
 /// <param name="Gen2">Full collections.</param>
 /// <param name="MeanPauseMs">Paused time per collection.</param>
 public sealed record GcSummary(double PausePercent, int Gen0, int Gen1, int Gen2, double MeanPauseMs)

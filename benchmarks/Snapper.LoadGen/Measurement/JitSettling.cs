@@ -16,15 +16,12 @@ public sealed class JitSettling
 
     private TimeSpan total = JitInfo.GetCompilationTime();
 
-    /// <summary>JIT time, on every thread, between the last two samples.</summary>
-    public TimeSpan LastInterval { get; private set; }
-
     /// <summary>Takes a sample (once a second); true if the JIT compiled at least <see cref="SettledBelow"/> since the last one.</summary>
     public bool StillCompiling()
     {
-        var now = JitInfo.GetCompilationTime();
-        LastInterval = now - total;
+        var now = JitInfo.GetCompilationTime(); // on every thread
+        var lastSecond = now - total;
         total = now;
-        return LastInterval >= SettledBelow;
+        return lastSecond >= SettledBelow;
     }
 }

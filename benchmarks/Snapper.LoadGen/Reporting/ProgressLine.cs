@@ -16,7 +16,7 @@ public static class ProgressLine
     {
         ArgumentNullException.ThrowIfNull(recorder);
         var elapsed = recorder.Window.Elapsed;
-        warmupSeconds = Math.Max(warmupSeconds, recorder.Window.WarmupSeconds); // extended while the JIT compiles
+        warmupSeconds = WarmupOf(recorder, warmupSeconds);
         return string.Create(
             CultureInfo.InvariantCulture,
             $"[{recorder.Mode}] {Phase(elapsed, warmupSeconds)} {elapsed,5:F1}s/{warmupSeconds + durationSeconds:0.#}s  {perSecond,9:N0} txn/s  committed {recorder.TotalCommitted,10:N0}  aborted {recorder.TotalAborted,8:N0}");
@@ -54,7 +54,7 @@ public static class ProgressLine
                 var result = await run(recorder =>
                 {
                     var elapsed = recorder.Window.Elapsed;
-                    var warmup = Math.Max(warmupSeconds, recorder.Window.WarmupSeconds); // extended while the JIT compiles
+                    var warmup = WarmupOf(recorder, warmupSeconds);
                     task.MaxValue = warmup + durationSeconds;
                     task.Value = Math.Min(elapsed, task.MaxValue);
                     task.Description = Markup.Escape(string.Create(
@@ -66,6 +66,9 @@ public static class ProgressLine
                 return result;
             });
     }
+
+    // The warm-up asked for, or longer once the window was postponed while the JIT compiled.
+    private static double WarmupOf(RunRecorder recorder, double asked) => Math.Max(asked, recorder.Window.WarmupSeconds);
 
     private static string Phase(double elapsed, double warmupSeconds) => elapsed < warmupSeconds ? "warm-up" : "measure";
 }

@@ -116,7 +116,7 @@ public static class ResultsTable
         foreach (var run in report.Runs.Where(r => r.Gc is { Gen0: > 0 } or { Gen1: > 0 } or { Gen2: > 0 }))
         {
             var gc = run.Gc!;
-            writer.WriteLine(Invariant($"{run.Mode} GC ({(report.Cluster.Kind == "embedded" ? "silos and load" : "load generator")}): paused {gc.PausePercent:F1}% of the measured time, {gc.Gen0 + gc.Gen1 + gc.Gen2:N0} collections (gen0 {gc.Gen0:N0}, gen1 {gc.Gen1:N0}, gen2 {gc.Gen2:N0}), {gc.MeanPauseMs:F1} ms each"));
+            writer.WriteLine(Invariant($"{run.Mode} GC ({(report.Cluster.Kind == Cluster.EmbeddedCluster.KindName ? "silos and load" : "load generator")}): paused {gc.PausePercent:F1}% of the measured time, {gc.Gen0 + gc.Gen1 + gc.Gen2:N0} collections (gen0 {gc.Gen0:N0}, gen1 {gc.Gen1:N0}, gen2 {gc.Gen2:N0}), {gc.MeanPauseMs:F1} ms each"));
         }
 
         if (report.Workload == LoadGenCommandLine.TpcC)

@@ -1,4 +1,5 @@
 using Snapper.Logging;
+using static Snapper.Tests.Infrastructure.LogStorageContents;
 
 namespace Snapper.Tests.Logging;
 
@@ -9,17 +10,6 @@ public sealed class InMemoryLogStorageTests
     // Record i: its length and every byte say i, so a record read from the wrong place shows.
     private static byte[] Record(int i, int length) => [.. Enumerable.Repeat((byte)i, length)];
 
-    private static async Task<List<byte[]>> ReadAll(InMemoryLogStorage storage, string log)
-    {
-        var records = new List<byte[]>();
-        await foreach (var record in storage.ReadAsync(log, CancellationToken.None))
-        {
-            records.Add(record.ToArray());
-        }
-
-        return records;
-    }
-
     [Fact]
     public async Task Records_across_chunks_and_larger_than_a_chunk_read_back_in_order_byte_for_byte()
     {
@@ -29,7 +19,7 @@ public sealed class InMemoryLogStorageTests
         await storage.AppendAsync("log", [.. written.Take(3).Select(r => (ReadOnlyMemory<byte>)r)], CancellationToken.None);
         await storage.AppendAsync("log", [.. written.Skip(3).Select(r => (ReadOnlyMemory<byte>)r)], CancellationToken.None);
 
-        var read = await ReadAll(storage, "log");
+        var read = await ReadAllAsync(storage, "log");
 
         Assert.Equal(written.Count, read.Count);
         for (var i = 0; i < written.Count; i++)
@@ -52,7 +42,7 @@ public sealed class InMemoryLogStorageTests
         await storage.TruncateAsync("log", mark, CancellationToken.None);
 
         Assert.Equal(25, mark);
-        var kept = await ReadAll(storage, "log");
+        var kept = await ReadAllAsync(storage, "log");
         Assert.Equal(records.Skip(25).Select(r => r[0]), kept.Select(r => r[0]));
         Assert.All(kept, r => Assert.Equal(100_000, r.Length));
         Assert.Equal(40, await storage.SealAsync("log", CancellationToken.None)); // a mark is a position in the whole log
@@ -61,7 +51,7 @@ public sealed class InMemoryLogStorageTests
         await storage.TruncateAsync("log", 40, CancellationToken.None);
         Assert.Equal(0, storage.CountOf("log"));
         await storage.AppendAsync("log", [Record(41, 10)], CancellationToken.None);
-        Assert.Equal([41], (await ReadAll(storage, "log")).Select(r => (int)r[0]));
+        Assert.Equal([41], (await ReadAllAsync(storage, "log")).Select(r => (int)r[0]));
         Assert.Equal(41, await storage.SealAsync("log", CancellationToken.None));
     }
 

@@ -1,5 +1,6 @@
 using Snapper.Logging.FileStorage;
 using Snapper.Tests.Logging.FileStorage;
+using static Snapper.Tests.Infrastructure.LogStorageContents;
 using static Snapper.Tests.Logging.FileStorage.WalTestData;
 
 namespace Snapper.Tests.Regression;

@@ -4,6 +4,7 @@ using SmallBank;
 using Snapper.Logging;
 using Snapper.Logging.AzureTable;
 using Snapper.Tests.Infrastructure;
+using static Snapper.Tests.Infrastructure.LogStorageContents;
 
 namespace Snapper.Tests.Logging.AzureTable;
 
@@ -24,17 +25,6 @@ public sealed class AzureTableLogStorageTests(Azurite azurite) : IClassFixture<A
         return bytes;
     }
 
-    private static async Task<List<byte[]>> Read(ILogStorage storage, string log)
-    {
-        var records = new List<byte[]>();
-        await foreach (var record in storage.ReadAsync(log, CancellationToken.None))
-        {
-            records.Add(record.ToArray());
-        }
-
-        return records;
-    }
-
     [Fact]
     public async Task Groups_read_back_in_append_order_per_log_and_every_log_is_listed()
     {
@@ -45,9 +35,9 @@ public sealed class AzureTableLogStorageTests(Azurite azurite) : IClassFixture<A
         await storage.AppendAsync("snapper-silo#b?1", [Record(9, 50)], CancellationToken.None);
         await storage.AppendAsync("snapper-silo/a-0", second, CancellationToken.None);
 
-        Assert.Equal([.. first.Concat(second).Select(r => r.ToArray())], await Read(storage, "snapper-silo/a-0"));
-        Assert.Equal([Record(9, 50).ToArray()], await Read(storage, "snapper-silo#b?1"));
-        Assert.Empty(await Read(storage, "never-written"));
+        Assert.Equal([.. first.Concat(second).Select(r => r.ToArray())], await ReadAllAsync(storage, "snapper-silo/a-0"));
+        Assert.Equal([Record(9, 50).ToArray()], await ReadAllAsync(storage, "snapper-silo#b?1"));
+        Assert.Empty(await ReadAllAsync(storage, "never-written"));
         var logs = new List<string>();
         await foreach (var log in storage.ListAsync(CancellationToken.None))
         {
@@ -70,12 +60,12 @@ public sealed class AzureTableLogStorageTests(Azurite azurite) : IClassFixture<A
         await storage.AppendAsync("log", after, CancellationToken.None);
 
         await storage.TruncateAsync("log", mark, CancellationToken.None);
-        Assert.Equal([.. after.Select(r => r.ToArray())], await Read(storage, "log"));
+        Assert.Equal([.. after.Select(r => r.ToArray())], await ReadAllAsync(storage, "log"));
 
         // A storage opened on the truncated table goes on after what is left.
         var reopened = new AzureTableLogStorage(new AzureTableLogStorageOptions { ConnectionString = azurite.ConnectionString, TableName = table });
         await reopened.AppendAsync("log", [Record(2, 3)], CancellationToken.None);
-        Assert.Equal([.. after.Select(r => r.ToArray()), Record(2, 3).ToArray()], await Read(reopened, "log"));
+        Assert.Equal([.. after.Select(r => r.ToArray()), Record(2, 3).ToArray()], await ReadAllAsync(reopened, "log"));
     }
 
     [Fact]
@@ -106,7 +96,7 @@ public sealed class AzureTableLogStorageTests(Azurite azurite) : IClassFixture<A
             await client.DeleteEntityAsync("log", row); // the torn group's last two chunks
         }
 
-        Assert.Equal([.. kept.Concat(after).Select(r => r.ToArray())], await Read(storage, "log"));
+        Assert.Equal([.. kept.Concat(after).Select(r => r.ToArray())], await ReadAllAsync(storage, "log"));
     }
 
     [Fact]
@@ -119,7 +109,7 @@ public sealed class AzureTableLogStorageTests(Azurite azurite) : IClassFixture<A
         await storage.AppendAsync("log", [big, .. many], CancellationToken.None);
         await storage.AppendAsync("log", heavy, CancellationToken.None);
 
-        var read = await Read(storage, "log");
+        var read = await ReadAllAsync(storage, "log");
         Assert.Equal([big.ToArray(), .. many.Select(r => r.ToArray()), .. heavy.Select(r => r.ToArray())], read);
     }
 
@@ -132,7 +122,7 @@ public sealed class AzureTableLogStorageTests(Azurite azurite) : IClassFixture<A
         var reopened = NewStorage(table);
         await reopened.AppendAsync("log", [Record(3, 5)], CancellationToken.None);
 
-        Assert.Equal([Record(1, 5).ToArray(), Record(2, 5).ToArray(), Record(3, 5).ToArray()], await Read(NewStorage(table), "log"));
+        Assert.Equal([Record(1, 5).ToArray(), Record(2, 5).ToArray(), Record(3, 5).ToArray()], await ReadAllAsync(NewStorage(table), "log"));
     }
 
     [Fact]
@@ -204,7 +194,7 @@ public sealed class AzureTableLogStorageTests(Azurite azurite) : IClassFixture<A
         // The silo restarts and writes on after them.
         await NewStorage(tableName).AppendAsync("log", [Record(3, 5)], CancellationToken.None);
 
-        Assert.Equal([Record(1, 5).ToArray(), Record(2, 5).ToArray(), Record(3, 5).ToArray()], await Read(NewStorage(tableName), "log"));
+        Assert.Equal([Record(1, 5).ToArray(), Record(2, 5).ToArray(), Record(3, 5).ToArray()], await ReadAllAsync(NewStorage(tableName), "log"));
     }
 
     [Fact]
@@ -254,11 +244,11 @@ public sealed class AzureTableLogStorageTests(Azurite azurite) : IClassFixture<A
             // what was acknowledged and nothing of the void group.
             await storage.AppendAsync("log", [Record(4, 5)], CancellationToken.None);
             byte[][] expected = [Record(1, 5).ToArray(), Record(4, 5).ToArray()];
-            Assert.Equal(expected, await Read(storage, "log"));
+            Assert.Equal(expected, await ReadAllAsync(storage, "log"));
             var reopened = new AzureTableLogStorage(new AzureTableLogStorageOptions { ConnectionString = disk.ConnectionString, TableName = tableName });
-            Assert.Equal(expected, await Read(reopened, "log"));
+            Assert.Equal(expected, await ReadAllAsync(reopened, "log"));
             await reopened.AppendAsync("log", [Record(5, 5)], CancellationToken.None);
-            Assert.Equal([.. expected, Record(5, 5).ToArray()], await Read(NewStorageOn(disk, tableName), "log"));
+            Assert.Equal([.. expected, Record(5, 5).ToArray()], await ReadAllAsync(NewStorageOn(disk, tableName), "log"));
         });
 
     [Fact]

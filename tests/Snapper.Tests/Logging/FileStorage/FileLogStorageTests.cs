@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using Snapper.Logging.FileStorage;
+using static Snapper.Tests.Infrastructure.LogStorageContents;
 using static Snapper.Tests.Logging.FileStorage.WalTestData;
 
 namespace Snapper.Tests.Logging.FileStorage;
@@ -72,7 +73,7 @@ public sealed class FileLogStorageTests : IDisposable
         // Another storage over the folder (a silo recovering) reads the whole groups and stops at
         // the torn one, without cutting it: the writer's own open does that.
         await using var reader = Open();
-        var read = await WalTestData.ReadAllAsync(reader, "other-silo");
+        var read = await ReadAllAsync(reader, "other-silo");
         Assert.Equal([0, 1, 2], read.Select(r => WalTestData.Identify(r).Number));
         Assert.Equal(before, await File.ReadAllBytesAsync(segment));
     }

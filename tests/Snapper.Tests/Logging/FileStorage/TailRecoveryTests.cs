@@ -1,5 +1,6 @@
 using Microsoft.Extensions.Logging;
 using Snapper.Logging.FileStorage;
+using static Snapper.Tests.Infrastructure.LogStorageContents;
 using static Snapper.Tests.Logging.FileStorage.WalTestData;
 
 namespace Snapper.Tests.Logging.FileStorage;

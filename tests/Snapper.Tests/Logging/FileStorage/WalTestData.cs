@@ -3,7 +3,7 @@ using Snapper.Logging.FileStorage;
 
 namespace Snapper.Tests.Logging.FileStorage;
 
-/// <summary>Payloads that say who wrote them, and helpers to read a log back.</summary>
+/// <summary>Payloads that say who wrote them, and a helper to append them.</summary>
 internal static class WalTestData
 {
     /// <summary>A payload of <paramref name="size"/> bytes starting with (writer, number), filled with a pattern.</summary>
@@ -22,17 +22,6 @@ internal static class WalTestData
 
     public static (int Writer, int Number) Identify(ReadOnlySpan<byte> payload)
         => (BinaryPrimitives.ReadInt32LittleEndian(payload), BinaryPrimitives.ReadInt32LittleEndian(payload[4..]));
-
-    public static async Task<List<byte[]>> ReadAllAsync(FileLogStorage storage, string log)
-    {
-        var records = new List<byte[]>();
-        await foreach (var record in storage.ReadAsync(log, CancellationToken.None))
-        {
-            records.Add(record.ToArray());
-        }
-
-        return records;
-    }
 
     /// <summary>Appends groups of one <paramref name="size"/>-byte record each, numbered from <paramref name="first"/>.</summary>
     public static async Task<List<byte[]>> AppendSinglesAsync(FileLogStorage storage, string log, int first, int count, int size)
