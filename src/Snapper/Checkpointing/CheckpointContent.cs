@@ -61,95 +61,162 @@ internal sealed class CheckpointContent
     /// </summary>
     public static CheckpointContent Of(long round, IReadOnlyList<(string Name, List<LogRecord> Records)> logs, IReadOnlySet<string> ownLogs)
     {
-        var all = logs.SelectMany(l => l.Records).ToList();
-        var evaluation = LogEvaluation.Of(all);
-        var seals = logs.ToDictionary(l => l.Name, l => ownLogs.Contains(l.Name) ? Math.Max(l.Records.FindLastIndex(r => r is CheckpointSealRecord s && s.Tid == round), 0) : 0, StringComparer.Ordinal);
-        var (actsKept, batchesKept) = ReferencedByKeptRecords(logs, seals);
-        var actors = new HashSet<ActorId>();
-        var acts = new SortedSet<long>();
-        var batches = new SortedSet<long>();
+        var builder = new Builder(round, ownLogs);
         foreach (var (name, records) in logs)
         {
-            for (var i = 0; i < seals[name]; i++)
+            for (var i = 0; i < records.Count; i++)
             {
-                switch (records[i])
-                {
-                    case PrepareRecord r:
-                        actors.Add(r.Actor);
-                        break;
-                    case BatchCompleteRecord r:
-                        actors.Add(r.Actor);
-                        break;
-                    case CommitRecord r:
-                        actors.Add(r.Actor);
-                        break;
-                    case CoordCommitRecord r when evaluation.CommittedActs.Contains(r.Tid):
-                        acts.Add(r.Tid);
-                        break;
-                    case BatchCommitRecord r when evaluation.CommittedBatches.Contains(r.Tid):
-                        batches.Add(r.Tid);
-                        break;
-                    case CommittedDecisionsRecord r:
-                        // An earlier checkpoint's: written again only for a record that stays (the
-                        // log of a silo that no longer runs, say), never merely carried along.
-                        acts.UnionWith(r.Acts.Where(actsKept.Contains));
-                        batches.UnionWith(r.Batches.Where(batchesKept.Contains));
-                        break;
-                }
+                builder.FirstPass(name, i, records[i].Kind, records[i].Tid);
+                builder.Evaluator.AddDecision(records[i]);
             }
         }
 
-        if (evaluation.CommittedBatches.Count > 0)
+        builder.Evaluator.Decide();
+        foreach (var (name, records) in logs)
         {
-            batches.Add(evaluation.CommittedBatches.Max());
+            for (var i = 0; i < records.Count; i++)
+            {
+                builder.SecondPass(name, i, records[i]);
+            }
         }
 
-        var states = actors
-            .Where(evaluation.States.ContainsKey)
-            .SelectMany(actor => StateRecords(round, actor, evaluation.States[actor]))
-            .ToList();
-        var decisions = new List<CommittedDecisionsRecord>();
-        foreach (var chunk in acts.Chunk(IdsPerRecord))
-        {
-            decisions.Add(new CommittedDecisionsRecord(round) { Acts = [.. chunk] });
-        }
-
-        foreach (var chunk in batches.Chunk(IdsPerRecord))
-        {
-            decisions.Add(new CommittedDecisionsRecord(round) { Batches = [.. chunk] });
-        }
-
-        return new CheckpointContent(states, decisions, new TidReservationRecord(evaluation.MaxTid), all.Count, seals.Values.Sum());
+        return builder.Finish(logs.Sum(l => l.Records.Count));
     }
 
-    // The ACTs and batches that records this round keeps count by: a Prepare or BatchComplete
-    // needs its transaction's decision, a CoordCommit or BatchCommit its dependencies'.
-    private static (HashSet<long> Acts, HashSet<long> Batches) ReferencedByKeptRecords(IReadOnlyList<(string Name, List<LogRecord> Records)> logs, Dictionary<string, int> seals)
+    /// <summary>
+    /// The same, read from every Snapper log in <paramref name="storage"/> in two passes
+    /// (<see cref="LogScan"/>) without holding the records; the second pass reads as far as the first.
+    /// </summary>
+    public static async Task<CheckpointContent> ReadAsync(long round, ILogStorage storage, IReadOnlySet<string> ownLogs, CancellationToken cancellationToken)
     {
-        var (acts, batches) = (new HashSet<long>(), new HashSet<long>());
-        foreach (var (name, records) in logs)
+        var builder = new Builder(round, ownLogs);
+        var counts = await LogScan.ForEachAsync(storage, null, (log, index, record) =>
         {
-            for (var i = seals[name]; i < records.Count; i++)
+            var (kind, tid) = LogRecordCodec.Peek(record);
+            builder.FirstPass(log, index, kind, tid);
+            builder.Evaluator.AddDecision(record);
+        }, cancellationToken);
+        builder.Evaluator.Decide();
+        await LogScan.ForEachAsync(storage, counts, (log, index, record) => builder.SecondPass(log, index, LogRecordCodec.Decode(record)), cancellationToken);
+        return builder.Finish(counts.Values.Sum());
+    }
+
+    /// <summary>
+    /// Computes a checkpoint while the logs pass by twice, in the same order: the first pass finds
+    /// each own log's seal (and feeds the <see cref="Evaluator"/> its decisions), the second sorts
+    /// every record by which side of its log's seal it lies on.
+    /// </summary>
+    private sealed class Builder(long round, IReadOnlySet<string> ownLogs)
+    {
+        private readonly Dictionary<string, int> seals = new(StringComparer.Ordinal);
+        private readonly HashSet<ActorId> actors = [];
+        private readonly SortedSet<long> acts = [];
+        private readonly SortedSet<long> batches = [];
+
+        // The ACTs and batches that records this round keeps count by: a Prepare or BatchComplete
+        // needs its transaction's decision, a CoordCommit or BatchCommit its dependencies'.
+        private readonly HashSet<long> actsKept = [];
+        private readonly HashSet<long> batchesKept = [];
+
+        // An earlier checkpoint's decisions in a sealed part: written again only for a record that
+        // stays (the log of a silo that no longer runs, say), never merely carried along; which
+        // records stay is known only at the end of the second pass.
+        private readonly List<CommittedDecisionsRecord> earlier = [];
+
+        public LogEvaluator Evaluator { get; } = new();
+
+        /// <summary>Pass 1: the last seal of this round in an own log ends its sealed part.</summary>
+        public void FirstPass(string log, int index, LogRecordKind kind, long tid)
+        {
+            if (kind == LogRecordKind.CheckpointSeal && tid == round && ownLogs.Contains(log))
             {
-                switch (records[i])
-                {
-                    case PrepareRecord r:
-                        acts.Add(r.Tid);
-                        break;
-                    case CoordCommitRecord r:
-                        acts.UnionWith(r.DependsOn);
-                        break;
-                    case BatchCompleteRecord r:
-                        batches.Add(r.Bid);
-                        break;
-                    case BatchCommitRecord r when r.DependsOn != 0:
-                        batches.Add(r.DependsOn);
-                        break;
-                }
+                seals[log] = index;
             }
         }
 
-        return (acts, batches);
+        /// <summary>Pass 2, after <see cref="LogEvaluator.Decide"/>.</summary>
+        public void SecondPass(string log, int index, LogRecord record)
+        {
+            Evaluator.AddState(record);
+            if (index >= seals.GetValueOrDefault(log))
+            {
+                Kept(record);
+                return;
+            }
+
+            switch (record)
+            {
+                case PrepareRecord r:
+                    actors.Add(r.Actor);
+                    break;
+                case BatchCompleteRecord r:
+                    actors.Add(r.Actor);
+                    break;
+                case CommitRecord r:
+                    actors.Add(r.Actor);
+                    break;
+                case CoordCommitRecord r when Evaluator.CommittedActs.Contains(r.Tid):
+                    acts.Add(r.Tid);
+                    break;
+                case BatchCommitRecord r when Evaluator.CommittedBatches.Contains(r.Tid):
+                    batches.Add(r.Tid);
+                    break;
+                case CommittedDecisionsRecord r:
+                    earlier.Add(r);
+                    break;
+            }
+        }
+
+        public CheckpointContent Finish(int recordsRead)
+        {
+            var evaluation = Evaluator.Result();
+            foreach (var r in earlier)
+            {
+                acts.UnionWith(r.Acts.Where(actsKept.Contains));
+                batches.UnionWith(r.Batches.Where(batchesKept.Contains));
+            }
+
+            if (evaluation.CommittedBatches.Count > 0)
+            {
+                batches.Add(evaluation.CommittedBatches.Max());
+            }
+
+            var states = actors
+                .Where(evaluation.States.ContainsKey)
+                .SelectMany(actor => StateRecords(round, actor, evaluation.States[actor]))
+                .ToList();
+            var decisions = new List<CommittedDecisionsRecord>();
+            foreach (var chunk in acts.Chunk(IdsPerRecord))
+            {
+                decisions.Add(new CommittedDecisionsRecord(round) { Acts = [.. chunk] });
+            }
+
+            foreach (var chunk in batches.Chunk(IdsPerRecord))
+            {
+                decisions.Add(new CommittedDecisionsRecord(round) { Batches = [.. chunk] });
+            }
+
+            return new CheckpointContent(states, decisions, new TidReservationRecord(evaluation.MaxTid), recordsRead, seals.Values.Sum());
+        }
+
+        private void Kept(LogRecord record)
+        {
+            switch (record)
+            {
+                case PrepareRecord r:
+                    actsKept.Add(r.Tid);
+                    break;
+                case CoordCommitRecord r:
+                    actsKept.UnionWith(r.DependsOn);
+                    break;
+                case BatchCompleteRecord r:
+                    batchesKept.Add(r.Bid);
+                    break;
+                case BatchCommitRecord r when r.DependsOn != 0:
+                    batchesKept.Add(r.DependsOn);
+                    break;
+            }
+        }
     }
 
     private static IEnumerable<CommitRecord> StateRecords(long round, ActorId actor, CommittedState state)

@@ -1,7 +1,6 @@
 using Orleans.Concurrency;
 using Snapper.Coordination;
 using Snapper.Logging;
-using Snapper.Recovery;
 
 namespace Snapper.Checkpointing;
 
@@ -35,9 +34,8 @@ internal sealed class SiloCheckpoint(SnapperRuntime runtime, ILogStorage storage
             return new CheckpointReport(round, 1, 0, 0, 0, 0); // this silo logs nothing: nothing of its own to truncate
         }
 
-        var logs = await LogRecovery.ReadAllAsync(storage, CancellationToken.None);
         var own = runtime.Loggers.All.Select(l => l.Name).ToHashSet(StringComparer.Ordinal);
-        var content = CheckpointContent.Of(round, logs, own);
+        var content = await CheckpointContent.ReadAsync(round, storage, own, CancellationToken.None);
         if (content.SealedRecords == 0)
         {
             return new CheckpointReport(round, 1, content.RecordsRead, 0, 0, 0);

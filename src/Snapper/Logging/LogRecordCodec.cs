@@ -94,6 +94,23 @@ internal static class LogRecordCodec
         }
     }
 
+    /// <summary>
+    /// The kind and tid of an encoded record without decoding the rest, for readers that decode
+    /// only the kinds they need (recovery, checkpoints); throws <see cref="InvalidDataException"/>
+    /// for a version this build does not read or a record too short for its header.
+    /// </summary>
+    public static (LogRecordKind Kind, long Tid) Peek(ReadOnlySpan<byte> data)
+    {
+        var reader = new Reader(data);
+        var version = reader.Byte();
+        if (version is < FirstVersion or > CurrentVersion)
+        {
+            throw new InvalidDataException($"Log record has format version {version}; this build reads versions {FirstVersion} to {CurrentVersion}.");
+        }
+
+        return ((LogRecordKind)reader.Byte(), reader.Int64());
+    }
+
     /// <summary>Decodes one record; throws <see cref="InvalidDataException"/> naming what is wrong.</summary>
     public static LogRecord Decode(ReadOnlySpan<byte> data)
     {

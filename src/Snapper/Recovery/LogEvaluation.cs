@@ -22,7 +22,7 @@ namespace Snapper.Recovery;
 /// </remarks>
 internal sealed class LogEvaluation
 {
-    private LogEvaluation(Dictionary<ActorId, CommittedState> states, HashSet<long> acts, HashSet<long> batches, long maxTid)
+    internal LogEvaluation(Dictionary<ActorId, CommittedState> states, HashSet<long> acts, HashSet<long> batches, long maxTid)
     {
         States = states;
         CommittedActs = acts;
@@ -45,50 +45,33 @@ internal sealed class LogEvaluation
     /// <summary>Evaluates <paramref name="records"/>, every log's in its own order (logs one after another).</summary>
     public static LogEvaluation Of(IReadOnlyList<LogRecord> records)
     {
-        var coordCommits = new Dictionary<long, CoordCommitRecord>();
-        var batchCommits = new List<BatchCommitRecord>();
-        var decidedActs = new HashSet<long>();
-        var decidedBatches = new HashSet<long>();
-        long maxTid = 0;
+        var evaluator = new LogEvaluator();
         foreach (var record in records)
         {
-            maxTid = Math.Max(maxTid, record.Tid);
-            switch (record)
-            {
-                case CoordCommitRecord c:
-                    coordCommits[c.Tid] = c;
-                    break;
-                case BatchCommitRecord b:
-                    batchCommits.Add(b);
-                    break;
-                case CommittedDecisionsRecord d:
-                    decidedActs.UnionWith(d.Acts);
-                    decidedBatches.UnionWith(d.Batches);
-                    break;
-            }
+            evaluator.AddDecision(record);
         }
 
-        var committedActs = CommittedActsOf(coordCommits, decidedActs);
-        var committedBatches = CommittedBatchesOf(batchCommits, decidedBatches);
-        var chains = new Dictionary<ActorId, StateChain>();
+        evaluator.Decide();
         foreach (var record in records)
         {
-            switch (record)
-            {
-                case CommitRecord { State.IsEmpty: false } commit:
-                    Offer(chains, commit.Actor, commit.Version, commit.Delta, commit.State);
-                    break;
-                case PrepareRecord prepare when committedActs.Contains(prepare.Tid):
-                    Offer(chains, prepare.Actor, prepare.Version, prepare.Delta, prepare.State);
-                    break;
-                case BatchCompleteRecord complete when !complete.State.IsEmpty && committedBatches.Contains(complete.Bid):
-                    Offer(chains, complete.Actor, complete.Version, complete.Delta, complete.State);
-                    break;
-            }
+            evaluator.AddState(record);
         }
 
-        var states = chains.ToDictionary(c => c.Key, c => c.Value.Last(c.Key));
-        return new LogEvaluation(states, committedActs, committedBatches, maxTid);
+        return evaluator.Result();
+    }
+
+    /// <summary>
+    /// Evaluates every Snapper log in <paramref name="storage"/>, reading it twice (<see cref="LogScan"/>)
+    /// instead of holding its records; the second pass reads as far as the first did.
+    /// </summary>
+    /// <returns>The evaluation and how many records the logs held.</returns>
+    public static async Task<(LogEvaluation Evaluation, int Records)> ReadAsync(ILogStorage storage, CancellationToken cancellationToken)
+    {
+        var evaluator = new LogEvaluator();
+        var counts = await LogScan.ForEachAsync(storage, null, (_, _, record) => evaluator.AddDecision(record), cancellationToken);
+        evaluator.Decide();
+        await LogScan.ForEachAsync(storage, counts, (_, _, record) => evaluator.AddState(record), cancellationToken);
+        return (evaluator.Result(), counts.Values.Sum());
     }
 
     /// <summary>
@@ -171,71 +154,5 @@ internal sealed class LogEvaluation
         }
 
         return [.. verdict.Where(kv => kv.Value).Select(kv => kv.Key)];
-    }
-
-    private static void Offer(Dictionary<ActorId, StateChain> chains, ActorId actor, long version, bool delta, ReadOnlyMemory<byte> state)
-    {
-        if (!chains.TryGetValue(actor, out var chain))
-        {
-            chains[actor] = chain = new StateChain();
-        }
-
-        chain.Offer(version, delta, state);
-    }
-
-    /// <summary>
-    /// One actor's committed states by version, of equal versions the one read last. A whole state
-    /// makes every earlier version moot; deltas are kept until a whole state above them arrives.
-    /// </summary>
-    private sealed class StateChain
-    {
-        private readonly SortedList<long, (bool Delta, ReadOnlyMemory<byte> State)> versions = new();
-
-        public void Offer(long version, bool delta, ReadOnlyMemory<byte> state)
-        {
-            versions[version] = (delta, state);
-            if (!delta)
-            {
-                while (versions.Keys[0] < version)
-                {
-                    versions.RemoveAt(0);
-                }
-            }
-        }
-
-        // The last whole state and the deltas after it, which must follow it version by version: a
-        // committed version's base committed before it and was logged first (write-ahead, and
-        // commits on one actor are serial). The first version of all may itself be a delta, on the
-        // actor's initial state (version 0: the whole state written first aborted), which the
-        // returned state says with an empty whole state. Any other gap means records are missing.
-        public CommittedState Last(ActorId actor)
-        {
-            var whole = versions.Count - 1;
-            while (whole >= 0 && versions.Values[whole].Delta)
-            {
-                whole--;
-            }
-
-            if (whole < 0 && versions.Keys[0] != 1)
-            {
-                throw new InvalidDataException(
-                    $"The log holds committed changes to actor {actor}'s state from version {versions.Keys[0]} but no whole state before them: records are missing.");
-            }
-
-            var deltas = ImmutableArray.CreateBuilder<ReadOnlyMemory<byte>>(versions.Count - 1 - whole);
-            for (var i = whole + 1; i < versions.Count; i++)
-            {
-                var expected = i == 0 ? 1 : versions.Keys[i - 1] + 1;
-                if (versions.Keys[i] != expected)
-                {
-                    throw new InvalidDataException(
-                        $"The log holds a committed change to actor {actor}'s state at version {versions.Keys[i]} but none at version {expected}: records are missing.");
-                }
-
-                deltas.Add(versions.Values[i].State);
-            }
-
-            return new CommittedState(versions.Keys[^1], whole < 0 ? ReadOnlyMemory<byte>.Empty : versions.Values[whole].State, deltas.MoveToImmutable());
-        }
     }
 }

@@ -35,44 +35,35 @@ internal sealed class LogRecovery(
             return;
         }
 
-        var logs = await ReadAllAsync(storage, cancellationToken);
-        var evaluation = LogEvaluation.Of([.. logs.SelectMany(l => l.Records)]);
+        var (evaluation, records) = await LogEvaluation.ReadAsync(storage, cancellationToken);
         recovered.SawTid(evaluation.MaxTid);
         foreach (var (actor, state) in evaluation.States)
         {
             recovered.Offer(actor, state);
         }
 
-        LogMessages.Recovered(diagnostics, recovered.Count, logs.Sum(l => l.Records.Count), recovered.MaxTid);
+        LogMessages.Recovered(diagnostics, recovered.Count, records, recovered.MaxTid);
     }
 
-    /// <summary>Reads and decodes every Snapper log in <paramref name="storage"/>; a record that does not decode stops it, naming the log.</summary>
+    /// <summary>
+    /// Reads and decodes every Snapper log in <paramref name="storage"/> into memory (a failover's
+    /// questions, tests); a record that does not decode stops it, naming the log. Start-up and
+    /// checkpoints read the logs without holding them (<see cref="LogScan"/>).
+    /// </summary>
     internal static async Task<List<(string Name, List<LogRecord> Records)>> ReadAllAsync(ILogStorage storage, CancellationToken cancellationToken)
     {
-        var logs = new List<(string Name, List<LogRecord> Records)>();
-        await foreach (var name in storage.ListAsync(cancellationToken))
+        var logs = new Dictionary<string, List<LogRecord>>(StringComparer.Ordinal);
+        var counts = await LogScan.ForEachAsync(storage, null, (log, _, record) =>
         {
-            if (!LoggerPool.IsSnapperLog(name))
+            if (!logs.TryGetValue(log, out var records))
             {
-                continue;
+                logs[log] = records = [];
             }
 
-            var records = new List<LogRecord>();
-            await foreach (var bytes in storage.ReadAsync(name, cancellationToken))
-            {
-                try
-                {
-                    records.Add(LogRecordCodec.Decode(bytes.Span));
-                }
-                catch (InvalidDataException e)
-                {
-                    throw new InvalidDataException($"Log '{name}' holds a record that cannot be decoded (record {records.Count}): {e.Message}", e);
-                }
-            }
+            records.Add(LogRecordCodec.Decode(record));
+        }, cancellationToken);
 
-            logs.Add((name, records));
-        }
-
-        return logs;
+        // In the storage's order, empty logs included.
+        return [.. counts.Keys.Select(log => (log, logs.GetValueOrDefault(log) ?? []))];
     }
 }

@@ -1,0 +1,115 @@
+using Snapper.Logging;
+
+namespace Snapper.Recovery;
+
+/// <summary>
+/// Builds a <see cref="LogEvaluation"/> in its two passes (see its remarks), fed one record at a
+/// time so nobody has to hold the logs: <see cref="AddDecision(LogRecord)"/> for every record, then
+/// <see cref="Decide"/>, then <see cref="AddState(LogRecord)"/> for the same records, then
+/// <see cref="Result"/>. The span overloads take encoded records and decode only those the pass
+/// uses (a pass 1 decodes decisions only; pass 2 the states that count).
+/// </summary>
+internal sealed class LogEvaluator
+{
+    private readonly Dictionary<long, CoordCommitRecord> coordCommits = [];
+    private readonly List<BatchCommitRecord> batchCommits = [];
+    private readonly HashSet<long> decidedActs = [];
+    private readonly HashSet<long> decidedBatches = [];
+    private readonly Dictionary<ActorId, StateChain> chains = [];
+    private HashSet<long>? committedActs;
+    private HashSet<long>? committedBatches;
+    private long maxTid;
+
+    /// <summary>The ACTs that committed; known from <see cref="Decide"/> on.</summary>
+    public IReadOnlySet<long> CommittedActs => committedActs ?? throw NotDecided();
+
+    /// <summary>The PACT batches that committed; known from <see cref="Decide"/> on.</summary>
+    public IReadOnlySet<long> CommittedBatches => committedBatches ?? throw NotDecided();
+
+    /// <summary>Pass 1: a record, which counts if it is a decision.</summary>
+    public void AddDecision(LogRecord record)
+    {
+        maxTid = Math.Max(maxTid, record.Tid);
+        switch (record)
+        {
+            case CoordCommitRecord c:
+                coordCommits[c.Tid] = c;
+                break;
+            case BatchCommitRecord b:
+                batchCommits.Add(b);
+                break;
+            case CommittedDecisionsRecord d:
+                decidedActs.UnionWith(d.Acts);
+                decidedBatches.UnionWith(d.Batches);
+                break;
+        }
+    }
+
+    /// <summary>Pass 1 on an encoded record: only the decisions are decoded.</summary>
+    public void AddDecision(ReadOnlySpan<byte> record)
+    {
+        var (kind, tid) = LogRecordCodec.Peek(record);
+        maxTid = Math.Max(maxTid, tid);
+        if (kind is LogRecordKind.CoordCommit or LogRecordKind.BatchCommit or LogRecordKind.CommittedDecisions)
+        {
+            AddDecision(LogRecordCodec.Decode(record));
+        }
+    }
+
+    /// <summary>Ends pass 1: which ACTs and batches committed.</summary>
+    public void Decide()
+    {
+        committedActs = LogEvaluation.CommittedActsOf(coordCommits, decidedActs);
+        committedBatches = LogEvaluation.CommittedBatchesOf(batchCommits, decidedBatches);
+    }
+
+    /// <summary>Pass 2: a record, which counts if it holds a committed state.</summary>
+    public void AddState(LogRecord record)
+    {
+        switch (record)
+        {
+            case CommitRecord { State.IsEmpty: false } commit:
+                Offer(commit.Actor, commit.Version, commit.Delta, commit.State);
+                break;
+            case PrepareRecord prepare when CommittedActs.Contains(prepare.Tid):
+                Offer(prepare.Actor, prepare.Version, prepare.Delta, prepare.State);
+                break;
+            case BatchCompleteRecord complete when !complete.State.IsEmpty && CommittedBatches.Contains(complete.Bid):
+                Offer(complete.Actor, complete.Version, complete.Delta, complete.State);
+                break;
+        }
+    }
+
+    /// <summary>Pass 2 on an encoded record: only a state that may count is decoded.</summary>
+    public void AddState(ReadOnlySpan<byte> record)
+    {
+        var (kind, tid) = LogRecordCodec.Peek(record);
+        var counts = kind switch
+        {
+            LogRecordKind.Commit => true,
+            LogRecordKind.Prepare => CommittedActs.Contains(tid),
+            LogRecordKind.BatchComplete => CommittedBatches.Contains(tid), // a BatchComplete's tid is its bid
+            _ => false,
+        };
+        if (counts)
+        {
+            AddState(LogRecordCodec.Decode(record));
+        }
+    }
+
+    /// <summary>Ends pass 2.</summary>
+    public LogEvaluation Result() =>
+        new(chains.ToDictionary(c => c.Key, c => c.Value.Last(c.Key)), committedActs ?? throw NotDecided(), committedBatches!, maxTid);
+
+    private static InvalidOperationException NotDecided() => new("The decisions are not known before the first pass has ended (Decide).");
+
+    private void Offer(ActorId actor, long version, bool delta, ReadOnlyMemory<byte> state)
+    {
+        if (!chains.TryGetValue(actor, out var chain))
+        {
+            chains[actor] = chain = new StateChain();
+        }
+
+        chain.Offer(version, delta, state);
+    }
+}
