@@ -358,10 +358,17 @@ public static class Runner
                 result = result with { AverageBatchSize = (double)formed.Pacts / formed.Batches };
             }
 
-            // ACT modes only: hybrid's totals mix in PACTs, which never retry.
-            if (mode is ModeNames.Act or ModeNames.ActElr && driver.Totals.Committed > 0 && smallBank is not null)
+            // ACTs only (PACTs never retry): the mode's in act modes, hybrid's act kind in hybrid.
+            // Whole-run totals, as the retry counter's, warm-up included.
+            if (smallBank is not null && mode is ModeNames.Act or ModeNames.ActElr && driver.Totals is { Committed: > 0 } acts)
             {
-                result = result with { AttemptsPerCommit = (double)(driver.Totals.Committed + driver.Totals.Aborted + retries.Retried) / driver.Totals.Committed };
+                result = result with { AttemptsPerCommit = AttemptsPerCommit(acts, retries.Retried) };
+            }
+            else if (smallBank is not null && mode is ModeNames.Hybrid && driver.KindTotals.TryGetValue(ModeNames.Act, out var hybridActs)
+                && hybridActs.Committed > 0 && result.Kinds?.GetValueOrDefault(ModeNames.Act) is { } actKind)
+            {
+                var kinds = new Dictionary<string, RunResult>(result.Kinds, StringComparer.Ordinal) { [ModeNames.Act] = actKind with { AttemptsPerCommit = AttemptsPerCommit(hybridActs, retries.Retried) } };
+                result = result with { Kinds = kinds };
             }
 
             if (driver.StoppedByFailures is { } why)
@@ -410,6 +417,10 @@ public static class Runner
 
         return (runs, failed, false);
     }
+
+    // Every attempt, those retried inside RunAct included, per commit.
+    private static double AttemptsPerCommit((long Committed, long Aborted) totals, long retried) =>
+        (double)(totals.Committed + totals.Aborted + retried) / totals.Committed;
 
     private static async Task<RunResult> VerifyAsync(string mode, RunResult result, bool[] touched, SmallBankWorkload workload, LoadGenOptions options, TextWriter stderr)
     {

@@ -43,6 +43,9 @@ public sealed class LoadDriver
     /// <summary>Transactions committed and aborted over the whole last run, warm-up and drain included.</summary>
     public (long Committed, long Aborted) Totals { get; private set; }
 
+    /// <summary>The same as <see cref="Totals"/> for each kind of a mix of more than one (hybrid: pact, act), by kind name.</summary>
+    public IReadOnlyDictionary<string, (long Committed, long Aborted)> KindTotals { get; private set; } = new Dictionary<string, (long, long)>();
+
     /// <summary>Why the mode stopped early because every attempt failed (see <see cref="FailingSecondsToStop"/>), or null.</summary>
     public string? StoppedByFailures { get; private set; }
 
@@ -135,6 +138,9 @@ public sealed class LoadDriver
 
         var drainSeconds = Stopwatch.GetElapsedTime(drainStarted).TotalSeconds;
         Totals = (recorder.TotalCommitted, recorder.TotalAborted);
+        KindTotals = kindRecorders.Length > 1
+            ? kindRecorders.ToDictionary(k => k.Mode, k => (k.TotalCommitted, k.TotalAborted), StringComparer.Ordinal)
+            : new Dictionary<string, (long, long)>();
         var result = recorder.Merge(stillInFlight, drainSeconds) with { WarmupSeconds = window.WarmupSeconds, Gc = Gc };
         if (kindRecorders.Length > 1)
         {

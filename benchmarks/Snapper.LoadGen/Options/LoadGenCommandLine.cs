@@ -153,7 +153,7 @@ public static class LoadGenCommandLine
 
     private static readonly Option<int> PactAttempts = Count("--pact-attempts", 1, "Times RunPact runs a PACT that an earlier batch's abort cascaded into (1-1000).");
 
-    private static readonly Option<int> ActAttempts = Count("--act-attempts", 1, "Times RunAct runs an ACT (act, act-elr, hybrid's ACTs) that aborts for a concurrency reason, keeping its first attempt's age for wait-die.");
+    private static readonly Option<int> ActAttempts = Count("--act-attempts", LoadGenOptions.SmallBankActAttempts, "Times RunAct runs an ACT (act, act-elr, hybrid's ACTs) that aborts for a concurrency reason, keeping its first attempt's age for wait-die (1: no retries).");
 
     private static readonly Option<bool> NewOrderOnly = new("--neworder-only")
     {

@@ -98,9 +98,10 @@ public static class ResultsTable
             }
         }
 
-        foreach (var run in report.Runs.Where(r => r.AttemptsPerCommit is not null))
+        var retrying = report.Runs.SelectMany(r => (r.Kinds ?? new Dictionary<string, RunResult>()).Select(k => (Name: $"{r.Mode}:{k.Key}", Run: k.Value)).Prepend((Name: r.Mode, Run: r)));
+        foreach (var (name, run) in retrying.Where(r => r.Run.AttemptsPerCommit is not null))
         {
-            writer.WriteLine(Invariant($"{run.Mode} attempts per commit: {run.AttemptsPerCommit:F2} (retries inside RunAct included, up to {config.ActAttempts} attempt(s) each)"));
+            writer.WriteLine(Invariant($"{name} attempts per commit: {run.AttemptsPerCommit:F2} (retries inside RunAct included, up to {config.ActAttempts} attempt(s) each)"));
         }
 
         foreach (var run in report.Runs.Where(r => r.AverageBatchSize is not null))

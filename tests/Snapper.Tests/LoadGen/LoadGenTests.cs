@@ -51,6 +51,35 @@ public sealed class LoadGenTests
     }
 
     [Fact]
+    public async Task SmallBank_ACTs_retry_by_default_and_attempts_per_commit_are_reported_for_act_and_hybrids_ACTs()
+    {
+        var json = Path.Combine(Path.GetTempPath(), $"snapper-loadgen-{Guid.NewGuid():N}.json");
+        var (stdout, stderr) = (new StringWriter(), new StringWriter());
+        try
+        {
+            // 20 accounts under 16 loops: ACTs collide, die and come back.
+            var exit = await Runner.MainAsync(
+                ["smallbank", "--modes", "act,hybrid", "--pact-percent", "50", "--actors", "20", "--duration", "2", "--warmup", "0", "--pipeline", "8", "--verify", "--json", json],
+                stdout, stderr, CancellationToken.None);
+
+            Assert.True(exit == 0, $"exit {exit}\n{stdout}\n{stderr}");
+            Assert.Contains("act attempts per commit:", stdout.ToString());
+            Assert.Contains("hybrid:act attempts per commit:", stdout.ToString());
+            Assert.Contains("up to 10 attempt(s) each", stdout.ToString());
+            using var report = JsonDocument.Parse(await File.ReadAllTextAsync(json));
+            var runs = report.RootElement.GetProperty("runs").EnumerateArray().ToDictionary(r => r.GetProperty("mode").GetString()!);
+            var act = runs["act"];
+            var hybridAct = runs["hybrid"].GetProperty("kinds").GetProperty("act");
+            Assert.True(act.GetProperty("attemptsPerCommit").GetDouble() > 1, $"no ACT died on 20 accounts: {stdout}");
+            Assert.True(hybridAct.GetProperty("attemptsPerCommit").GetDouble() >= 1);
+        }
+        finally
+        {
+            File.Delete(json);
+        }
+    }
+
+    [Fact]
     public async Task The_orleans_txn_peer_runs_beside_Snapper_on_its_own_keys_and_keeps_the_money()
     {
         var json = Path.Combine(Path.GetTempPath(), $"snapper-loadgen-{Guid.NewGuid():N}.json");
