@@ -358,18 +358,7 @@ public static class Runner
                 result = result with { AverageBatchSize = (double)formed.Pacts / formed.Batches };
             }
 
-            // ACTs only (PACTs never retry): the mode's in act modes, hybrid's act kind in hybrid.
-            // Whole-run totals, as the retry counter's, warm-up included.
-            if (smallBank is not null && mode is ModeNames.Act or ModeNames.ActElr && driver.Totals is { Committed: > 0 } acts)
-            {
-                result = result with { AttemptsPerCommit = AttemptsPerCommit(acts, retries.Retried) };
-            }
-            else if (smallBank is not null && mode is ModeNames.Hybrid && driver.KindTotals.TryGetValue(ModeNames.Act, out var hybridActs)
-                && hybridActs.Committed > 0 && result.Kinds?.GetValueOrDefault(ModeNames.Act) is { } actKind)
-            {
-                var kinds = new Dictionary<string, RunResult>(result.Kinds, StringComparer.Ordinal) { [ModeNames.Act] = actKind with { AttemptsPerCommit = AttemptsPerCommit(hybridActs, retries.Retried) } };
-                result = result with { Kinds = kinds };
-            }
+            result = WithAttemptsPerCommit(result, mode, driver, retries, options);
 
             if (driver.StoppedByFailures is { } why)
             {
@@ -418,9 +407,42 @@ public static class Runner
         return (runs, failed, false);
     }
 
-    // Every attempt, those retried inside RunAct included, per commit.
-    private static double AttemptsPerCommit((long Committed, long Aborted) totals, long retried) =>
-        (double)(totals.Committed + totals.Aborted + retried) / totals.Committed;
+    // Attempts per commit, those retried inside RunAct and RunPact included, on whole-run totals as
+    // the retry counts are (warm-up included): for ACTs always (act, act-elr, hybrid's act kind), for
+    // PACTs when --pact-attempts lets them retry (pact, hybrid's pact kind). Not for list-append
+    // (it never retries) nor TPC-C's hybrid (its kinds are transaction types, not modes).
+    private static RunResult WithAttemptsPerCommit(RunResult result, string mode, LoadDriver driver, RetryListener retries, LoadGenOptions options)
+    {
+        if (options.Workload == LoadGenCommandLine.ListAppend)
+        {
+            return result;
+        }
+
+        var pactsRetry = options.PactAttempts > 1;
+        if (mode is ModeNames.Act or ModeNames.ActElr || (mode is ModeNames.Pact && pactsRetry))
+        {
+            var retried = mode is ModeNames.Pact ? retries.RetriedPacts : retries.RetriedActs;
+            return driver.Totals.Committed > 0 ? result with { AttemptsPerCommit = Per(driver.Totals, retried) } : result;
+        }
+
+        if (mode is ModeNames.Hybrid && result.Kinds is { } kinds && kinds.ContainsKey(ModeNames.Act))
+        {
+            var updated = new Dictionary<string, RunResult>(kinds, StringComparer.Ordinal);
+            foreach (var (kind, retried) in new[] { (ModeNames.Act, retries.RetriedActs), (ModeNames.Pact, pactsRetry ? retries.RetriedPacts : -1) })
+            {
+                if (retried >= 0 && driver.KindTotals.TryGetValue(kind, out var totals) && totals.Committed > 0 && kinds.TryGetValue(kind, out var run))
+                {
+                    updated[kind] = run with { AttemptsPerCommit = Per(totals, retried) };
+                }
+            }
+
+            return result with { Kinds = updated };
+        }
+
+        return result;
+
+        static double Per((long Committed, long Aborted) totals, long retried) => (double)(totals.Committed + totals.Aborted + retried) / totals.Committed;
+    }
 
     private static async Task<RunResult> VerifyAsync(string mode, RunResult result, bool[] touched, SmallBankWorkload workload, LoadGenOptions options, TextWriter stderr)
     {

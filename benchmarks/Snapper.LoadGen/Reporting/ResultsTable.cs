@@ -101,7 +101,8 @@ public static class ResultsTable
         var retrying = report.Runs.SelectMany(r => (r.Kinds ?? new Dictionary<string, RunResult>()).Select(k => (Name: $"{r.Mode}:{k.Key}", Run: k.Value)).Prepend((Name: r.Mode, Run: r)));
         foreach (var (name, run) in retrying.Where(r => r.Run.AttemptsPerCommit is not null))
         {
-            writer.WriteLine(Invariant($"{name} attempts per commit: {run.AttemptsPerCommit:F2} (retries inside RunAct included, up to {config.ActAttempts} attempt(s) each)"));
+            var (runner, most) = name.EndsWith(ModeNames.Pact, StringComparison.Ordinal) ? ("RunPact", config.PactAttempts) : ("RunAct", config.ActAttempts);
+            writer.WriteLine(Invariant($"{name} attempts per commit: {run.AttemptsPerCommit:F2} (retries inside {runner} included, up to {most} attempt(s) each)"));
         }
 
         foreach (var run in report.Runs.Where(r => r.AverageBatchSize is not null))

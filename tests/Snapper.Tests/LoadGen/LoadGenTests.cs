@@ -51,7 +51,7 @@ public sealed class LoadGenTests
     }
 
     [Fact]
-    public async Task SmallBank_ACTs_retry_by_default_and_attempts_per_commit_are_reported_for_act_and_hybrids_ACTs()
+    public async Task SmallBank_ACTs_retry_by_default_and_attempts_per_commit_are_reported_by_mode_and_hybrid_kind()
     {
         var json = Path.Combine(Path.GetTempPath(), $"snapper-loadgen-{Guid.NewGuid():N}.json");
         var (stdout, stderr) = (new StringWriter(), new StringWriter());
@@ -59,13 +59,19 @@ public sealed class LoadGenTests
         {
             // 20 accounts under 16 loops: ACTs collide, die and come back.
             var exit = await Runner.MainAsync(
-                ["smallbank", "--modes", "act,hybrid", "--pact-percent", "50", "--actors", "20", "--duration", "2", "--warmup", "0", "--pipeline", "8", "--verify", "--json", json],
+                ["smallbank", "--modes", "pact,act,hybrid", "--pact-percent", "50", "--pact-attempts", "3", "--actors", "20", "--duration", "2", "--warmup", "0", "--pipeline", "8", "--verify", "--json", json],
                 stdout, stderr, CancellationToken.None);
 
             Assert.True(exit == 0, $"exit {exit}\n{stdout}\n{stderr}");
             Assert.Contains("act attempts per commit:", stdout.ToString());
             Assert.Contains("hybrid:act attempts per commit:", stdout.ToString());
-            Assert.Contains("up to 10 attempt(s) each", stdout.ToString());
+            Assert.Contains("act attempts per commit:", stdout.ToString());
+            Assert.Contains("retries inside RunAct included, up to 10 attempt(s) each", stdout.ToString());
+
+            // SmallBank PACTs never abort, so with retries allowed each commit took one attempt,
+            // and hybrid's ACT retries are not counted against its PACTs.
+            Assert.Contains("pact attempts per commit: 1.00 (retries inside RunPact included, up to 3 attempt(s) each)", stdout.ToString());
+            Assert.Contains("hybrid:pact attempts per commit: 1.00 (retries inside RunPact included, up to 3 attempt(s) each)", stdout.ToString());
             using var report = JsonDocument.Parse(await File.ReadAllTextAsync(json));
             var runs = report.RootElement.GetProperty("runs").EnumerateArray().ToDictionary(r => r.GetProperty("mode").GetString()!);
             var act = runs["act"];

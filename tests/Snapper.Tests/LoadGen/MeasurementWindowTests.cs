@@ -2,9 +2,12 @@ using System.Diagnostics;
 using Snapper.LoadGen.Measurement;
 using Snapper.LoadGen.Options;
 using Snapper.LoadGen.Workloads;
+using Snapper.Tests.Infrastructure;
 
 namespace Snapper.Tests.LoadGen;
 
+/// <summary>The measurement window and the warm-up that waits for the JIT; the driver tests run alone (<see cref="TimingSensitive"/>).</summary>
+[Collection(TimingSensitive.Name)]
 public sealed class MeasurementWindowTests
 {
     [Fact]

@@ -1,15 +1,16 @@
 using Snapper.LoadGen.Measurement;
 using Snapper.LoadGen.Options;
 using Snapper.LoadGen.Workloads;
+using Snapper.Tests.Infrastructure;
 
 namespace Snapper.Tests.TpcC;
 
 /// <summary>
 /// The crossed mix TPC-C's hybrid mode issues through (each transaction type as a PACT or an ACT)
-/// and how the load driver reports it. In a collection of its own that runs alone: the driver test
-/// measures a one-second window, which a test host busy with silos could starve.
+/// and how the load driver reports it. The driver test measures a one-second window, so it runs
+/// alone (<see cref="TimingSensitive"/>).
 /// </summary>
-[Collection(nameof(TpcCHybridMixTests))]
+[Collection(TimingSensitive.Name)]
 public sealed class TpcCHybridMixTests
 {
     [Fact]
@@ -81,7 +82,3 @@ public sealed class TpcCHybridMixTests
         Assert.Equal(result.Aborted, result.AbortReasons["WaitDie"]);
     }
 }
-
-/// <summary>Runs <see cref="TpcCHybridMixTests"/> after the parallel tests, alone.</summary>
-[CollectionDefinition(nameof(TpcCHybridMixTests), DisableParallelization = true)]
-public sealed class TpcCHybridMixCollection;
