@@ -428,11 +428,11 @@ public static class Runner
         if (mode is ModeNames.Hybrid && result.Kinds is { } kinds && kinds.ContainsKey(ModeNames.Act))
         {
             var updated = new Dictionary<string, RunResult>(kinds, StringComparer.Ordinal);
-            foreach (var (kind, retried) in new[] { (ModeNames.Act, retries.RetriedActs), (ModeNames.Pact, pactsRetry ? retries.RetriedPacts : -1) })
+            foreach (var (kind, retried) in new (string, long?)[] { (ModeNames.Act, retries.RetriedActs), (ModeNames.Pact, pactsRetry ? retries.RetriedPacts : null) })
             {
-                if (retried >= 0 && driver.KindTotals.TryGetValue(kind, out var totals) && totals.Committed > 0 && kinds.TryGetValue(kind, out var run))
+                if (retried is { } count && driver.KindTotals.TryGetValue(kind, out var totals) && totals.Committed > 0 && kinds.TryGetValue(kind, out var run))
                 {
-                    updated[kind] = run with { AttemptsPerCommit = Per(totals, retried) };
+                    updated[kind] = run with { AttemptsPerCommit = Per(totals, count) };
                 }
             }
 

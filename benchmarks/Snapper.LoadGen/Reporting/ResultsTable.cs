@@ -98,10 +98,13 @@ public static class ResultsTable
             }
         }
 
-        var retrying = report.Runs.SelectMany(r => (r.Kinds ?? new Dictionary<string, RunResult>()).Select(k => (Name: $"{r.Mode}:{k.Key}", Run: k.Value)).Prepend((Name: r.Mode, Run: r)));
-        foreach (var (name, run) in retrying.Where(r => r.Run.AttemptsPerCommit is not null))
+        // Each mode, and each kind of a mixed one (named mode:kind); the kind says who retried it.
+        var retrying = report.Runs.SelectMany(r => (r.Kinds ?? new Dictionary<string, RunResult>())
+            .Select(k => (Name: $"{r.Mode}:{k.Key}", Kind: k.Key, Run: k.Value))
+            .Prepend((Name: r.Mode, Kind: r.Mode, Run: r)));
+        foreach (var (name, kind, run) in retrying.Where(r => r.Run.AttemptsPerCommit is not null))
         {
-            var (runner, most) = name.EndsWith(ModeNames.Pact, StringComparison.Ordinal) ? ("RunPact", config.PactAttempts) : ("RunAct", config.ActAttempts);
+            var (runner, most) = kind == ModeNames.Pact ? ("RunPact", config.PactAttempts) : ("RunAct", config.ActAttempts);
             writer.WriteLine(Invariant($"{name} attempts per commit: {run.AttemptsPerCommit:F2} (retries inside {runner} included, up to {most} attempt(s) each)"));
         }
 

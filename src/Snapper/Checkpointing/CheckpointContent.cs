@@ -90,14 +90,17 @@ internal sealed class CheckpointContent
     public static async Task<CheckpointContent> ReadAsync(long round, ILogStorage storage, IReadOnlySet<string> ownLogs, CancellationToken cancellationToken)
     {
         var builder = new Builder(round, ownLogs);
-        var counts = await LogScan.ForEachAsync(storage, null, (log, index, record) =>
-        {
-            var (kind, tid) = LogRecordCodec.Peek(record);
-            builder.FirstPass(log, index, kind, tid);
-            builder.Evaluator.AddDecision(record);
-        }, cancellationToken);
-        builder.Evaluator.Decide();
-        await LogScan.ForEachAsync(storage, counts, (log, index, record) => builder.SecondPass(log, index, LogRecordCodec.Decode(record)), cancellationToken);
+        var counts = await LogScan.TwiceAsync(
+            storage,
+            (log, index, record) =>
+            {
+                var (kind, tid) = LogRecordCodec.Peek(record);
+                builder.FirstPass(log, index, kind, tid);
+                builder.Evaluator.AddDecision(record);
+            },
+            builder.Evaluator.Decide,
+            (log, index, record) => builder.SecondPass(log, index, LogRecordCodec.Decode(record)),
+            cancellationToken);
         return builder.Finish(counts.Values.Sum());
     }
 

@@ -102,12 +102,7 @@ internal static class LogRecordCodec
     public static (LogRecordKind Kind, long Tid) Peek(ReadOnlySpan<byte> data)
     {
         var reader = new Reader(data);
-        var version = reader.Byte();
-        if (version is < FirstVersion or > CurrentVersion)
-        {
-            throw new InvalidDataException($"Log record has format version {version}; this build reads versions {FirstVersion} to {CurrentVersion}.");
-        }
-
+        reader.Version();
         return ((LogRecordKind)reader.Byte(), reader.Int64());
     }
 
@@ -115,12 +110,7 @@ internal static class LogRecordCodec
     public static LogRecord Decode(ReadOnlySpan<byte> data)
     {
         var reader = new Reader(data);
-        var version = reader.Byte();
-        if (version is < FirstVersion or > CurrentVersion)
-        {
-            throw new InvalidDataException($"Log record has format version {version}; this build reads versions {FirstVersion} to {CurrentVersion}.");
-        }
-
+        var version = reader.Version();
         var kind = (LogRecordKind)reader.Byte();
         var tid = reader.Int64();
         LogRecord record = kind switch
@@ -203,6 +193,18 @@ internal static class LogRecordCodec
         private int at;
 
         public byte Byte() => Take(1)[0];
+
+        /// <summary>The record's format version, refused unless this build reads it.</summary>
+        public byte Version()
+        {
+            var version = Byte();
+            if (version is < FirstVersion or > CurrentVersion)
+            {
+                throw new InvalidDataException($"Log record has format version {version}; this build reads versions {FirstVersion} to {CurrentVersion}.");
+            }
+
+            return version;
+        }
 
         public long Int64() => BinaryPrimitives.ReadInt64LittleEndian(Take(8));
 

@@ -68,9 +68,7 @@ internal sealed class LogEvaluation
     public static async Task<(LogEvaluation Evaluation, int Records)> ReadAsync(ILogStorage storage, CancellationToken cancellationToken)
     {
         var evaluator = new LogEvaluator();
-        var counts = await LogScan.ForEachAsync(storage, null, (_, _, record) => evaluator.AddDecision(record), cancellationToken);
-        evaluator.Decide();
-        await LogScan.ForEachAsync(storage, counts, (_, _, record) => evaluator.AddState(record), cancellationToken);
+        var counts = await LogScan.TwiceAsync(storage, (_, _, record) => evaluator.AddDecision(record), evaluator.Decide, (_, _, record) => evaluator.AddState(record), cancellationToken);
         return (evaluator.Result(), counts.Values.Sum());
     }
 

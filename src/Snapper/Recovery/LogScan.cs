@@ -14,6 +14,21 @@ internal static class LogScan
     public delegate void Visitor(string log, int index, ReadOnlySpan<byte> record);
 
     /// <summary>
+    /// Reads the logs twice: <paramref name="first"/> sees every record, then <paramref name="between"/>
+    /// runs, then <paramref name="second"/> sees the same records again (no more, however many were
+    /// appended meanwhile).
+    /// </summary>
+    /// <returns>How many records each log had.</returns>
+    public static async Task<Dictionary<string, int>> TwiceAsync(
+        ILogStorage storage, Visitor first, Action between, Visitor second, CancellationToken cancellationToken)
+    {
+        var counts = await ForEachAsync(storage, null, first, cancellationToken).ConfigureAwait(false);
+        between();
+        await ForEachAsync(storage, counts, second, cancellationToken).ConfigureAwait(false);
+        return counts;
+    }
+
+    /// <summary>
     /// Passes every record of every Snapper log to <paramref name="visit"/>, log by log in append
     /// order. With <paramref name="limits"/> (a previous pass's result), reads each log only as far as
     /// that pass did and skips logs it did not see: both passes then see the same records, however
