@@ -9,7 +9,10 @@ namespace Snapper.Logging.FileStorage;
 /// <summary>
 /// A durable <see cref="ILogStorage"/>: a write-ahead log per log name, in segment files
 /// <c>{Directory}/{log}/{sequence:D10}.wal</c> of checksummed frames. Each append is one write and
-/// one fsync; appends to one log are serialized, different logs proceed in parallel.
+/// one fsync, made on a thread of the log's own (never a thread-pool worker); appends to one log are
+/// serialized, different logs proceed in parallel. The last segment is kept filled with zeros a
+/// little ahead of its records (<see cref="FileLogStorageOptions.PreallocationBytes"/>), so that an
+/// append's fsync does not also have to record a new file size.
 /// </summary>
 /// <remarks>
 /// When a log is first used, a torn or corrupt tail of its last segment (a crash mid-append) is cut
@@ -23,6 +26,7 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
 {
     private readonly string root;
     private readonly long segmentSizeBytes;
+    private readonly long preallocationBytes;
     private readonly ILogger diagnostics;
     private readonly WalDisk disk;
     private readonly ConcurrentDictionary<string, SegmentLog> logs = new(StringComparer.Ordinal);
@@ -53,9 +57,17 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
                 nameof(options));
         }
 
+        if (options.PreallocationBytes < 0)
+        {
+            throw new ArgumentException(
+                $"{nameof(FileLogStorageOptions)}.{nameof(FileLogStorageOptions.PreallocationBytes)} is {options.PreallocationBytes}; it must be 0 (off) or more.",
+                nameof(options));
+        }
+
         // Copied: later changes to the options object must not move a running storage.
         root = Path.GetFullPath(options.Directory);
         segmentSizeBytes = options.SegmentSizeBytes;
+        preallocationBytes = options.PreallocationBytes;
         diagnostics = (ILogger?)logger ?? NullLogger.Instance;
     }
 
@@ -174,7 +186,7 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
     {
         ObjectDisposedException.ThrowIf(disposed, this);
         var directory = DirectoryOf(log);
-        return logs.GetOrAdd(log, static (name, state) => new SegmentLog(name, state.directory, state.self.segmentSizeBytes, state.self.diagnostics, state.self.disk), (self: this, directory));
+        return logs.GetOrAdd(log, static (name, state) => new SegmentLog(name, state.directory, state.self.segmentSizeBytes, state.self.preallocationBytes, state.self.diagnostics, state.self.disk), (self: this, directory));
     }
 
     // The log name becomes a folder name, so it must not be able to point anywhere else.

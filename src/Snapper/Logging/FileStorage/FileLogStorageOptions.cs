@@ -14,4 +14,11 @@ public sealed class FileLogStorageOptions
     /// A group is never split, so a single group larger than this still lands whole in one segment.
     /// </summary>
     public long SegmentSizeBytes { get; set; } = 64L * 1024 * 1024;
+
+    /// <summary>
+    /// How far ahead of its last record a segment is filled with zeros (never past
+    /// <see cref="SegmentSizeBytes"/>), so that an append overwrites space the file already has and
+    /// its fsync need not record a new file size. 0 turns this off: each append then grows the file.
+    /// </summary>
+    public long PreallocationBytes { get; set; } = 1024 * 1024;
 }

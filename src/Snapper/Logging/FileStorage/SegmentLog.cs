@@ -20,22 +20,26 @@ internal sealed class SegmentLog : IAsyncDisposable
     private readonly string name;
     private readonly string directory;
     private readonly long segmentSizeBytes;
+    private readonly long preallocationBytes;
     private readonly ILogger diagnostics;
     private readonly WalDisk disk;
     private readonly SemaphoreSlim gate = new(1, 1);
     private readonly List<long> sequences = [];
+    private DiskThread? diskThread; // started by the first append: a log only read needs none
     private FileStream? writer;
     private string writerPath = string.Empty;
     private long tailLength; // durable bytes of the last segment; appends go here
+    private long fileLength; // bytes the open segment file holds: its frames, then the zeros written ahead of them
     private bool sealedTail; // the last segment takes no more appends: the next one starts a segment
     private SegmentLogPhase phase = SegmentLogPhase.Unscanned;
     private Exception? stoppedBy;
 
-    public SegmentLog(string name, string directory, long segmentSizeBytes, ILogger diagnostics, WalDisk disk)
+    public SegmentLog(string name, string directory, long segmentSizeBytes, long preallocationBytes, ILogger diagnostics, WalDisk disk)
     {
         this.name = name;
         this.directory = directory;
         this.segmentSizeBytes = segmentSizeBytes;
+        this.preallocationBytes = preallocationBytes;
         this.diagnostics = diagnostics;
         this.disk = disk;
     }
@@ -58,9 +62,10 @@ internal sealed class SegmentLog : IAsyncDisposable
             cancellationToken.ThrowIfCancellationRequested();
             try
             {
-                // Synchronous on purpose: with FileOptions.None the OS calls block anyway, and the
-                // caller (the logger's flush loop) already runs on the thread pool.
-                WriteDurably(frames.Span);
+                // The write and fsync block (Linux has no asynchronous fsync), so they run on the
+                // log's own thread, never on a thread-pool worker the grains need (DiskThread).
+                diskThread ??= new DiskThread(name);
+                await diskThread.RunAsync(() => WriteDurably(frames.Span)).ConfigureAwait(false);
             }
             catch (Exception e) when ((e is IOException or UnauthorizedAccessException) && phase != SegmentLogPhase.Stopped)
             {
@@ -166,6 +171,7 @@ internal sealed class SegmentLog : IAsyncDisposable
         try
         {
             phase = SegmentLogPhase.Disposed;
+            diskThread?.Dispose();
             CloseWriter();
         }
         finally
@@ -209,8 +215,14 @@ internal sealed class SegmentLog : IAsyncDisposable
         try
         {
             disk.Write(stream, frames); // one call: the stream is unbuffered, so this is one write(2)
+            var end = start + frames.Length;
+            if (end > fileLength)
+            {
+                ZeroAhead(stream, end);
+            }
+
             disk.FlushToDisk(stream);
-            tailLength = start + frames.Length;
+            tailLength = end;
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
@@ -246,6 +258,27 @@ internal sealed class SegmentLog : IAsyncDisposable
         FileStorageLog.LogStopped(diagnostics, failure, name);
     }
 
+    // An fsync after a write that made the file longer must also journal the file's new size: on
+    // ext4 here that made each group commit about 175 µs instead of 115 µs, and the journal's
+    // writes doubled the disk traffic. So the segment is filled with zeros ahead of its tail, a
+    // chunk at a time, and groups overwrite them: the fsync of such a group has only its data to
+    // write. The zeros cannot be mistaken for records (a frame of length zero is invalid), a
+    // reopened log finds its tail where they begin (TailRecovery), and a segment gives back the
+    // zeros it did not use before the next one starts (EndSegment).
+    private void ZeroAhead(FileStream stream, long end)
+    {
+        var target = Math.Min(end + preallocationBytes, Math.Max(segmentSizeBytes, end));
+        for (var at = end; at < target; at += Math.Min(Zeros.Length, target - at))
+        {
+            disk.Write(stream, Zeros.AsSpan(0, (int)Math.Min(Zeros.Length, target - at)));
+        }
+
+        stream.Position = end;
+        fileLength = Math.Max(target, end);
+    }
+
+    private static readonly byte[] Zeros = new byte[64 * 1024];
+
     private FileStream WriterFor(int size)
     {
         if (sequences.Count == 0)
@@ -255,8 +288,7 @@ internal sealed class SegmentLog : IAsyncDisposable
         }
         else if (tailLength > 0 && (sealedTail || tailLength + size > segmentSizeBytes))
         {
-            // The current segment's groups are all fsynced already; closing it needs no flush.
-            CloseWriter();
+            EndSegment();
             StartSegment(sequences[^1] + 1);
         }
         else if (writer is null)
@@ -265,6 +297,23 @@ internal sealed class SegmentLog : IAsyncDisposable
         }
 
         return writer!;
+    }
+
+    // Only the last segment may end in zeros: a reader takes a bad frame in any other for corruption.
+    // So they are cut, durably, before the next segment exists. The groups are all fsynced already.
+    private void EndSegment()
+    {
+        if (writer is null)
+        {
+            OpenLast(); // reopened and sealed before its first append: the zeros may be from the last run
+        }
+
+        if (fileLength > tailLength)
+        {
+            Guard("cut the unused zeros at the end of segment", writerPath, () => disk.Truncate(writer!, tailLength));
+        }
+
+        CloseWriter();
     }
 
     private void CreateDirectory()
@@ -308,6 +357,7 @@ internal sealed class SegmentLog : IAsyncDisposable
         writer = stream;
         writerPath = path;
         tailLength = 0;
+        fileLength = 0;
         FileStorageLog.SegmentStarted(diagnostics, name, path);
     }
 
@@ -322,6 +372,7 @@ internal sealed class SegmentLog : IAsyncDisposable
         });
         writer = stream;
         writerPath = path;
+        fileLength = stream.Length;
     }
 
     // Unbuffered, so each group is exactly one write call; readers may share the file.

@@ -5,11 +5,12 @@ namespace Snapper.Logging.FileStorage;
 /// <summary>
 /// Cuts a torn or corrupt tail off a log's last segment. A crash during an append can leave part of
 /// a group on disk; that group was never acknowledged, so everything from its first bad frame on is
-/// dropped, and appends continue from the last intact frame.
+/// dropped, and appends continue from the last intact frame. Zeros after that frame are not torn:
+/// they are the space the writer fills ahead of its appends, and stay.
 /// </summary>
 internal static class TailRecovery
 {
-    /// <summary>Truncates <paramref name="path"/> at its first bad frame, if any; returns its valid length.</summary>
+    /// <summary>Truncates <paramref name="path"/> at its first bad frame, if any; returns the length of its intact frames.</summary>
     public static async Task<long> RecoverAsync(string path, ILogger diagnostics, CancellationToken cancellationToken)
     {
         var stream = new FileStream(path, new FileStreamOptions
@@ -31,14 +32,19 @@ internal static class TailRecovery
             var valid = reader.Problem is null ? length : reader.FrameStart;
             var problem = reader.Problem;
 
+            // Zeros from the last intact frame to the end are space the writer filled ahead of its
+            // appends (SegmentLog.ZeroAhead), or a group that never reached the disk: nothing to
+            // cut, and kept, since appends overwrite them. Anything else after that frame is torn.
+            var zerosAhead = problem is not null && await ZerosToTheEndAsync(stream, valid, cancellationToken).ConfigureAwait(false);
+
             // A failed append that could not be rolled back left a marker: its frames may be
             // intact, but the group was reported as failed, so they go too.
             if (CutMarker.Read(path) is { } marked && marked < valid)
             {
-                (valid, problem) = (marked, "a group whose append failed (cut marker)");
+                (valid, problem, zerosAhead) = (marked, "a group whose append failed (cut marker)", false);
             }
 
-            if (valid < length)
+            if (valid < length && !zerosAhead)
             {
                 stream.SetLength(valid);
                 stream.Flush(flushToDisk: true); // else a second crash could bring the bad bytes back
@@ -54,5 +60,21 @@ internal static class TailRecovery
 
             return valid;
         }
+    }
+
+    private static async Task<bool> ZerosToTheEndAsync(FileStream stream, long from, CancellationToken cancellationToken)
+    {
+        stream.Position = from;
+        var buffer = new byte[64 * 1024];
+        int read;
+        while ((read = await stream.ReadAsync(buffer, cancellationToken).ConfigureAwait(false)) > 0)
+        {
+            if (buffer.AsSpan(0, read).ContainsAnyExcept((byte)0))
+            {
+                return false;
+            }
+        }
+
+        return true;
     }
 }

@@ -273,6 +273,60 @@ public sealed class FileLogStorageTests : IDisposable
     }
 
     [Fact]
+    public async Task Appends_overwrite_zeros_written_ahead_and_a_segment_gives_back_its_unused_zeros_when_the_next_starts()
+    {
+        const int preallocation = 16 * 1024;
+        var options = new FileLogStorageOptions { Directory = temp.Path, SegmentSizeBytes = 64 * 1024, PreallocationBytes = preallocation };
+        List<byte[]> written;
+        await using (var storage = new FileLogStorage(options))
+        {
+            written = await AppendSinglesAsync(storage, "log", 0, 1, RecordSize);
+            var first = Assert.Single(storage.SegmentFiles("log"));
+            Assert.Equal(RecordSize + 8 + preallocation, new FileInfo(first).Length);
+
+            // Inside the zeros the file does not grow; past them it takes the next stretch.
+            written.AddRange(await AppendSinglesAsync(storage, "log", 1, 16, RecordSize));
+            Assert.Equal(RecordSize + 8 + preallocation, new FileInfo(first).Length);
+            written.AddRange(await AppendSinglesAsync(storage, "log", 17, 1, RecordSize));
+            Assert.Equal((18 * (RecordSize + 8)) + preallocation, new FileInfo(first).Length);
+
+            // A seal starts a new segment at the next append: the old one ends with its last frame.
+            await storage.SealAsync("log", CancellationToken.None);
+            written.AddRange(await AppendSinglesAsync(storage, "log", 18, 1, RecordSize));
+            Assert.Equal(18 * (RecordSize + 8), new FileInfo(first).Length);
+            Assert.Equal(2, storage.SegmentFiles("log").Count);
+        }
+
+        // Reopened and sealed before any append: the zeros of the last run are given back too.
+        await using (var reopened = new FileLogStorage(options))
+        {
+            Assert.Equal(written, await ReadAllAsync(reopened, "log"));
+            await reopened.SealAsync("log", CancellationToken.None);
+            written.AddRange(await AppendSinglesAsync(reopened, "log", 19, 1, RecordSize));
+            Assert.Equal(RecordSize + 8, new FileInfo(reopened.SegmentFiles("log")[1]).Length);
+        }
+
+        await using var again = new FileLogStorage(options);
+        Assert.Equal(written, await ReadAllAsync(again, "log"));
+    }
+
+    [Fact]
+    public async Task Appends_make_their_blocking_disk_calls_off_the_thread_pool()
+    {
+        var disk = new ThreadRecordingDisk();
+        await using (var storage = new FileLogStorage(new FileLogStorageOptions { Directory = temp.Path }, null, disk))
+        {
+            for (var i = 0; i < 5; i++)
+            {
+                await Task.Run(() => storage.AppendAsync("log", [Payload(0, i)], CancellationToken.None));
+            }
+        }
+
+        Assert.NotEmpty(disk.Calls);
+        Assert.All(disk.Calls, call => Assert.False(call.OnThreadPool, $"{call.Name} ran on a thread-pool thread"));
+    }
+
+    [Fact]
     public void Bad_options_are_rejected_naming_the_option()
     {
         var directory = Assert.Throws<ArgumentException>(() => new FileLogStorage(new FileLogStorageOptions { Directory = " " }));
@@ -280,6 +334,9 @@ public sealed class FileLogStorageTests : IDisposable
 
         var size = Assert.Throws<ArgumentException>(() => new FileLogStorage(new FileLogStorageOptions { Directory = temp.Path, SegmentSizeBytes = 4095 }));
         Assert.Contains(nameof(FileLogStorageOptions.SegmentSizeBytes), size.Message);
+
+        var ahead = Assert.Throws<ArgumentException>(() => new FileLogStorage(new FileLogStorageOptions { Directory = temp.Path, PreallocationBytes = -1 }));
+        Assert.Contains(nameof(FileLogStorageOptions.PreallocationBytes), ahead.Message);
     }
 
     [Fact]
@@ -296,6 +353,24 @@ public sealed class FileLogStorageTests : IDisposable
     }
 
     private FileLogStorage Open() => new(new FileLogStorageOptions { Directory = temp.Path, SegmentSizeBytes = SegmentSize });
+
+    /// <summary>Real files; records which calls ran on a thread-pool thread.</summary>
+    private sealed class ThreadRecordingDisk : WalDisk
+    {
+        public ConcurrentQueue<(string Name, bool OnThreadPool)> Calls { get; } = new();
+
+        public override void Write(FileStream stream, ReadOnlySpan<byte> bytes)
+        {
+            Calls.Enqueue(("write", Thread.CurrentThread.IsThreadPoolThread));
+            base.Write(stream, bytes);
+        }
+
+        public override void FlushToDisk(FileStream stream)
+        {
+            Calls.Enqueue(("fsync", Thread.CurrentThread.IsThreadPoolThread));
+            base.FlushToDisk(stream);
+        }
+    }
 
     private static void FlipByte(string path, long offset)
     {

@@ -34,7 +34,7 @@ public sealed class TailRecoveryTests : IDisposable
     [Fact]
     public async Task A_corrupt_last_frame_is_cut_at_reopen_and_appending_continues_after_it()
     {
-        var written = await WriteSixRecordsAsync();
+        var written = await WriteSixRecordsAsync(preallocation: 0); // so the cut is the frame alone, no zeros after it
         using (var file = new FileStream(Segment, FileMode.Open, FileAccess.ReadWrite))
         {
             file.Position = LastFrame + 8 + 20;
@@ -47,23 +47,50 @@ public sealed class TailRecoveryTests : IDisposable
         Assert.Contains("checksum", warning);
     }
 
-    [Fact]
-    public async Task A_zero_filled_tail_is_cut_at_reopen()
+    [Theory]
+    [InlineData(0)]        // a log written without zeros ahead: a crash left the size grown, the data unwritten
+    [InlineData(1 << 20)]  // the zeros the writer put ahead of its appends
+    public async Task Zeros_after_the_last_frame_are_kept_for_appends_and_cut_nothing(long preallocation)
     {
-        var written = await WriteSixRecordsAsync();
+        var written = await WriteSixRecordsAsync(preallocation);
         using (var file = new FileStream(Segment, FileMode.Append, FileAccess.Write))
         {
-            // What a file system may leave after a crash: the size grew, the data never landed.
             file.Write(new byte[4096]);
         }
 
-        await using var reopened = new FileLogStorage(new FileLogStorageOptions { Directory = temp.Path }, diagnostics);
-        Assert.Equal(written, await ReadAllAsync(reopened, "log"));
-        Assert.Equal(6 * FrameSize + 4096, new FileInfo(Segment).Length); // reading changes nothing
+        var length = new FileInfo(Segment).Length;
+        var extra = Payload(9, 9, RecordSize);
+        await using (var reopened = new FileLogStorage(new FileLogStorageOptions { Directory = temp.Path }, diagnostics))
+        {
+            Assert.Equal(written, await ReadAllAsync(reopened, "log"));
+            await reopened.AppendAsync("log", [extra], CancellationToken.None);
+        }
 
-        await reopened.AppendAsync("log", [Payload(9, 9, RecordSize)], CancellationToken.None); // the writer's open cuts it
-        Assert.Equal(7 * FrameSize, new FileInfo(Segment).Length);
-        Assert.Contains(diagnostics.Entries, e => e.Level == LogLevel.Warning && e.Message.Contains("zero"));
+        // The record went where the zeros began, over them: the file did not grow.
+        Assert.Equal(7 * FrameSize, FramesEnd(Segment));
+        Assert.Equal(length, new FileInfo(Segment).Length);
+        Assert.DoesNotContain(diagnostics.Entries, e => e.Level >= LogLevel.Warning);
+        await using var again = new FileLogStorage(new FileLogStorageOptions { Directory = temp.Path });
+        Assert.Equal([.. written, extra], await ReadAllAsync(again, "log"));
+    }
+
+    [Fact]
+    public async Task Zeros_with_anything_after_them_are_a_torn_group_and_cut()
+    {
+        var written = await WriteSixRecordsAsync();
+        using (var file = new FileStream(Segment, FileMode.Open, FileAccess.Write))
+        {
+            // A group whose first page never landed but whose second did.
+            file.Position = 6 * FrameSize + 4096;
+            file.WriteByte(1);
+        }
+
+        await using var reopened = new FileLogStorage(new FileLogStorageOptions { Directory = temp.Path }, diagnostics);
+        await reopened.AppendAsync("log", [Payload(9, 9, RecordSize)], CancellationToken.None);
+        Assert.Equal(7 * FrameSize, FramesEnd(Segment));
+        var warning = Assert.Single(diagnostics.Entries, e => e.Level == LogLevel.Warning).Message;
+        Assert.Contains($"offset {6 * FrameSize}", warning);
+        Assert.Equal([.. written, Payload(9, 9, RecordSize)], await ReadAllAsync(reopened, "log"));
     }
 
     [Fact]
@@ -71,15 +98,30 @@ public sealed class TailRecoveryTests : IDisposable
     {
         var written = await WriteSixRecordsAsync();
         await using var reopened = new FileLogStorage(new FileLogStorageOptions { Directory = temp.Path }, diagnostics);
+        var length = new FileInfo(Segment).Length;
         Assert.Equal(written, await ReadAllAsync(reopened, "log"));
-        Assert.Equal(6 * FrameSize, new FileInfo(Segment).Length);
+        await reopened.AppendAsync("log", [Payload(9, 9, RecordSize)], CancellationToken.None);
+        Assert.Equal(7 * FrameSize, FramesEnd(Segment));
+        Assert.Equal(length, new FileInfo(Segment).Length);
         Assert.DoesNotContain(diagnostics.Entries, e => e.Level >= LogLevel.Warning);
     }
 
-    private async Task<List<byte[]>> WriteSixRecordsAsync()
+    // Where the intact frames of a segment end: with zeros written ahead, the file is longer.
+    private static long FramesEnd(string path)
+    {
+        using var stream = File.OpenRead(path);
+        using var reader = new FrameReader(stream, stream.Length);
+        while (reader.NextAsync(CancellationToken.None).AsTask().GetAwaiter().GetResult())
+        {
+        }
+
+        return reader.Position;
+    }
+
+    private async Task<List<byte[]>> WriteSixRecordsAsync(long preallocation = 1 << 20)
     {
         var written = new List<byte[]>();
-        await using var storage = new FileLogStorage(new FileLogStorageOptions { Directory = temp.Path });
+        await using var storage = new FileLogStorage(new FileLogStorageOptions { Directory = temp.Path, PreallocationBytes = preallocation });
         for (var g = 0; g < 3; g++)
         {
             byte[][] group = [Payload(g, 0, RecordSize), Payload(g, 1, RecordSize)];
@@ -87,7 +129,8 @@ public sealed class TailRecoveryTests : IDisposable
             written.AddRange(group);
         }
 
-        Assert.Equal(6 * FrameSize, new FileInfo(Segment).Length);
+        Assert.Equal(6 * FrameSize, FramesEnd(Segment));
+        Assert.Equal(Math.Max(6 * FrameSize, 2 * FrameSize + preallocation), new FileInfo(Segment).Length); // zeros ahead of the first group, none added since
         return written;
     }
 
@@ -107,7 +150,7 @@ public sealed class TailRecoveryTests : IDisposable
             Assert.DoesNotContain(diagnostics.Entries, e => e.Level == LogLevel.Warning);
 
             await reopened.AppendAsync("log", [extra], CancellationToken.None);
-            Assert.Equal(LastFrame + FrameSize, new FileInfo(Segment).Length);
+            Assert.Equal(LastFrame + FrameSize, FramesEnd(Segment));
             warning = Assert.Single(diagnostics.Entries, e => e.Level == LogLevel.Warning).Message;
             Assert.Contains(Segment, warning);
             Assert.Contains($"offset {LastFrame}", warning);
