@@ -274,7 +274,7 @@ internal sealed class SegmentLog : IAsyncDisposable
         }
 
         stream.Position = end;
-        fileLength = Math.Max(target, end);
+        fileLength = target;
     }
 
     private static readonly byte[] Zeros = new byte[64 * 1024];
