@@ -6,9 +6,11 @@ using Azure.Data.Tables;
 namespace Snapper.Logging.AzureTable;
 
 /// <summary>
-/// Snapper's logs in one Azure table. A log is a partition; each record a run of entities whose
-/// row keys (<c>{sequence:D19}-{chunk:D5}</c>) sort in append order, each entity holding at most
-/// <see cref="ChunkBytes"/> of the record (the property limit is 64 KiB). A group commit is one
+/// Snapper's logs in one Azure table. A log is a partition of entities whose row keys
+/// (<c>{sequence:D19}-{chunk:D5}</c>) sort in append order: the records of a group are packed
+/// together, as many as fit in <see cref="ChunkBytes"/> (the property limit is 64 KiB), under the
+/// row key of the first one, and a record too large for that is a run of chunks of its own
+/// (<see cref="LogEntity"/>). A group commit is one
 /// entity-group transaction, or several in write-ahead order when it passes the service's limits
 /// (100 entities, 4 MiB); the group's last entity carries <c>End</c>, and a reader takes a group only
 /// with it, so a group is durable exactly when its last transaction is (a crash between its
@@ -77,13 +79,14 @@ public sealed class AzureTableLogStorage : ILogStorage
             }
 
             var first = head.Next;
+            var entities = LogEntity.Of(group, first, ChunkBytes);
             try
             {
-                await Write(head, group, first, cancellationToken);
+                await Write(head, entities, first, cancellationToken);
             }
             catch (Exception e) when (e is RequestFailedException or IOException or OperationCanceledException or AggregateException)
             {
-                var durable = await Settle(head, first, EndRowKey(group, first));
+                var durable = await Settle(head, first, entities[^1]);
                 if (durable is null)
                 {
                     head.Failure ??= e;
@@ -107,55 +110,54 @@ public sealed class AzureTableLogStorage : ILogStorage
         }
     }
 
-    // The group as entity-group transactions in write-ahead order, its last entity carrying End.
-    private async Task Write(LogHead head, IReadOnlyList<ReadOnlyMemory<byte>> group, long first, CancellationToken cancellationToken)
+    // The group's entities as entity-group transactions in write-ahead order, the last carrying End.
+    private async Task Write(LogHead head, List<LogEntity> entities, long first, CancellationToken cancellationToken)
     {
         var actions = new List<TableTransactionAction>();
         long bytes = 0;
-        for (var r = 0; r < group.Count; r++)
+        for (var i = 0; i < entities.Count; i++)
         {
-            var record = group[r];
-            var chunks = Chunks(record);
-            for (var chunk = 0; chunk < chunks; chunk++)
+            var e = entities[i];
+            if (actions.Count == MaxEntitiesPerTransaction || (actions.Count > 0 && bytes + e.Data.Length > MaxTransactionBytes))
             {
-                var data = record.Slice(chunk * ChunkBytes, Math.Min(ChunkBytes, record.Length - (chunk * ChunkBytes))).ToArray();
-                if (actions.Count == MaxEntitiesPerTransaction || (actions.Count > 0 && bytes + data.Length > MaxTransactionBytes))
-                {
-                    await table.SubmitTransactionAsync(actions, cancellationToken);
-                    actions = [];
-                    bytes = 0;
-                }
-
-                var entity = new TableEntity(head.PartitionKey, RowKey(first + r, chunk))
-                {
-                    ["Data"] = data,
-                    ["Chunks"] = chunks,
-                    ["Group"] = first, // a group left without End is told from the next by this
-                };
-                if (r == group.Count - 1 && chunk == chunks - 1)
-                {
-                    entity["End"] = true; // the group is durable once this is
-                }
-
-                actions.Add(new TableTransactionAction(TableTransactionActionType.Add, entity));
-                bytes += data.Length;
+                await table.SubmitTransactionAsync(actions, cancellationToken);
+                actions = [];
+                bytes = 0;
             }
+
+            var entity = new TableEntity(head.PartitionKey, RowKey(e.Sequence, e.Chunk))
+            {
+                ["Data"] = e.Data,
+                ["Chunks"] = e.Chunks,
+                ["Group"] = first, // a group left without End is told from the next by this
+            };
+            if (e.Records > 0)
+            {
+                entity["Records"] = e.Records; // a packed run of whole records
+            }
+
+            if (i == entities.Count - 1)
+            {
+                entity["End"] = true; // the group is durable once this is
+            }
+
+            actions.Add(new TableTransactionAction(TableTransactionActionType.Add, entity));
+            bytes += e.Data.Length;
         }
 
         await table.SubmitTransactionAsync(actions, cancellationToken);
     }
 
-    private static int Chunks(ReadOnlyMemory<byte> record) => Math.Max(1, (record.Length + ChunkBytes - 1) / ChunkBytes);
-
-    private static string EndRowKey(IReadOnlyList<ReadOnlyMemory<byte>> group, long first) => RowKey(first + group.Count - 1, Chunks(group[^1]) - 1);
-
-    // Whether the group that starts at `first` and ends at row `end` is durable: true if its End
-    // entity is there, false once a void entity holds that row (so the End can never land), null if
-    // storage gave neither answer within the patience (the group stays in doubt).
-    private async Task<bool?> Settle(LogHead head, long first, string end)
+    // Whether the group that starts at `first` and ends with entity `end` is durable: true if its
+    // End entity is there, false once a void entity holds that row (so the End can never land),
+    // null if storage gave neither answer within the patience (the group stays in doubt).
+    private async Task<bool?> Settle(LogHead head, long first, LogEntity end)
     {
         var deadline = DateTime.UtcNow + inDoubtPatience;
-        var fence = new TableEntity(head.PartitionKey, end) { ["Group"] = first, ["Void"] = true };
+
+        // The void names the records the End's entity would have held, so a storage opened later
+        // numbers its records after them, as this one does.
+        var fence = new TableEntity(head.PartitionKey, RowKey(end.Sequence, end.Chunk)) { ["Group"] = first, ["Void"] = true, ["Records"] = end.Records };
         while (true)
         {
             try
@@ -213,26 +215,40 @@ public sealed class AzureTableLogStorage : ILogStorage
                 continue;
             }
 
-            if (sequence != pendingSequence)
+            // A record's chunks follow one another: nothing may be left half read where another record starts.
+            var records = entity.GetInt32("Records");
+            if ((records is not null || sequence != pendingSequence) && pending.Count > 0)
             {
-                if (pending.Count > 0)
+                throw new InvalidDataException($"Log '{log}' in table '{table.Name}': record {pendingSequence} has {pending.Count} of its {pendingChunks} chunks, and record {sequence} follows it.");
+            }
+
+            if (records is not null)
+            {
+                // A packed run of whole records (LogEntity).
+                var unpacked = LogEntity.Unpack(entity.GetBinary("Data") ?? [], records.Value, out var problem)
+                    ?? throw new InvalidDataException($"Log '{log}' in table '{table.Name}': the entity of records {sequence}-{sequence + records - 1} is corrupt: {problem}.");
+                group.AddRange(unpacked);
+                pendingSequence = -1;
+            }
+            else
+            {
+                // A chunk of a record too large to share an entity.
+                if (sequence != pendingSequence)
                 {
-                    throw new InvalidDataException($"Log '{log}' in table '{table.Name}': record {pendingSequence} has {pending.Count} of its {pendingChunks} chunks, and record {sequence} follows it.");
+                    (pendingSequence, pendingChunks) = (sequence, entity.GetInt32("Chunks") ?? 1);
                 }
 
-                (pendingSequence, pendingChunks) = (sequence, entity.GetInt32("Chunks") ?? 1);
-            }
+                if (chunk != pending.Count)
+                {
+                    throw new InvalidDataException($"Log '{log}' in table '{table.Name}': record {sequence} is missing chunk {pending.Count}.");
+                }
 
-            if (chunk != pending.Count)
-            {
-                throw new InvalidDataException($"Log '{log}' in table '{table.Name}': record {sequence} is missing chunk {pending.Count}.");
-            }
-
-            pending.Add(entity.GetBinary("Data") ?? []);
-            if (pending.Count == pendingChunks)
-            {
-                group.Add(pending.Count == 1 ? pending[0] : [.. pending.SelectMany(c => c)]);
-                pending.Clear();
+                pending.Add(entity.GetBinary("Data") ?? []);
+                if (pending.Count == pendingChunks)
+                {
+                    group.Add(pending.Count == 1 ? pending[0] : [.. pending.SelectMany(c => c)]);
+                    pending.Clear();
+                }
             }
 
             if (entity.GetBoolean("End") == true)
@@ -325,9 +341,9 @@ public sealed class AzureTableLogStorage : ILogStorage
 
         // One writer per log (its silo): continue after the last record already there.
         long next = 0;
-        await foreach (var entity in table.QueryAsync<TableEntity>(e => e.PartitionKey == partition, select: ["RowKey"], cancellationToken: cancellationToken))
+        await foreach (var entity in table.QueryAsync<TableEntity>(e => e.PartitionKey == partition, select: ["RowKey", "Records"], cancellationToken: cancellationToken))
         {
-            next = ParseRowKey(log, entity.RowKey).Sequence + 1;
+            next = ParseRowKey(log, entity.RowKey).Sequence + Math.Max(1, entity.GetInt32("Records") ?? 1);
         }
 
         await table.UpsertEntityAsync(new TableEntity(IndexPartition, partition), TableUpdateMode.Replace, cancellationToken);

@@ -53,7 +53,7 @@ public sealed class AzureTableLogStorageTests(Azurite azurite) : IClassFixture<A
         var table = Azurite.NewTableName();
         var storage = NewStorage(table);
         var big = Record(7, (2 * AzureTableLogStorage.ChunkBytes) + 5); // three entities
-        var many = Enumerable.Range(0, 150).Select(i => Record(100 + i, 40)).ToList(); // two transactions
+        var many = Enumerable.Range(0, 150).Select(i => Record(100 + i, 40)).ToList(); // one packed entity
         await storage.AppendAsync("log", [big, .. many], CancellationToken.None);
         var mark = await storage.SealAsync("log", CancellationToken.None);
         ReadOnlyMemory<byte>[] after = [Record(1, 10), big];
@@ -104,13 +104,61 @@ public sealed class AzureTableLogStorageTests(Azurite azurite) : IClassFixture<A
     {
         var storage = NewStorage();
         var big = Record(7, (3 * AzureTableLogStorage.ChunkBytes) + 123); // four entities
-        var many = Enumerable.Range(0, 250).Select(i => Record(100 + i, 40)).ToList(); // three transactions
-        var heavy = Enumerable.Range(0, 60).Select(i => Record(1000 + i, 60_000)).ToList(); // over 3 MiB
+        var many = Enumerable.Range(0, 250).Select(i => Record(100 + i, 40)).ToList(); // packed into one entity
+        var heavy = Enumerable.Range(0, 60).Select(i => Record(1000 + i, 60_000)).ToList(); // an entity each, over 3 MiB
+        var crowd = Enumerable.Range(0, 120).SelectMany(i => new[] { Record(2000 + i, 10), Record(3000 + i, AzureTableLogStorage.ChunkBytes + 1) }).ToList(); // 360 entities
         await storage.AppendAsync("log", [big, .. many], CancellationToken.None);
         await storage.AppendAsync("log", heavy, CancellationToken.None);
+        await storage.AppendAsync("log", crowd, CancellationToken.None);
 
         var read = await ReadAllAsync(storage, "log");
-        Assert.Equal([big.ToArray(), .. many.Select(r => r.ToArray()), .. heavy.Select(r => r.ToArray())], read);
+        Assert.Equal([big.ToArray(), .. many.Select(r => r.ToArray()), .. heavy.Select(r => r.ToArray()), .. crowd.Select(r => r.ToArray())], read);
+    }
+
+    [Fact]
+    public async Task The_small_records_of_a_group_share_entities_and_a_large_one_keeps_its_own()
+    {
+        var table = Azurite.NewTableName();
+        var storage = NewStorage(table);
+        var small = Enumerable.Range(0, 300).Select(i => Record(i, 200)).ToList();
+        var big = Record(999, AzureTableLogStorage.ChunkBytes + 1);
+        ReadOnlyMemory<byte>[] group = [.. small[..150], big, .. small[150..]];
+        await storage.AppendAsync("log", group, CancellationToken.None);
+        await storage.AppendAsync("log", [Record(1000, 10)], CancellationToken.None);
+
+        // 150 small records in one entity, the large one in two chunks, 150 more in one; then the next group.
+        Assert.Equal(["0000000000000000000-00000", "0000000000000000150-00000", "0000000000000000150-00001", "0000000000000000151-00000", "0000000000000000301-00000"], await RowsAsync(table));
+        Assert.Equal([.. group.Select(r => r.ToArray()), Record(1000, 10).ToArray()], await ReadAllAsync(storage, "log"));
+
+        // A storage opened again numbers its records after all 302.
+        await NewStorage(table).AppendAsync("log", [Record(1001, 10)], CancellationToken.None);
+        Assert.Equal("0000000000000000302-00000", (await RowsAsync(table))[^1]);
+        Assert.Equal([.. group.Select(r => r.ToArray()), Record(1000, 10).ToArray(), Record(1001, 10).ToArray()], await ReadAllAsync(NewStorage(table), "log"));
+    }
+
+    [Fact]
+    public async Task A_packed_entity_whose_bytes_do_not_hold_the_records_it_names_fails_the_read_naming_them()
+    {
+        var table = Azurite.NewTableName();
+        await NewStorage(table).AppendAsync("log", [Record(1, 5)], CancellationToken.None);
+        var client = new Azure.Data.Tables.TableClient(azurite.ConnectionString, table);
+        await client.AddEntityAsync(new Azure.Data.Tables.TableEntity("log", "0000000000000000001-00000") { ["Data"] = new byte[] { 9, 0, 0, 0, 1 }, ["Chunks"] = 1, ["Records"] = 1, ["Group"] = 1L, ["End"] = true });
+
+        var corrupt = await Assert.ThrowsAsync<InvalidDataException>(() => ReadAllAsync(NewStorage(table), "log"));
+        Assert.Contains("records 1-1", corrupt.Message);
+        Assert.Contains("past the entity's end", corrupt.Message);
+    }
+
+    private async Task<List<string>> RowsAsync(string table)
+    {
+        var client = new Azure.Data.Tables.TableClient(azurite.ConnectionString, table);
+        var rows = new List<string>();
+        await foreach (var entity in client.QueryAsync<Azure.Data.Tables.TableEntity>(e => e.PartitionKey == "log", select: ["RowKey"]))
+        {
+            rows.Add(entity.RowKey);
+        }
+
+        return rows;
     }
 
     [Fact]
