@@ -30,7 +30,8 @@ public sealed class SnapperOptions
     /// <summary>
     /// Loggers per silo; actors are spread over them by a hash of their id (1 to 1024). Null (the
     /// default) picks one: a single logger for <see cref="LoggingMode.File"/>, because the logs share
-    /// one disk, which takes one fsync at a time, and one logger makes the largest group commits;
+    /// one disk, which takes one fsync at a time, and one logger makes the largest group commits
+    /// (the Azure Table storage's <c>AddSnapperAzureTableLogStorage</c> picks one logger too);
     /// <see cref="DefaultLoggerCount"/> otherwise.
     /// </summary>
     public int? LoggerCount { get; set; }

@@ -50,6 +50,24 @@ public sealed class StartupTests
     }
 
     [Fact]
+    public void A_silo_logging_to_Azure_Tables_writes_one_log_unless_LoggerCount_says_otherwise()
+    {
+        static SnapperOptions OptionsOf(Action<ISiloBuilder> configure)
+        {
+            var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
+            builder.UseOrleans(silo => configure(silo.UseLocalhostClustering()));
+            using var host = builder.Build();
+            return host.Services.GetRequiredService<IOptions<SnapperOptions>>().Value;
+        }
+
+        const string Azurite = "UseDevelopmentStorage=true";
+        Assert.Equal(1, OptionsOf(s => s.AddSnapper().AddSnapperAzureTableLogStorage(o => o.ConnectionString = Azurite)).EffectiveLoggerCount);
+        Assert.Equal(1, OptionsOf(s => s.AddSnapperAzureTableLogStorage(o => o.ConnectionString = Azurite).AddSnapper()).EffectiveLoggerCount);
+        Assert.Equal(3, OptionsOf(s => s.AddSnapper(b => b.Configure(o => o.LoggerCount = 3)).AddSnapperAzureTableLogStorage(o => o.ConnectionString = Azurite)).EffectiveLoggerCount);
+        Assert.Equal(SnapperOptions.DefaultLoggerCount, OptionsOf(s => s.AddSnapper()).EffectiveLoggerCount);
+    }
+
+    [Fact]
     public void Adding_Snapper_twice_to_a_silo_is_refused()
     {
         var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
