@@ -61,9 +61,14 @@ public sealed class StartupTests
         }
 
         const string Azurite = "UseDevelopmentStorage=true";
+
+        // LoggerCount itself, not only the count in effect: on a one-core machine the default is 1 too.
+        Assert.Equal(1, OptionsOf(s => s.AddSnapper().AddSnapperAzureTableLogStorage(o => o.ConnectionString = Azurite)).LoggerCount);
+        Assert.Equal(1, OptionsOf(s => s.AddSnapperAzureTableLogStorage(o => o.ConnectionString = Azurite).AddSnapper()).LoggerCount);
         Assert.Equal(1, OptionsOf(s => s.AddSnapper().AddSnapperAzureTableLogStorage(o => o.ConnectionString = Azurite)).EffectiveLoggerCount);
         Assert.Equal(1, OptionsOf(s => s.AddSnapperAzureTableLogStorage(o => o.ConnectionString = Azurite).AddSnapper()).EffectiveLoggerCount);
         Assert.Equal(3, OptionsOf(s => s.AddSnapper(b => b.Configure(o => o.LoggerCount = 3)).AddSnapperAzureTableLogStorage(o => o.ConnectionString = Azurite)).EffectiveLoggerCount);
+        Assert.Null(OptionsOf(s => s.AddSnapper()).LoggerCount);
         Assert.Equal(SnapperOptions.DefaultLoggerCount, OptionsOf(s => s.AddSnapper()).EffectiveLoggerCount);
     }
 
