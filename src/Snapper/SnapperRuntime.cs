@@ -28,6 +28,7 @@ internal sealed class SnapperRuntime(
     ILocalSiloDetails silo,
     SnapperMetrics metrics,
     BatchLatency batchLatency,
+    Pact.BatchCommits batchCommits,
     TimeProvider clock,
     ILoggerFactory loggerFactory)
 {
@@ -51,6 +52,9 @@ internal sealed class SnapperRuntime(
     public CommittedStates States { get; } = states;
 
     public SnapperMetrics Metrics { get; } = metrics;
+
+    /// <summary>BatchCommit as this silo learns it: once per silo, not per actor.</summary>
+    public Pact.BatchCommits BatchCommits { get; } = batchCommits;
 
     /// <summary>Silos that left the cluster, and what their logs say (docs/architecture.md, "A silo dies").</summary>
     public Failover.DepartedSilos Departed { get; } = departed;

@@ -194,12 +194,6 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         return Task.CompletedTask;
     }
 
-    Task ISnapperParticipant.OnBatchCommit(long bid)
-    {
-        PactEngine.OnBatchCommit(bid);
-        return Task.CompletedTask;
-    }
-
     Task ISnapperParticipant.OnAbort(long bid, long through, Dictionary<long, Exception> failures)
     {
         PactEngine.OnAbort(bid, through, failures);

@@ -354,7 +354,8 @@ internal sealed partial class Coordinator
         }
     }
 
-    // Its BatchCommit and every earlier batch's are durable: committed for good. Tell the participants.
+    // Its BatchCommit and every earlier batch's are durable: committed for good. Tell the
+    // participants: one announcement per silo, not a message per participant (BatchCommits).
     private void Acknowledge(EmittedBatch batch)
     {
         if (batch.Phase != BatchPhase.CommitLogged)
@@ -362,12 +363,8 @@ internal sealed partial class Coordinator
             return;
         }
 
-        foreach (var actor in batch.Participants)
-        {
-            Deliver(actor, p => p.OnBatchCommit(batch.Bid));
-        }
-
         Resolve(batch, BatchOutcome.Commit);
+        batchCommits.Announce(key, batch.Bid);
     }
 
     // Rolls the batch back on every participant (and, there, every batch after it through the

@@ -37,6 +37,7 @@ internal sealed partial class Coordinator(
     CoordinatorReferences coordinators,
     SnapperMetrics metrics,
     BatchLatency batchLatency,
+    Pact.BatchCommits batchCommits,
     TimeProvider clock,
     ILoggerFactory loggerFactory) : Grain, ICoordinator
 {
@@ -429,9 +430,8 @@ internal sealed partial class Coordinator(
         }
     }
 
-    // A one-way message to a participant. BatchMsg and BatchCommit are one-way in the paper: a lost
-    // BatchMsg stalls its batch until the declaration sweep aborts it; a lost BatchCommit leaves
-    // the actor's version uncommitted until a later batch commit or ACT decision covers it.
+    // A one-way message to a participant. BatchMsg is one-way in the paper: a lost one stalls its
+    // batch until the declaration sweep aborts it. (BatchCommit goes once per silo: Pact/BatchCommits.)
     private void Deliver(ActorId actor, Func<ISnapperParticipant, Task> message) => _ = DeliverAsync(actor, message);
 
     private async Task DeliverAsync(ActorId actor, Func<ISnapperParticipant, Task> message)

@@ -67,4 +67,10 @@ internal static partial class LogMessages
 
     [LoggerMessage(EventId = 65, Level = LogLevel.Error, Message = "Actor {Actor}: ACT {Tid} committed a change to state version {Version} that a silo which died logged, but the version it changes is not the committed one ({Committed}); the change is not applied")]
     public static partial void UndecidedDeltaWithoutBase(ILogger logger, ActorId actor, long tid, long version, long committed);
+
+    [LoggerMessage(EventId = 66, Level = LogLevel.Warning, Message = "The commit of batch {Bid} could not be announced to {Relay}; that silo's actors ask the coordinator once they have waited")]
+    public static partial void BatchCommitRelayFailed(ILogger logger, Exception exception, string relay, long bid);
+
+    [LoggerMessage(EventId = 67, Level = LogLevel.Warning, Message = "Coordinator {Coordinator} could not say whether batch {Bid} has resolved; asked again later")]
+    public static partial void BatchOutcomeUnknown(ILogger logger, Exception exception, string coordinator, long bid);
 }

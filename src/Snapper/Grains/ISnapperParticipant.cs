@@ -29,10 +29,6 @@ internal interface ISnapperParticipant : IGrain
     [OneWay]
     Task OnBatch(SubBatch batch);
 
-    /// <summary>Coordinator → actor, one-way: BatchCommit, every batch up to <paramref name="bid"/> committed. Sent once BatchCommit is durable.</summary>
-    [OneWay]
-    Task OnBatchCommit(long bid);
-
     /// <summary>
     /// Coordinator → actor: batch <paramref name="bid"/> aborted in a cascade that ends at
     /// <paramref name="through"/>; roll back the batches from it through that end. Answered once

@@ -61,6 +61,7 @@ public static class SnapperSiloBuilderExtensions
         services.AddSingleton<ICoordinatorDirectory, SiloCoordinators>();
         services.AddSingleton<TidSource>();
         services.AddSingleton<Snapper.Hybrid.BatchLatency>();
+        services.AddSingleton<Snapper.Pact.BatchCommits>();
         services.AddSingleton<LoggerPool>();
         services.AddSingleton<ActCommitCoordinator>();
         services.AddSingleton<CommittedStates>();

@@ -225,7 +225,21 @@ internal sealed class PactParticipant<TState>
         }
     }
 
-    public void OnBatch(SubBatch batch) => schedule.Add(batch);
+    public void OnBatch(SubBatch batch)
+    {
+        schedule.Add(batch);
+        _ = CommitWhenCommitted(batch.Coordinator, batch.Bid);
+    }
+
+    // BatchCommit, as this silo learns it (BatchCommits): runs in the actor's grain context. A batch
+    // aborted here (its coordinator rolled it back before committing a later one) commits nothing.
+    private async Task CommitWhenCommitted(string coordinator, long bid)
+    {
+        if (await runtime.BatchCommits.WhenCommitted(coordinator, bid) && !schedule.IsAborted(bid))
+        {
+            OnBatchCommit(bid);
+        }
+    }
 
     public void OnBatchCommit(long bid)
     {

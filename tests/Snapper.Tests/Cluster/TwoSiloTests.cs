@@ -42,6 +42,12 @@ public sealed class TwoSiloTests
 
         Assert.Equal(1 + roots.Length, await Read(cluster, a));
         Assert.Equal(0, (await cluster.Ring()).Unresolved);
+
+        // BatchCommit goes once per silo: each silo heard the other silo's coordinator announce its commits.
+        foreach (var silo in cluster.Cluster.Silos)
+        {
+            Assert.True(silo.ServiceProvider.GetRequiredService<SnapperRuntime>().BatchCommits.AnnouncedByOtherSilos > 0, $"{silo.Name} heard no commit announced by the other silo");
+        }
     }
 
     [Fact]
