@@ -13,6 +13,11 @@ internal sealed class TidSource(ICoordinatorDirectory coordinators, IOptions<Sna
 {
     private readonly int rangeSize = options.Value.ActTidRangeSize;
     private readonly object gate = new();
+
+    // ACTs that asked while no tid was left, in the order they asked: each gets its tid in that
+    // order when the range comes, so an ACT started first is older (wait-die), as it would be
+    // with tids to spare.
+    private readonly Queue<TaskCompletionSource<long>> waiting = new();
     private long next;
     private long end;
     private TidRange? spare;
@@ -22,31 +27,15 @@ internal sealed class TidSource(ICoordinatorDirectory coordinators, IOptions<Sna
     {
         lock (gate)
         {
-            if (TryTake(out var tid))
+            if (waiting.Count == 0 && TryTake(out var tid))
             {
                 return new ValueTask<long>(tid);
             }
-        }
 
-        return WaitForRange();
-    }
-
-    private async ValueTask<long> WaitForRange()
-    {
-        while (true)
-        {
-            Task pending;
-            lock (gate)
-            {
-                if (TryTake(out var tid))
-                {
-                    return tid;
-                }
-
-                pending = fetching ??= Fetch();
-            }
-
-            await pending;
+            var waiter = new TaskCompletionSource<long>(TaskCreationOptions.RunContinuationsAsynchronously);
+            waiting.Enqueue(waiter);
+            fetching ??= Fetch();
+            return new ValueTask<long>(waiter.Task);
         }
     }
 
@@ -76,6 +65,7 @@ internal sealed class TidSource(ICoordinatorDirectory coordinators, IOptions<Sna
     private async Task Fetch()
     {
         await Task.Yield(); // out of the caller's lock before any grain call
+        Exception? failure = null;
         try
         {
             var coordinator = await coordinators.ForTids();
@@ -85,17 +75,48 @@ internal sealed class TidSource(ICoordinatorDirectory coordinators, IOptions<Sna
                 spare = range;
             }
         }
-        catch (Exception e) when (e is not TransactionAbortedException)
+        catch (Exception e)
         {
-            coordinators.Refresh(); // its silo may have left the cluster: the next request looks again
-            throw;
-        }
-        finally
-        {
-            lock (gate)
+            if (e is not TransactionAbortedException)
             {
-                fetching = null;
+                coordinators.Refresh(); // its silo may have left the cluster: the next request looks again
             }
+
+            failure = e;
+        }
+
+        // Hand out tids to those waiting, oldest first; any left over wait for the next range.
+        List<(TaskCompletionSource<long> Waiter, long Tid)> served = [];
+        List<TaskCompletionSource<long>> failed = [];
+        lock (gate)
+        {
+            fetching = null;
+            while (waiting.Count > 0)
+            {
+                if (failure is not null)
+                {
+                    failed.Add(waiting.Dequeue());
+                }
+                else if (TryTake(out var tid))
+                {
+                    served.Add((waiting.Dequeue(), tid));
+                }
+                else
+                {
+                    fetching ??= Fetch();
+                    break;
+                }
+            }
+        }
+
+        foreach (var (waiter, tid) in served)
+        {
+            waiter.TrySetResult(tid);
+        }
+
+        foreach (var waiter in failed)
+        {
+            waiter.TrySetException(failure!);
         }
     }
 }
