@@ -29,6 +29,7 @@ internal sealed class SnapperRuntime(
     SnapperMetrics metrics,
     BatchLatency batchLatency,
     Pact.BatchCommits batchCommits,
+    CoordinatorInboxes inboxes,
     TimeProvider clock,
     ILoggerFactory loggerFactory)
 {
@@ -52,6 +53,9 @@ internal sealed class SnapperRuntime(
     public CommittedStates States { get; } = states;
 
     public SnapperMetrics Metrics { get; } = metrics;
+
+    /// <summary>NewPact and BatchComplete to this silo's coordinators, in process.</summary>
+    public CoordinatorInboxes Inboxes { get; } = inboxes;
 
     /// <summary>BatchCommit as this silo learns it: once per silo, not per actor.</summary>
     public Pact.BatchCommits BatchCommits { get; } = batchCommits;

@@ -10,10 +10,11 @@ internal sealed class ClientCoordinators(IGrainFactory grains, CoordinatorRefere
     private static readonly TimeSpan RefreshAfter = TimeSpan.FromSeconds(5);
     private (RingView View, DateTimeOffset At)? known;
 
-    public async ValueTask<ICoordinator> ForPact(ActorId root)
+    public async ValueTask<(string Key, ICoordinator Coordinator)> ForPact(ActorId root)
     {
         var members = await Members();
-        return references.Get(members[(int)(Logging.StableHash.Of(root) % (ulong)members.Length)]);
+        var key = members[(int)(Logging.StableHash.Of(root) % (ulong)members.Length)];
+        return (key, references.Get(key));
     }
 
     public async ValueTask<ICoordinator> ForTids()

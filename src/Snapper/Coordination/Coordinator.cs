@@ -38,6 +38,7 @@ internal sealed partial class Coordinator(
     SnapperMetrics metrics,
     BatchLatency batchLatency,
     Pact.BatchCommits batchCommits,
+    CoordinatorInboxes inboxes,
     TimeProvider clock,
     ILoggerFactory loggerFactory) : Grain, ICoordinator
 {
@@ -63,6 +64,7 @@ internal sealed partial class Coordinator(
     private List<PendingTids> tidRequests = [];
     private IGrainTimer? wakeTimer;
     private long batchesFormed;
+    private bool deactivating; // NewPacts still queued in process are refused
 
     private int batchInfoWrites; // BatchInfo records of this coordinator's batches not yet durable
 
@@ -82,7 +84,25 @@ internal sealed partial class Coordinator(
         await Task.Yield(); // never complete activation synchronously: see TransactionalActor.OnActivateAsync
         key = this.GetPrimaryKeyString();
         log = loggers.For(ActorId.FromParts(LogActorType, key));
+        _ = ReadMail(inboxes.Open(key));
         await base.OnActivateAsync(cancellationToken);
+    }
+
+    /// <inheritdoc />
+    public override Task OnDeactivateAsync(DeactivationReason reason, CancellationToken cancellationToken)
+    {
+        // The silo is stopping (coordinators are never collected): PACTs that have not joined a
+        // batch never will here, so their callers hear it now instead of waiting for ever.
+        inboxes.Close(key);
+        deactivating = true;
+        var stopped = new TransactionAbortedException(AbortReason.Failure, $"coordinator {key} stopped ({reason.Description}) before the PACT joined a batch");
+        foreach (var pact in buffer)
+        {
+            pact.Placed.TrySetException(stopped);
+        }
+
+        buffer = [];
+        return base.OnDeactivateAsync(reason, cancellationToken);
     }
 
     public Task PassToken(BatchToken arrived)
@@ -156,6 +176,39 @@ internal sealed partial class Coordinator(
         buffer.Add(pending);
         RequestToken();
         return pending.Placed.Task;
+    }
+
+    // NewPact and BatchComplete from this silo, in process (CoordinatorInboxes), read in this grain's
+    // context: the loop was started in it, so each await resumes on the activation's scheduler.
+    private async Task ReadMail(System.Threading.Channels.ChannelReader<CoordinatorMail> mail)
+    {
+        while (await mail.WaitToReadAsync())
+        {
+            var pacts = false;
+            while (mail.TryRead(out var item))
+            {
+                if (item.Pact is { } pending)
+                {
+                    if (deactivating)
+                    {
+                        pending.Placed.TrySetException(new TransactionAbortedException(AbortReason.Failure, $"coordinator {key} stopped before the PACT joined a batch"));
+                        continue;
+                    }
+
+                    buffer.Add(pending);
+                    pacts = true;
+                }
+                else
+                {
+                    _ = BatchComplete(item.Bid, item.Actor); // completes synchronously
+                }
+            }
+
+            if (pacts)
+            {
+                RequestToken();
+            }
+        }
     }
 
     public Task<TidRange> AllocateActTids(int count)

@@ -9,11 +9,12 @@ namespace Snapper.Coordination;
 /// </summary>
 internal sealed class SiloCoordinators(CoordinatorReferences references, ILocalSiloDetails silo, IOptions<SnapperOptions> options) : ICoordinatorDirectory
 {
-    private readonly ICoordinator[] local = [.. Enumerable.Range(0, options.Value.CoordinatorCount).Select(i => references.Get(CoordinatorKey.For(silo.Name, i)))];
+    private readonly (string Key, ICoordinator Coordinator)[] local =
+        [.. Enumerable.Range(0, options.Value.CoordinatorCount).Select(i => CoordinatorKey.For(silo.Name, i)).Select(key => (key, references.Get(key)))];
 
-    public ValueTask<ICoordinator> ForPact(ActorId root) => new(local[(int)(Logging.StableHash.Of(root) % (ulong)local.Length)]);
+    public ValueTask<(string Key, ICoordinator Coordinator)> ForPact(ActorId root) => new(local[(int)(Logging.StableHash.Of(root) % (ulong)local.Length)]);
 
-    public ValueTask<ICoordinator> ForTids() => new(local[Random.Shared.Next(local.Length)]);
+    public ValueTask<ICoordinator> ForTids() => new(local[Random.Shared.Next(local.Length)].Coordinator);
 
     public void Refresh()
     {

@@ -17,7 +17,8 @@ internal sealed class SnapperClient(
     TidSource tids,
     ICoordinatorDirectory coordinators,
     SnapperMetrics metrics,
-    TimeProvider clock) : ISnapperClient
+    TimeProvider clock,
+    CoordinatorInboxes? inboxes = null) : ISnapperClient // on a silo: its coordinators take NewPact in process
 {
     private readonly SnapperOptions settings = options.Value;
 
@@ -115,9 +116,18 @@ internal sealed class SnapperClient(
         const int Placements = 3;
         for (var placement = 1; ; placement++)
         {
-            var coordinator = await coordinators.ForPact(first);
+            var (key, coordinator) = await coordinators.ForPact(first);
             try
             {
+                if (inboxes is not null)
+                {
+                    var pending = new PendingPact(first, declared);
+                    if (inboxes.TryPost(key, CoordinatorMail.NewPact(pending)))
+                    {
+                        return await pending.Placed.Task;
+                    }
+                }
+
                 return await coordinator.NewPact(first, declared);
             }
             catch (Exception e) when (e is not (TransactionAbortedException or SnapperException))

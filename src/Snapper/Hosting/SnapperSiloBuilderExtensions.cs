@@ -62,6 +62,7 @@ public static class SnapperSiloBuilderExtensions
         services.AddSingleton<TidSource>();
         services.AddSingleton<Snapper.Hybrid.BatchLatency>();
         services.AddSingleton<Snapper.Pact.BatchCommits>();
+        services.AddSingleton<CoordinatorInboxes>();
         services.AddSingleton<LoggerPool>();
         services.AddSingleton<ActCommitCoordinator>();
         services.AddSingleton<CommittedStates>();

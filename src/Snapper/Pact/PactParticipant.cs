@@ -433,7 +433,10 @@ internal sealed class PactParticipant<TState>
                 await reported;
             }
 
-            await runtime.Coordinator(batch.Coordinator).BatchComplete(batch.Bid, Id);
+            if (!runtime.Inboxes.TryPost(batch.Coordinator, Coordination.CoordinatorMail.BatchComplete(batch.Bid, Id)))
+            {
+                await runtime.Coordinator(batch.Coordinator).BatchComplete(batch.Bid, Id); // its coordinator is on another silo
+            }
         }
         catch (Exception e)
         {
