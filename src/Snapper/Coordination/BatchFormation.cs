@@ -20,8 +20,10 @@ internal static class BatchFormation
         {
             var tid = bid + i;
             contexts.Add(new TxnContext(tid, TxnMode.Pact, pacts[i].Root, deadline, bid, pacts[i].Declared) { Coordinator = coordinator });
-            foreach (var (actor, calls) in pacts[i].Declared.Accesses)
+            var declared = pacts[i].Declared;
+            for (var j = 0; j < declared.Count; j++)
             {
+                var (actor, calls) = declared[j];
                 if (!perActor.TryGetValue(actor, out var list))
                 {
                     perActor[actor] = list = ImmutableArray.CreateBuilder<(long, int)>();

@@ -83,8 +83,9 @@ internal sealed class SnapperClient(
             throw new TransactionAbortedException(AbortReason.DeclarationError, $"the PACT starts on actor {first}, which its declaration does not name ({declared})");
         }
 
-        foreach (var declaredActor in declared.Accesses.Keys)
+        for (var i = 0; i < declared.Count; i++)
         {
+            var declaredActor = declared[i].Actor;
             // Fail before the PACT joins a batch: an actor that cannot take part would stall it.
             if (ActorTypes.Resolve(declaredActor.Type) is not { } type || !typeof(ITransactionalActor).IsAssignableFrom(type))
             {

@@ -28,6 +28,12 @@ public sealed class AbstractionsTests
         Assert.Equal(2, set.CallsOn(a));
         Assert.Equal(2, set.CallsOn(b));
         Assert.Equal(0, set.CallsOn(ActorId.Create<IAccountActor>(3)));
+        Assert.Equal(new Dictionary<ActorId, int> { [a] = 2, [b] = 2 }, set.Accesses);
+        Assert.Equal($"{a}×2, {b}×2", set.ToString()); // in declaration order
+        var first = AccessSet.Of(a);
+        Assert.Equal(2, first.And(a).CallsOn(a));
+        Assert.Equal(1, first.CallsOn(a)); // And makes a new set
+        Assert.Equal(0, first.CallsOn(b));
         Assert.Contains("at least one call", Assert.Throws<ArgumentOutOfRangeException>(() => set.And(a, 0)).Message);
         Assert.Throws<ArgumentException>(() => AccessSet.Of(default));
     }
