@@ -28,7 +28,7 @@ internal sealed class BatchToken
 
     /// <summary>Actor → bid of the last batch it was sent. Entries at or below <see cref="ResolvedThrough"/> are stale and read as 0.</summary>
     [Id(3)]
-    public Dictionary<ActorId, long> PrevBid { get; set; } = new();
+    public PrevBids PrevBid { get; set; } = new();
 
     /// <summary>Every batch up to this bid has committed or aborted (as far as the coordinators visited know).</summary>
     [Id(4)]

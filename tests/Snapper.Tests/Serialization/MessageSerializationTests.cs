@@ -1,6 +1,7 @@
 using System.Collections.Immutable;
 using Microsoft.Extensions.DependencyInjection;
 using Orleans.Serialization;
+using SmallBank;
 using Snapper.Act;
 using Snapper.Coordination;
 using Snapper.Hybrid;
@@ -36,6 +37,8 @@ public sealed class MessageSerializationTests
         var back = RoundTrip(declared);
         Assert.Equal(2, back.CallsOn(Y));
         Assert.Equal(1, back.CallsOn(X));
+        Assert.Equal(declared.Accesses, back.Accesses);
+        Assert.Equal(declared.ToString(), back.ToString());
 
         var ctx = new TxnContext(42, TxnMode.Pact, X, new DateTimeOffset(2026, 11, 22, 23, 0, 0, TimeSpan.Zero), bid: 40, declared: declared);
         var copy = RoundTrip(ctx);
@@ -67,6 +70,29 @@ public sealed class MessageSerializationTests
         Assert.Equal(new HybridDecision(5, 4), RoundTrip(new HybridDecision(5, 4)));
         Assert.Equal(new TidRange(1024, 512), RoundTrip(new TidRange(1024, 512)));
         Assert.Equal(Snapper.Act.Vote.ReadOnly, RoundTrip(Snapper.Act.Vote.ReadOnly));
+    }
+
+    [Fact]
+    public void The_token_round_trips_with_every_prevBid_and_names_each_actor_interface_once()
+    {
+        var token = new BatchToken { LastTid = 9_000, LastBid = 8_990, LastBidCoordinator = "silo/0", ResolvedThrough = 8_000, ReservedThrough = 1 << 20 };
+        var accounts = Enumerable.Range(0, 300).Select(i => ActorId.Create<IAccountActor>(i)).ToArray();
+        foreach (var (actor, i) in accounts.Select((a, i) => (a, i)).Append((X, 300)).Append((Y, 301)))
+        {
+            token.PrevBid[actor] = 8_500 + i;
+        }
+
+        var back = RoundTrip(token);
+        Assert.Equal((token.LastTid, token.LastBid, token.LastBidCoordinator, token.ResolvedThrough, token.ReservedThrough), (back.LastTid, back.LastBid, back.LastBidCoordinator, back.ResolvedThrough, back.ReservedThrough));
+        Assert.Equal(token.PrevBid.OrderBy(e => e.Value), back.PrevBid.OrderBy(e => e.Value));
+
+        // The interface's name is written once, not once per account.
+        var bytes = Services.GetRequiredService<Serializer<BatchToken>>().SerializeToArray(token);
+        var name = System.Text.Encoding.UTF8.GetBytes(typeof(IAccountActor).FullName!);
+        Assert.Equal(1, Occurrences(bytes, name));
+
+        static int Occurrences(byte[] haystack, byte[] needle) =>
+            Enumerable.Range(0, haystack.Length - needle.Length + 1).Count(i => haystack.AsSpan(i, needle.Length).SequenceEqual(needle));
     }
 
     [Fact]
