@@ -90,6 +90,14 @@ internal sealed class Checkpointer(
     {
         try
         {
+            // An idle cluster has nothing new to checkpoint: a round would only rewrite the last
+            // checkpoint (every actor's state) and seal every log again, once a minute for ever.
+            var quiet = await Task.WhenAll(ActiveSilos().Select(silo => silo.Quiet()));
+            if (quiet.All(q => q))
+            {
+                return;
+            }
+
             await Run();
         }
         catch (Exception)

@@ -9,6 +9,9 @@ internal interface ISiloCheckpoint : IGrainWithStringKey
     /// <summary>Checkpointer → silo: seal every log of this silo for round <paramref name="round"/>; returns each log's mark, in logger order.</summary>
     Task<long[]> Seal(long round);
 
+    /// <summary>Checkpointer → silo: true if none of this silo's logs took a record for a transaction since its last seal.</summary>
+    Task<bool> Quiet();
+
     /// <summary>Checkpointer → silo: wait for <paramref name="step"/> on every actor active here (<see cref="Grains.ISnapperParticipant.Settle"/>).</summary>
     Task Settle(SettleStep step, DateTimeOffset until);
 

@@ -25,6 +25,8 @@ internal sealed class SiloCheckpoint(SnapperRuntime runtime, ILogStorage storage
     public Task Settle(SettleStep step, DateTimeOffset until) =>
         Task.WhenAll(runtime.Activations.Keys.ToArray().Select(actor => runtime.Resolver.Participant(actor).Settle(step, until)));
 
+    public Task<bool> Quiet() => Task.FromResult(runtime.Loggers.All.All(logger => logger.QuietSinceSeal));
+
     public Task Flush() => Task.WhenAll(runtime.Loggers.All.Select(logger => logger.Flush()));
 
     public async Task<CheckpointReport> Write(long round)
@@ -42,9 +44,9 @@ internal sealed class SiloCheckpoint(SnapperRuntime runtime, ILogStorage storage
         }
 
         var first = runtime.Loggers.All[0];
-        var writes = content.States.Select(state => runtime.Loggers.For(state.Actor)!.Append(state))
-            .Concat(content.Decisions.Select(first.Append))
-            .Append(first.Append(content.MaxTid));
+        var writes = content.States.Select(state => runtime.Loggers.For(state.Actor)!.AppendCheckpoint(state))
+            .Concat(content.Decisions.Select(first.AppendCheckpoint))
+            .Append(first.AppendCheckpoint(content.MaxTid));
         await Task.WhenAll(writes);
         return new CheckpointReport(round, 1, content.RecordsRead, content.SealedRecords, content.States.Count, content.Decisions.Sum(d => d.Acts.Length + d.Batches.Length));
     }

@@ -23,6 +23,12 @@ internal sealed class Logger
     private List<Pending> spare = new();
     private bool flushing;
 
+    // Records appended for transactions (not a checkpoint's own), and their count at the last seal:
+    // a checkpoint round with nothing new since the last one is skipped. One at the start, so the
+    // first round runs (the storage may hold records from before a restart).
+    private long activity = 1;
+    private long activityAtSeal;
+
     public Logger(string log, ILogStorage storage, SnapperMetrics metrics, ILogger diagnostics)
     {
         this.log = log;
@@ -35,6 +41,13 @@ internal sealed class Logger
 
     /// <summary>Appends a record; the task completes when it is durable, or faults if storage failed.</summary>
     public Task Append(LogRecord record)
+    {
+        Interlocked.Increment(ref activity);
+        return AppendCheckpoint(record);
+    }
+
+    /// <summary>As <see cref="Append"/>, for a record a checkpoint writes: it does not count as activity (<see cref="QuietSinceSeal"/>).</summary>
+    public Task AppendCheckpoint(LogRecord record)
     {
         var entry = new Pending(LogRecordCodec.Encode(record), seals: false);
         Enqueue(entry);
@@ -49,11 +62,15 @@ internal sealed class Logger
     /// </summary>
     public async Task<long> Seal(LogRecord marker)
     {
+        Interlocked.Exchange(ref activityAtSeal, Interlocked.Read(ref activity));
         var entry = new Pending(LogRecordCodec.Encode(marker), seals: true);
         Enqueue(entry);
         await entry.Durable.Task.ConfigureAwait(false);
         return entry.Mark;
     }
+
+    /// <summary>True if no record was appended for a transaction since the last <see cref="Seal"/> (a checkpoint would find nothing new here).</summary>
+    public bool QuietSinceSeal => Interlocked.Read(ref activity) == Interlocked.Read(ref activityAtSeal);
 
     /// <summary>Completes once every record appended before this call is durable, or has failed.</summary>
     public Task Flush()
