@@ -38,6 +38,7 @@ internal sealed class Checkpointer(
     ILogger<Checkpointer> diagnostics) : Grain, ICheckpointer
 {
     private IGrainTimer? timer;
+    private bool lastRoundDone; // a round that failed after its seals must run again, idle or not
 
     /// <inheritdoc />
     public override async Task OnActivateAsync(CancellationToken cancellationToken)
@@ -77,10 +78,12 @@ internal sealed class Checkpointer(
             await Task.WhenAll(silos.Select((silo, i) => silo.Truncate(marks[i])));
             var report = CheckpointReport.Sum(round, written);
             LogMessages.CheckpointDone(diagnostics, round, report.Silos, report.RecordsRead, report.States, report.Decisions);
+            lastRoundDone = true;
             return report;
         }
         catch (Exception e)
         {
+            lastRoundDone = false;
             LogMessages.CheckpointFailed(diagnostics, e, round);
             throw;
         }
@@ -92,8 +95,9 @@ internal sealed class Checkpointer(
         {
             // An idle cluster has nothing new to checkpoint: a round would only rewrite the last
             // checkpoint (every actor's state) and seal every log again, once a minute for ever.
+            // Quiet counts from the last seal, so only after a round that got through.
             var quiet = await Task.WhenAll(ActiveSilos().Select(silo => silo.Quiet()));
-            if (quiet.All(q => q))
+            if (lastRoundDone && quiet.All(q => q))
             {
                 return;
             }
