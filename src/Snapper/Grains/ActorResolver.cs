@@ -59,7 +59,8 @@ internal sealed class ActorResolver(IGrainFactory grains)
     }
 
     // Every call and protocol message looks an actor up here: hashing only the key (a few
-    // characters) instead of the interface's full name as well halves the cost of a lookup. Ids
+    // characters) instead of the interface's full name as well makes a lookup cheaper (measured only
+    // together with AccessSet's arrays: README, "Fewer messages per PACT"). Ids
     // of different interfaces with the same key share a hash and are told apart by Equals.
     private sealed class KeyFirst : IEqualityComparer<ActorId>
     {
