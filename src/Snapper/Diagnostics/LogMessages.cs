@@ -73,4 +73,7 @@ internal static partial class LogMessages
 
     [LoggerMessage(EventId = 67, Level = LogLevel.Warning, Message = "Coordinator {Coordinator} could not say whether batch {Bid} has resolved; asked again later")]
     public static partial void BatchOutcomeUnknown(ILogger logger, Exception exception, string coordinator, long bid);
+
+    [LoggerMessage(EventId = 68, Level = LogLevel.Error, Message = "What was to follow a record's write in log '{Log}' failed")]
+    public static partial void LogCallbackFailed(ILogger logger, Exception exception, string log);
 }

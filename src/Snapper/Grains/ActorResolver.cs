@@ -14,7 +14,7 @@ namespace Snapper.Grains;
 /// </remarks>
 internal sealed class ActorResolver(IGrainFactory grains)
 {
-    private readonly ConcurrentDictionary<ActorId, GrainId> ids = new(KeyFirst.Instance);
+    private readonly ConcurrentDictionary<ActorId, (GrainId Id, bool Transactional)> ids = new(KeyFirst.Instance);
     private readonly ConcurrentDictionary<ActorId, ISnapperParticipant> participants = new(KeyFirst.Instance);
     private readonly ConcurrentDictionary<ActorId, IAddressable> references = new(KeyFirst.Instance); // by the actor's own interface, which Get checks
 
@@ -27,7 +27,7 @@ internal sealed class ActorResolver(IGrainFactory grains)
             throw new SnapperException($"default(ActorId) names no actor; create ids with ActorId.Create<{typeof(TActor).Name}>(key).");
         }
 
-        if (!string.Equals(id.Type, typeof(TActor).FullName, StringComparison.Ordinal))
+        if (!string.Equals(id.Type, InterfaceName<TActor>.Value, StringComparison.Ordinal))
         {
             throw new SnapperException($"Actor id {id} names a {id.Type}, but it was called as a {typeof(TActor).FullName}.");
         }
@@ -40,7 +40,12 @@ internal sealed class ActorResolver(IGrainFactory grains)
         participants.TryGetValue(id, out var known) ? known : participants.GetOrAdd(id, grains.GetGrain<ISnapperParticipant>(GrainIdOf(id)));
 
     /// <summary>The grain id of <paramref name="id"/>; throws <see cref="SnapperException"/> naming it if it names no actor.</summary>
-    public GrainId GrainIdOf(ActorId id)
+    public GrainId GrainIdOf(ActorId id) => Known(id).Id;
+
+    /// <summary>Whether <paramref name="id"/> names a transactional actor; throws <see cref="SnapperException"/> naming it if it names no actor.</summary>
+    public bool IsTransactional(ActorId id) => Known(id).Transactional;
+
+    private (GrainId Id, bool Transactional) Known(ActorId id)
     {
         if (ids.TryGetValue(id, out var known))
         {
@@ -53,9 +58,15 @@ internal sealed class ActorResolver(IGrainFactory grains)
             throw new SnapperException($"Actor {id} names no actor interface known here: {(id.IsDefault ? "default(ActorId)" : id.Type)} is not a loaded interface deriving from {nameof(IActor)}.");
         }
 
-        var grainId = Reference(type, id).GetGrainId();
-        ids.TryAdd(id, grainId);
-        return grainId;
+        known = (Reference(type, id).GetGrainId(), typeof(ITransactionalActor).IsAssignableFrom(type));
+        ids.TryAdd(id, known);
+        return known;
+    }
+
+    // typeof(T).FullName asks the runtime on every call from shared generic code; this asks once per interface.
+    private static class InterfaceName<T>
+    {
+        public static readonly string? Value = typeof(T).FullName;
     }
 
     // Every call and protocol message looks an actor up here: hashing only the key (a few

@@ -87,12 +87,10 @@ internal sealed class SnapperClient(
         {
             var declaredActor = declared[i].Actor;
             // Fail before the PACT joins a batch: an actor that cannot take part would stall it.
-            if (ActorTypes.Resolve(declaredActor.Type) is not { } type || !typeof(ITransactionalActor).IsAssignableFrom(type))
+            if (!resolver.IsTransactional(declaredActor))
             {
                 throw new SnapperException($"The PACT declares actor {declaredActor}, which is not a transactional actor.");
             }
-
-            resolver.GrainIdOf(declaredActor);
         }
 
         for (var attempt = 1; ; attempt++)

@@ -9,7 +9,7 @@ namespace Snapper.Logging;
 /// (group commit), so many actors share one durable write.
 /// </summary>
 /// <remarks>
-/// <see cref="Append"/> completes only when the record is durable: write-ahead callers await it
+/// <see cref="Append(LogRecord)"/> completes only when the record is durable (the callback of <see cref="Append(LogRecord, Action{Exception})"/> runs then): write-ahead callers await it
 /// before sending the message that depends on it.
 /// </remarks>
 internal sealed class Logger
@@ -46,12 +46,25 @@ internal sealed class Logger
         return AppendCheckpoint(record);
     }
 
-    /// <summary>As <see cref="Append"/>, for a record a checkpoint writes: it does not count as activity (<see cref="QuietSinceSeal"/>).</summary>
+    /// <summary>
+    /// Appends a record and calls <paramref name="whenDone"/> with null once it is durable, or with
+    /// the failure if storage failed. The callback runs on the flush loop, outside any grain
+    /// context, and must not block or throw: it is for a caller whose next step is a message to
+    /// send, which then goes out without first hopping back into the caller's grain (a work item
+    /// per actor per batch on BatchComplete's path).
+    /// </summary>
+    public void Append(LogRecord record, Action<Exception?> whenDone)
+    {
+        Interlocked.Increment(ref activity);
+        Enqueue(new Pending(LogRecordCodec.Encode(record), seals: false, whenDone));
+    }
+
+    /// <summary>As <see cref="Append(LogRecord)"/>, for a record a checkpoint writes: it does not count as activity (<see cref="QuietSinceSeal"/>).</summary>
     public Task AppendCheckpoint(LogRecord record)
     {
         var entry = new Pending(LogRecordCodec.Encode(record), seals: false);
         Enqueue(entry);
-        return entry.Durable.Task;
+        return entry.Durable;
     }
 
     /// <summary>
@@ -65,7 +78,7 @@ internal sealed class Logger
         Interlocked.Exchange(ref activityAtSeal, Interlocked.Read(ref activity));
         var entry = new Pending(LogRecordCodec.Encode(marker), seals: true);
         Enqueue(entry);
-        await entry.Durable.Task.ConfigureAwait(false);
+        await entry.Durable.ConfigureAwait(false);
         return entry.Mark;
     }
 
@@ -77,7 +90,7 @@ internal sealed class Logger
     {
         var entry = new Pending([], seals: false);
         Enqueue(entry);
-        return entry.Durable.Task;
+        return entry.Durable;
     }
 
     /// <summary>Removes the records before <paramref name="mark"/> (from <see cref="Seal"/>) from the storage.</summary>
@@ -145,7 +158,7 @@ internal sealed class Logger
         catch (Exception e)
         {
             // The marker is then not written: Write skips an entry already completed.
-            seal.Durable.TrySetException(new IOException($"Log '{log}' could not be sealed for a checkpoint: {e.Message}", e));
+            seal.Fail(new IOException($"Log '{log}' could not be sealed for a checkpoint: {e.Message}", e), diagnostics, log);
         }
     }
 
@@ -154,7 +167,7 @@ internal sealed class Logger
         var records = new List<ReadOnlyMemory<byte>>(to - from);
         for (var i = from; i < to; i++)
         {
-            if (!group[i].Durable.Task.IsCompleted && group[i].Bytes.Length > 0)
+            if (!group[i].Done && group[i].Bytes.Length > 0)
             {
                 records.Add(group[i].Bytes);
             }
@@ -165,7 +178,7 @@ internal sealed class Logger
             // Only flushes (no bytes), or seals that failed: nothing to write.
             for (var i = from; i < to; i++)
             {
-                group[i].Durable.TrySetResult();
+                group[i].Succeed(diagnostics, log);
             }
 
             return;
@@ -177,7 +190,7 @@ internal sealed class Logger
             metrics.LogGroupWritten(records.Count);
             for (var i = from; i < to; i++)
             {
-                group[i].Durable.TrySetResult();
+                group[i].Succeed(diagnostics, log);
             }
         }
         catch (Exception e)
@@ -186,13 +199,16 @@ internal sealed class Logger
             var failure = new IOException($"Log '{log}' could not persist a group of {records.Count} record(s): {e.Message}", e);
             for (var i = from; i < to; i++)
             {
-                group[i].Durable.TrySetException(failure);
+                group[i].Fail(failure, diagnostics, log);
             }
         }
     }
 
-    private sealed class Pending(byte[] bytes, bool seals)
+    // One appended record: a task to await, or a callback (Append(record, whenDone)). Completed once.
+    private sealed class Pending(byte[] bytes, bool seals, Action<Exception?>? whenDone = null)
     {
+        private readonly TaskCompletionSource? durable = whenDone is null ? new(TaskCreationOptions.RunContinuationsAsynchronously) : null;
+
         public byte[] Bytes { get; } = bytes;
 
         /// <summary>A checkpoint seal: the log is sealed before this entry (its marker) is written. An entry without bytes is a flush.</summary>
@@ -201,6 +217,38 @@ internal sealed class Logger
         /// <summary>For a seal, the storage's mark (<see cref="ILogStorage.SealAsync"/>).</summary>
         public long Mark { get; set; }
 
-        public TaskCompletionSource Durable { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        /// <summary>Durable, or failed (a seal that failed is not written).</summary>
+        public bool Done { get; private set; }
+
+        /// <summary>Completes when the record is durable (entries appended without a callback).</summary>
+        public Task Durable => durable!.Task;
+
+        public void Succeed(ILogger diagnostics, string log) => Complete(null, diagnostics, log);
+
+        public void Fail(Exception failure, ILogger diagnostics, string log) => Complete(failure, diagnostics, log);
+
+        private void Complete(Exception? failure, ILogger diagnostics, string log)
+        {
+            if (Done)
+            {
+                return;
+            }
+
+            Done = true;
+            if (durable is not null)
+            {
+                _ = failure is null ? durable.TrySetResult() : durable.TrySetException(failure);
+                return;
+            }
+
+            try
+            {
+                whenDone!(failure);
+            }
+            catch (Exception e)
+            {
+                LogMessages.LogCallbackFailed(diagnostics, e, log); // the flush loop goes on for the other records
+            }
+        }
     }
 }

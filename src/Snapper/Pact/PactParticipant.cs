@@ -139,7 +139,10 @@ internal sealed class PactParticipant<TState>
     public async Task RunPactAsRoot(TxnContext ctx, Func<Task> invoke)
     {
         var started = runtime.Clock.GetTimestamp();
-        var outcome = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        // Set only in this actor's turns (BatchCommit, an abort), so what follows the await below
+        // may run inline there instead of as one more work item for this grain: it only records
+        // the outcome and answers the caller.
+        var outcome = new TaskCompletionSource();
         outcomes[ctx.Tid] = (ctx.Bid, outcome);
         using var span = SnapperTracing.StartTransaction(ctx);
         var execute = SnapperTracing.StartPhase(SnapperTracing.Execute);
@@ -415,34 +418,86 @@ internal sealed class PactParticipant<TState>
         working = workingBase = null;
         versions.BatchCompleted(batch.Bid, batch.Coordinator, written, workingVersion);
         var (state, delta) = written is null || logger is null ? (ReadOnlyMemory<byte>.Empty, false) : versions.LogForm.Encode(runtime.Serializer, builtFrom, written);
-        _ = ReportCompleted(batch, state, delta, workingVersion);
+        ReportCompleted(batch, state, delta, workingVersion);
     }
 
-    private async Task ReportCompleted(SubBatch batch, ReadOnlyMemory<byte> state, bool delta, long version)
+    // BatchComplete once the state this batch left is durable (write-ahead: before the coordinator
+    // may commit). Usually straight from the logger's flush loop, without coming back into this
+    // grain: nothing of the actor is needed for it.
+    private void ReportCompleted(SubBatch batch, ReadOnlyMemory<byte> state, bool delta, long version)
+    {
+        if (failureReports.Remove(batch.Bid, out var reported))
+        {
+            _ = ReportCompletedAfter(reported, batch, state, delta, version);
+            return;
+        }
+
+        if (logger is null || state.IsEmpty)
+        {
+            SendBatchComplete(runtime, batch, Id);
+            return;
+        }
+
+        var snapper = runtime;
+        var actor = Id;
+        logger.Append(
+            new BatchCompleteRecord(batch.Bid, actor, batch.Coordinator, state) { Version = version, Delta = delta },
+            failure =>
+            {
+                if (failure is null)
+                {
+                    SendBatchComplete(snapper, batch, actor);
+                }
+                else
+                {
+                    _ = FailBatchHere(snapper, batch, actor, failure);
+                }
+            });
+    }
+
+    // A PACT of the batch failed here: the coordinator hears of it before the batch's BatchComplete.
+    private async Task ReportCompletedAfter(Task reported, SubBatch batch, ReadOnlyMemory<byte> state, bool delta, long version)
     {
         try
         {
             if (logger is not null && !state.IsEmpty)
             {
-                // Write-ahead: the state this batch left is durable before the coordinator may commit.
                 await logger.Append(new BatchCompleteRecord(batch.Bid, Id, batch.Coordinator, state) { Version = version, Delta = delta });
             }
 
-            if (failureReports.Remove(batch.Bid, out var reported))
-            {
-                await reported;
-            }
-
-            if (!runtime.Inboxes.TryPost(batch.Coordinator, Coordination.CoordinatorMail.BatchComplete(batch.Bid, Id)))
-            {
-                await runtime.Coordinator(batch.Coordinator).BatchComplete(batch.Bid, Id); // its coordinator is on another silo
-            }
+            await reported;
         }
         catch (Exception e)
         {
-            await runtime.Coordinator(batch.Coordinator).Fail(batch.Bid, 0, new TransactionAbortedException(AbortReason.Failure, $"actor {Id} could not log the state of batch {batch.Bid}: {e.Message}", e));
+            await FailBatchHere(runtime, batch, Id, e);
+            return;
+        }
+
+        SendBatchComplete(runtime, batch, Id);
+    }
+
+    private static void SendBatchComplete(SnapperRuntime runtime, SubBatch batch, ActorId actor)
+    {
+        if (!runtime.Inboxes.TryPost(batch.Coordinator, Coordination.CoordinatorMail.BatchComplete(batch.Bid, actor)))
+        {
+            _ = SendBatchCompleteCall(runtime, batch, actor); // its coordinator is on another silo
         }
     }
+
+    private static async Task SendBatchCompleteCall(SnapperRuntime runtime, SubBatch batch, ActorId actor)
+    {
+        try
+        {
+            await runtime.Coordinator(batch.Coordinator).BatchComplete(batch.Bid, actor);
+        }
+        catch (Exception e)
+        {
+            await FailBatchHere(runtime, batch, actor, e);
+        }
+    }
+
+    private static Task FailBatchHere(SnapperRuntime runtime, SubBatch batch, ActorId actor, Exception e) =>
+        runtime.Coordinator(batch.Coordinator).Fail(batch.Bid, 0, new TransactionAbortedException(AbortReason.Failure, $"actor {actor} could not log the state of batch {batch.Bid}: {e.Message}", e));
 
     // Whatever the exception says, only the schedule knows whether this batch is being aborted: a
     // body may throw (or let escape) an exception whose reason is Cascading while its own batch is

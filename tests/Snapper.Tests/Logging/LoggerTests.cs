@@ -46,6 +46,32 @@ public sealed class LoggerTests
         await logger.Append(new CoordCommitRecord(2)).WaitAsync(TimeSpan.FromSeconds(5));
     }
 
+    [Fact]
+    public async Task A_callback_append_is_told_once_durable_or_failed_and_a_throwing_callback_stops_nothing()
+    {
+        var storage = new SlowStorage();
+        using var metrics = new SnapperMetrics();
+        var logger = new Logger("log", storage, metrics, NullLogger.Instance);
+
+        var first = new TaskCompletionSource<Exception?>(TaskCreationOptions.RunContinuationsAsynchronously);
+        logger.Append(new CoordCommitRecord(1), failure => first.SetResult(failure));
+        await storage.Entered.Task.WaitAsync(TimeSpan.FromSeconds(5));
+        logger.Append(new CoordCommitRecord(2), _ => throw new InvalidOperationException("callback bug"));
+        var third = logger.Append(new CoordCommitRecord(3));
+        Assert.False(first.Task.IsCompleted); // not before storage says the record is durable
+        storage.Release.SetResult();
+
+        Assert.Null(await first.Task.WaitAsync(TimeSpan.FromSeconds(5)));
+        await third.WaitAsync(TimeSpan.FromSeconds(5)); // in the group with the throwing callback
+        Assert.Equal([1, 2], storage.GroupSizes);
+
+        storage.FailNext = true;
+        var failed = new TaskCompletionSource<Exception?>(TaskCreationOptions.RunContinuationsAsynchronously);
+        logger.Append(new CoordCommitRecord(4), failure => failed.SetResult(failure));
+        var io = Assert.IsType<IOException>(await failed.Task.WaitAsync(TimeSpan.FromSeconds(5)));
+        Assert.Contains("Log 'log' could not persist", io.Message);
+    }
+
     private sealed class SlowStorage : ILogStorage
     {
         public InMemoryLogStorage Inner { get; } = new();
