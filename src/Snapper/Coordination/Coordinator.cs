@@ -439,7 +439,7 @@ internal sealed partial class Coordinator(
         var written = log?.Append(new BatchInfoRecord(batch.Bid, key, batch.Participants)) ?? Task.CompletedTask;
         foreach (var (actor, sub) in formed.SubBatches)
         {
-            Deliver(actor, p => p.OnBatch(sub));
+            SendBatchMsg(actor, sub);
         }
 
         for (var i = 0; i < formed.Pacts.Length; i++)
@@ -483,15 +483,30 @@ internal sealed partial class Coordinator(
         }
     }
 
-    // A one-way message to a participant. BatchMsg is one-way in the paper: a lost one stalls its
-    // batch until the declaration sweep aborts it. (BatchCommit goes once per silo: Pact/BatchCommits.)
-    private void Deliver(ActorId actor, Func<ISnapperParticipant, Task> message) => _ = DeliverAsync(actor, message);
-
-    private async Task DeliverAsync(ActorId actor, Func<ISnapperParticipant, Task> message)
+    // BatchMsg, one-way as in the paper: a lost one stalls its batch until the declaration sweep
+    // aborts it. (BatchCommit goes once per silo: Pact/BatchCommits.) A one-way call's task is
+    // complete once the message is handed to Orleans, so only a send that failed needs awaiting.
+    private void SendBatchMsg(ActorId actor, Pact.SubBatch sub)
     {
         try
         {
-            await message(actors.Participant(actor));
+            var sent = actors.Participant(actor).OnBatch(sub);
+            if (!sent.IsCompletedSuccessfully)
+            {
+                _ = Observe(actor, sent);
+            }
+        }
+        catch (Exception e)
+        {
+            LogMessages.DeliveryFailed(diagnostics, e, actor);
+        }
+    }
+
+    private async Task Observe(ActorId actor, Task sent)
+    {
+        try
+        {
+            await sent;
         }
         catch (Exception e)
         {

@@ -10,13 +10,13 @@ namespace Snapper.Grains;
 /// </summary>
 /// <remarks>
 /// References are cached: making one builds a proxy (and its argument copiers), which costs more
-/// than the call it is for. A reference is immutable and may be shared by every caller.
+/// than the call it is for. A reference is immutable and may be shared by every caller. Everything
+/// known of an actor sits in one entry, so the several lookups a PACT makes of the same actor
+/// (its declaration checked, its calls, its BatchMsg) find it in memory the first one brought in.
 /// </remarks>
 internal sealed class ActorResolver(IGrainFactory grains)
 {
-    private readonly ConcurrentDictionary<ActorId, (GrainId Id, bool Transactional)> ids = new(KeyFirst.Instance);
-    private readonly ConcurrentDictionary<ActorId, ISnapperParticipant> participants = new(KeyFirst.Instance);
-    private readonly ConcurrentDictionary<ActorId, IAddressable> references = new(KeyFirst.Instance); // by the actor's own interface, which Get checks
+    private readonly ConcurrentDictionary<ActorId, Entry> entries = new(KeyFirst.Instance);
 
     /// <summary>The grain reference of <paramref name="id"/> as a <typeparamref name="TActor"/>.</summary>
     public TActor Get<TActor>(ActorId id)
@@ -32,22 +32,25 @@ internal sealed class ActorResolver(IGrainFactory grains)
             throw new SnapperException($"Actor id {id} names a {id.Type}, but it was called as a {typeof(TActor).FullName}.");
         }
 
-        return (TActor)(references.TryGetValue(id, out var known) ? known : references.GetOrAdd(id, static (key, self) => self.Reference(typeof(TActor), key), this));
+        return (TActor)(entries.TryGetValue(id, out var known) ? known : Add(id, typeof(TActor))).Reference;
     }
 
     /// <summary>The protocol interface of transactional actor <paramref name="id"/>.</summary>
-    public ISnapperParticipant Participant(ActorId id) =>
-        participants.TryGetValue(id, out var known) ? known : participants.GetOrAdd(id, grains.GetGrain<ISnapperParticipant>(GrainIdOf(id)));
+    public ISnapperParticipant Participant(ActorId id)
+    {
+        var entry = Known(id);
+        return entry.Participant ??= grains.GetGrain<ISnapperParticipant>(entry.Reference.GetGrainId()); // a race makes two equal references
+    }
 
     /// <summary>The grain id of <paramref name="id"/>; throws <see cref="SnapperException"/> naming it if it names no actor.</summary>
-    public GrainId GrainIdOf(ActorId id) => Known(id).Id;
+    public GrainId GrainIdOf(ActorId id) => Known(id).Reference.GetGrainId();
 
     /// <summary>Whether <paramref name="id"/> names a transactional actor; throws <see cref="SnapperException"/> naming it if it names no actor.</summary>
     public bool IsTransactional(ActorId id) => Known(id).Transactional;
 
-    private (GrainId Id, bool Transactional) Known(ActorId id)
+    private Entry Known(ActorId id)
     {
-        if (ids.TryGetValue(id, out var known))
+        if (entries.TryGetValue(id, out var known))
         {
             return known;
         }
@@ -58,9 +61,20 @@ internal sealed class ActorResolver(IGrainFactory grains)
             throw new SnapperException($"Actor {id} names no actor interface known here: {(id.IsDefault ? "default(ActorId)" : id.Type)} is not a loaded interface deriving from {nameof(IActor)}.");
         }
 
-        known = (Reference(type, id).GetGrainId(), typeof(ITransactionalActor).IsAssignableFrom(type));
-        ids.TryAdd(id, known);
-        return known;
+        return Add(id, type);
+    }
+
+    private Entry Add(ActorId id, Type type) =>
+        entries.GetOrAdd(id, static (key, state) => new Entry(state.Self.Reference(state.Type, key), typeof(ITransactionalActor).IsAssignableFrom(state.Type)), (Self: this, Type: type));
+
+    private sealed class Entry(IAddressable reference, bool transactional)
+    {
+        /// <summary>By the actor's own interface (which <see cref="Get{TActor}"/> checks).</summary>
+        public IAddressable Reference { get; } = reference;
+
+        public bool Transactional { get; } = transactional;
+
+        public ISnapperParticipant? Participant { get; set; }
     }
 
     // typeof(T).FullName asks the runtime on every call from shared generic code; this asks once per interface.
