@@ -49,13 +49,27 @@ internal sealed partial class Coordinator
 
     public Task BatchComplete(long bid, ActorId actor)
     {
-        if (unresolved.TryGetValue(bid, out var batch) && batch.Phase == BatchPhase.Emitted && batch.Pending.Remove(actor) && batch.Pending.Count == 0)
-        {
-            batch.Phase = BatchPhase.Completed;
-            _ = Commit(batch);
-        }
-
+        Completed(bid, actor, sequenced: 0);
         return Task.CompletedTask;
+    }
+
+    // BatchComplete. `sequenced`: see CoordinatorMail.Sequenced.
+    private void Completed(long bid, ActorId actor, long sequenced)
+    {
+        if (unresolved.TryGetValue(bid, out var batch) && batch.Phase == BatchPhase.Emitted && batch.Pending.Remove(actor))
+        {
+            if (sequenced > 0)
+            {
+                batch.SequencedFrom = batch.SequencedFrom == 0 ? sequenced : Math.Min(batch.SequencedFrom, sequenced);
+                batch.SequencedThrough = Math.Max(batch.SequencedThrough, sequenced);
+            }
+
+            if (batch.Pending.Count == 0)
+            {
+                batch.Phase = BatchPhase.Completed;
+                _ = Commit(batch);
+            }
+        }
     }
 
     public Task Fail(long bid, long tid, Exception cause)
@@ -326,7 +340,8 @@ internal sealed partial class Coordinator
         {
             if (log is not null)
             {
-                await log.Append(new BatchCommitRecord(batch.Bid) { DependsOn = batch.CommitDependency });
+                var record = new BatchCommitRecord(batch.Bid) { DependsOn = batch.CommitDependency };
+                await (batch.SequencedFrom == 0 ? log.Append(record) : log.AppendAfter(record, batch.SequencedFrom, batch.SequencedThrough));
             }
         }
         catch (Exception e)

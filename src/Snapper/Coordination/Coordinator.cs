@@ -83,7 +83,7 @@ internal sealed partial class Coordinator(
     {
         await Task.Yield(); // never complete activation synchronously: see TransactionalActor.OnActivateAsync
         key = this.GetPrimaryKeyString();
-        log = loggers.For(ActorId.FromParts(LogActorType, key));
+        log = loggers.ForCoordinator(key);
         _ = ReadMail(inboxes.Open(key));
         await base.OnActivateAsync(cancellationToken);
     }
@@ -200,7 +200,7 @@ internal sealed partial class Coordinator(
                 }
                 else
                 {
-                    _ = BatchComplete(item.Bid, item.Actor); // completes synchronously
+                    Completed(item.Bid, item.Actor, item.Sequenced);
                 }
             }
 

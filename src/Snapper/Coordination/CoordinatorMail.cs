@@ -6,7 +6,7 @@ namespace Snapper.Coordination;
 /// </summary>
 internal readonly record struct CoordinatorMail
 {
-    private CoordinatorMail(PendingPact? pact, long bid, ActorId actor) => (Pact, Bid, Actor) = (pact, bid, actor);
+    private CoordinatorMail(PendingPact? pact, long bid, ActorId actor, long sequenced) => (Pact, Bid, Actor, Sequenced) = (pact, bid, actor, sequenced);
 
     /// <summary>NewPact: the PACT waiting for the token; null for a BatchComplete.</summary>
     public PendingPact? Pact { get; }
@@ -17,7 +17,14 @@ internal readonly record struct CoordinatorMail
     /// <summary>BatchComplete: the actor it completed on.</summary>
     public ActorId Actor { get; }
 
-    public static CoordinatorMail NewPact(PendingPact pact) => new(pact, 0, default);
+    /// <summary>
+    /// BatchComplete: 0 if the actor's BatchComplete record is durable; else its sequence number in
+    /// the log the coordinator writes too, where it is queued but maybe not written yet (the
+    /// coordinator's BatchCommit then names it: <see cref="Logging.Logger.AppendAfter"/>).
+    /// </summary>
+    public long Sequenced { get; }
 
-    public static CoordinatorMail BatchComplete(long bid, ActorId actor) => new(null, bid, actor);
+    public static CoordinatorMail NewPact(PendingPact pact) => new(pact, 0, default, 0);
+
+    public static CoordinatorMail BatchComplete(long bid, ActorId actor, long sequenced = 0) => new(null, bid, actor, sequenced);
 }

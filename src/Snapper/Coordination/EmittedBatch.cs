@@ -49,6 +49,16 @@ internal sealed class EmittedBatch(long bid, long previousBid, string? previousC
     /// </summary>
     public long CommitDependency { get; set; }
 
+    /// <summary>
+    /// The lowest and highest sequence numbers, in this coordinator's log, of BatchComplete records
+    /// its participants reported queued there rather than durable (0: none). Its BatchCommit is
+    /// durable only if they are (<see cref="Logging.Logger.AppendAfter"/>).
+    /// </summary>
+    public long SequencedFrom { get; set; }
+
+    /// <inheritdoc cref="SequencedFrom"/>
+    public long SequencedThrough { get; set; }
+
     /// <summary>How its predecessor resolved, once it has; it resolves only after that.</summary>
     public TaskCompletionSource<BatchOutcome> PredecessorResolved { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 

@@ -22,6 +22,10 @@ internal sealed class Logger
     private List<Pending> pending = new();
     private List<Pending> spare = new();
     private bool flushing;
+    private long sequenced; // the sequence number of the last record appended (under gate)
+
+    // Sequence numbers of groups whose write failed (flush loop only). Few: one per storage failure.
+    private readonly List<(long From, long Through)> failedGroups = [];
 
     // Records appended for transactions (not a checkpoint's own), and their count at the last seal:
     // a checkpoint round with nothing new since the last one is skipped. One at the start, so the
@@ -53,10 +57,32 @@ internal sealed class Logger
     /// send, which then goes out without first hopping back into the caller's grain (a work item
     /// per actor per batch on BatchComplete's path).
     /// </summary>
-    public void Append(LogRecord record, Action<Exception?> whenDone)
+    public void Append(LogRecord record, Action<Exception?> whenDone) => AppendSequenced(record, whenDone);
+
+    /// <summary>
+    /// As <see cref="Append(LogRecord, Action{Exception})"/>, and returns the record's sequence
+    /// number in this log at once: a record appended later with <see cref="AppendAfter"/> naming it
+    /// is durable only if this one is. Records are written in sequence order, a group at a time.
+    /// </summary>
+    public long AppendSequenced(LogRecord record, Action<Exception?> whenDone)
     {
         Interlocked.Increment(ref activity);
-        Enqueue(new Pending(LogRecordCodec.Encode(record), seals: false, whenDone));
+        return Enqueue(new Pending(LogRecordCodec.Encode(record), seals: false, whenDone));
+    }
+
+    /// <summary>
+    /// As <see cref="Append(LogRecord)"/>, for a record that may be durable only if the records
+    /// sequenced <paramref name="from"/> through <paramref name="through"/> here
+    /// (<see cref="AppendSequenced"/>, all appended before it) are: it fails, unwritten, if the
+    /// write of any of them failed. Those lie in its own group or an earlier one, so when its group
+    /// is written their fate is known, and a log read back has them before it.
+    /// </summary>
+    public Task AppendAfter(LogRecord record, long from, long through)
+    {
+        Interlocked.Increment(ref activity);
+        var entry = new Pending(LogRecordCodec.Encode(record), seals: false) { DependsOn = (from, through) };
+        Enqueue(entry);
+        return entry.Durable;
     }
 
     /// <summary>As <see cref="Append(LogRecord)"/>, for a record a checkpoint writes: it does not count as activity (<see cref="QuietSinceSeal"/>).</summary>
@@ -96,11 +122,13 @@ internal sealed class Logger
     /// <summary>Removes the records before <paramref name="mark"/> (from <see cref="Seal"/>) from the storage.</summary>
     public Task Truncate(long mark) => storage.TruncateAsync(log, mark, CancellationToken.None);
 
-    private void Enqueue(Pending entry)
+    private long Enqueue(Pending entry)
     {
         bool startFlush;
+        long sequence;
         lock (gate)
         {
+            sequence = entry.Sequence = ++sequenced;
             pending.Add(entry);
             startFlush = !flushing;
             flushing = true;
@@ -111,6 +139,8 @@ internal sealed class Logger
             // The flush loop runs off the actors' turns, on the thread pool.
             _ = Task.Run(FlushLoop);
         }
+
+        return sequence;
     }
 
     private async Task FlushLoop()
@@ -167,6 +197,12 @@ internal sealed class Logger
         var records = new List<ReadOnlyMemory<byte>>(to - from);
         for (var i = from; i < to; i++)
         {
+            if (group[i].DependsOn is { } needed && LostAny(needed))
+            {
+                group[i].Fail(new IOException($"Log '{log}' did not write a record that this one may follow only once durable (sequence {needed.From}-{needed.Through})"), diagnostics, log);
+                continue;
+            }
+
             if (!group[i].Done && group[i].Bytes.Length > 0)
             {
                 records.Add(group[i].Bytes);
@@ -196,12 +232,26 @@ internal sealed class Logger
         catch (Exception e)
         {
             LogMessages.LogWriteFailed(diagnostics, e, log, records.Count);
+            failedGroups.Add((group[from].Sequence, group[to - 1].Sequence));
             var failure = new IOException($"Log '{log}' could not persist a group of {records.Count} record(s): {e.Message}", e);
             for (var i = from; i < to; i++)
             {
                 group[i].Fail(failure, diagnostics, log);
             }
         }
+    }
+
+    private bool LostAny((long From, long Through) needed)
+    {
+        foreach (var (from, through) in failedGroups)
+        {
+            if (from <= needed.Through && needed.From <= through)
+            {
+                return true;
+            }
+        }
+
+        return false;
     }
 
     // One appended record: a task to await, or a callback (Append(record, whenDone)). Completed once.
@@ -216,6 +266,12 @@ internal sealed class Logger
 
         /// <summary>For a seal, the storage's mark (<see cref="ILogStorage.SealAsync"/>).</summary>
         public long Mark { get; set; }
+
+        /// <summary>Its place in the log's append order (under the logger's gate).</summary>
+        public long Sequence { get; set; }
+
+        /// <summary>Records (by sequence) it may be durable only after (<see cref="AppendAfter"/>).</summary>
+        public (long From, long Through)? DependsOn { get; init; }
 
         /// <summary>Durable, or failed (a seal that failed is not written).</summary>
         public bool Done { get; private set; }

@@ -57,4 +57,7 @@ internal sealed class LoggerPool
 
     /// <summary>The logger of <paramref name="actor"/>, or null when logging is off.</summary>
     public Logger? For(ActorId actor) => loggers.Length == 0 ? null : loggers[StableHash.Of(actor) % (ulong)loggers.Length];
+
+    /// <summary>The logger of this silo's coordinator <paramref name="key"/>, or null when logging is off.</summary>
+    public Logger? ForCoordinator(string key) => For(ActorId.FromParts(Coordination.Coordinator.LogActorType, key));
 }

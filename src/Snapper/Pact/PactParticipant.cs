@@ -422,8 +422,10 @@ internal sealed class PactParticipant<TState>
     }
 
     // BatchComplete once the state this batch left is durable (write-ahead: before the coordinator
-    // may commit). Usually straight from the logger's flush loop, without coming back into this
-    // grain: nothing of the actor is needed for it.
+    // may commit), straight from the logger's flush loop without coming back into this grain.
+    // Sooner still when the batch's coordinator is on this silo and writes the same log: then it
+    // goes as soon as the record is queued, with its place in the log, and the coordinator's
+    // BatchCommit, queued behind it, fails if it was not written (EarlyBatchComplete).
     private void ReportCompleted(SubBatch batch, ReadOnlyMemory<byte> state, bool delta, long version)
     {
         if (failureReports.Remove(batch.Bid, out var reported))
@@ -438,21 +440,77 @@ internal sealed class PactParticipant<TState>
             return;
         }
 
+        var record = new BatchCompleteRecord(batch.Bid, Id, batch.Coordinator, state) { Version = version, Delta = delta };
+        if (ReferenceEquals(runtime.Loggers.ForCoordinator(batch.Coordinator), logger))
+        {
+            var early = new EarlyBatchComplete(runtime, batch, Id);
+            early.Sequenced(logger.AppendSequenced(record, early.WhenWritten));
+            return;
+        }
+
         var snapper = runtime;
         var actor = Id;
-        logger.Append(
-            new BatchCompleteRecord(batch.Bid, actor, batch.Coordinator, state) { Version = version, Delta = delta },
-            failure =>
+        logger.Append(record, failure =>
+        {
+            if (failure is null)
             {
-                if (failure is null)
+                SendBatchComplete(snapper, batch, actor);
+            }
+            else
+            {
+                _ = FailBatchHere(snapper, batch, actor, failure);
+            }
+        });
+    }
+
+    // BatchComplete sent before its record is durable, to a coordinator of this silo writing the
+    // same log. If the coordinator's queue is closed (it is stopping), BatchComplete waits for the
+    // write after all and goes as a grain call. Sequenced and WhenWritten may come in either
+    // order (the flush loop runs on another thread).
+    private sealed class EarlyBatchComplete(SnapperRuntime runtime, SubBatch batch, ActorId actor)
+    {
+        private readonly Lock gate = new();
+        private bool sendWhenWritten;
+        private bool written;
+
+        public void Sequenced(long sequence)
+        {
+            if (runtime.Inboxes.TryPost(batch.Coordinator, Coordination.CoordinatorMail.BatchComplete(batch.Bid, actor, sequence)))
+            {
+                return;
+            }
+
+            lock (gate)
+            {
+                sendWhenWritten = true;
+                if (!written)
                 {
-                    SendBatchComplete(snapper, batch, actor);
+                    return;
                 }
-                else
+            }
+
+            _ = SendBatchCompleteCall(runtime, batch, actor);
+        }
+
+        public void WhenWritten(Exception? failure)
+        {
+            if (failure is not null)
+            {
+                _ = FailBatchHere(runtime, batch, actor, failure); // its BatchCommit fails too, if it was decided
+                return;
+            }
+
+            lock (gate)
+            {
+                written = true;
+                if (!sendWhenWritten)
                 {
-                    _ = FailBatchHere(snapper, batch, actor, failure);
+                    return;
                 }
-            });
+            }
+
+            _ = SendBatchCompleteCall(runtime, batch, actor);
+        }
     }
 
     // A PACT of the batch failed here: the coordinator hears of it before the batch's BatchComplete.

@@ -72,6 +72,35 @@ public sealed class LoggerTests
         Assert.Contains("Log 'log' could not persist", io.Message);
     }
 
+    [Fact]
+    public async Task A_record_appended_after_others_fails_unwritten_if_one_of_them_was_lost_and_is_written_if_none_was()
+    {
+        var storage = new SlowStorage { FailNext = true };
+        using var metrics = new SnapperMetrics();
+        var logger = new Logger("log", storage, metrics, NullLogger.Instance);
+
+        var lost = new TaskCompletionSource<Exception?>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var first = logger.AppendSequenced(new CoordCommitRecord(1), failure => lost.SetResult(failure));
+        await storage.Entered.Task.WaitAsync(TimeSpan.FromSeconds(5));
+        var kept = logger.AppendSequenced(new CoordCommitRecord(2), _ => { }); // the next group
+        var afterLost = logger.AppendAfter(new CoordCommitRecord(3), first, kept);
+        var afterKept = logger.AppendAfter(new CoordCommitRecord(4), kept, kept);
+        storage.Release.SetResult(); // the first group's write fails
+
+        Assert.IsType<IOException>(await lost.Task.WaitAsync(TimeSpan.FromSeconds(5)));
+        var refused = await Assert.ThrowsAsync<IOException>(() => afterLost.WaitAsync(TimeSpan.FromSeconds(5)));
+        Assert.Contains("did not write a record", refused.Message);
+        await afterKept.WaitAsync(TimeSpan.FromSeconds(5));
+
+        var tids = new List<long>();
+        await foreach (var bytes in storage.Inner.ReadAsync("log", CancellationToken.None))
+        {
+            tids.Add(LogRecordCodec.Decode(bytes.Span).Tid);
+        }
+
+        Assert.Equal([2, 4], tids); // 1 lost with its group, 3 never written
+    }
+
     private sealed class SlowStorage : ILogStorage
     {
         public InMemoryLogStorage Inner { get; } = new();

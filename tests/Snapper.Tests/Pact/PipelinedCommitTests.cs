@@ -1,4 +1,5 @@
 using Microsoft.Extensions.DependencyInjection;
+using Snapper.Coordination;
 using Snapper.Hosting;
 using Snapper.Logging;
 using Snapper.Tests.Infrastructure;
@@ -60,6 +61,49 @@ public sealed class PipelinedCommitTests
         // The ring goes on, on the rolled-back state.
         await silo.Client.RunPact<ITestActor>(q, (a, ctx) => a.Add(ctx, 5), AccessSet.Of(q)).WaitAsync(Bound);
         Assert.Equal(5, await Read(silo, q));
+        Assert.Equal(0, (await silo.Ring()).Unresolved);
+    }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task A_coordinator_writing_the_actors_log_decides_before_their_BatchComplete_is_durable_and_commits_only_if_it_is_written(bool written)
+    {
+        var storage = new ScriptedLogStorage();
+        await using var silo = await StartAsync(storage, loggers: 1, coordinators: 1);
+        var p = ActorId.Create<ITestActor>("early");
+        long bid = 0;
+        var complete = storage.Hold(r => r is BatchCompleteRecord c && c.Actor == p && (bid = c.Bid) > 0);
+        var pact = silo.Client.RunPact<ITestActor>(p, (a, ctx) => a.Add(ctx, 1), AccessSet.Of(p));
+        await complete.Arrived;
+
+        // One log: BatchComplete came with its place in it, so the batch is decided already, and its
+        // BatchCommit waits in the log behind the held record.
+        Assert.Equal(BatchOutcome.CommitLogging, await silo.Grains.GetGrain<ICoordinator>(silo.CoordinatorKey(0)).WaitDecided(bid).WaitAsync(Bound));
+        Assert.False(pact.IsCompleted, "the PACT was acknowledged before its BatchComplete record was durable");
+        Assert.DoesNotContain((await silo.LogRecords()).OfType<BatchCommitRecord>(), c => c.Bid == bid);
+
+        if (written)
+        {
+            complete.Release();
+            await pact.WaitAsync(Bound);
+            Assert.Equal(1, await Read(silo, p));
+            var records = await silo.LogRecords();
+            var completeAt = records.FindIndex(r => r is BatchCompleteRecord c && c.Bid == bid);
+            var commitAt = records.FindIndex(r => r is BatchCommitRecord c && c.Bid == bid);
+            Assert.InRange(completeAt, 0, commitAt - 1); // a log read back has the state before the commit
+            return;
+        }
+
+        complete.Fail();
+        var aborted = await Assert.ThrowsAsync<TransactionAbortedException>(() => pact.WaitAsync(Bound));
+        Assert.Equal(AbortReason.Failure, aborted.Reason);
+        Assert.DoesNotContain((await silo.LogRecords()).OfType<BatchCommitRecord>(), c => c.Bid == bid);
+        Assert.Equal(0, await Read(silo, p));
+
+        // The ring goes on, on the rolled-back state.
+        await silo.Client.RunPact<ITestActor>(p, (a, ctx) => a.Add(ctx, 5), AccessSet.Of(p)).WaitAsync(Bound);
+        Assert.Equal(5, await Read(silo, p));
         Assert.Equal(0, (await silo.Ring()).Unresolved);
     }
 
