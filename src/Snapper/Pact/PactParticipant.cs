@@ -475,21 +475,10 @@ internal sealed class PactParticipant<TState>
 
         public void Sequenced(long sequence)
         {
-            if (runtime.Inboxes.TryPost(batch.Coordinator, Coordination.CoordinatorMail.BatchComplete(batch.Bid, actor, sequence)))
+            if (!runtime.Inboxes.TryPost(batch.Coordinator, Coordination.CoordinatorMail.BatchComplete(batch.Bid, actor, sequence)))
             {
-                return;
+                Arrive(postFailed: true);
             }
-
-            lock (gate)
-            {
-                sendWhenWritten = true;
-                if (!written)
-                {
-                    return;
-                }
-            }
-
-            _ = SendBatchCompleteCall(runtime, batch, actor);
         }
 
         public void WhenWritten(Exception? failure)
@@ -500,10 +489,17 @@ internal sealed class PactParticipant<TState>
                 return;
             }
 
+            Arrive(postFailed: false);
+        }
+
+        // The grain call goes once the post has failed and the record is written, from whichever came second.
+        private void Arrive(bool postFailed)
+        {
             lock (gate)
             {
-                written = true;
-                if (!sendWhenWritten)
+                sendWhenWritten |= postFailed;
+                written |= !postFailed;
+                if (!sendWhenWritten || !written)
                 {
                     return;
                 }
