@@ -9,7 +9,7 @@ namespace Snapper.Logging;
 /// (group commit), so many actors share one durable write.
 /// </summary>
 /// <remarks>
-/// <see cref="Append(LogRecord)"/> completes only when the record is durable (the callback of <see cref="Append(LogRecord, Action{Exception})"/> runs then): write-ahead callers await it
+/// <see cref="Append(LogRecord)"/> completes only when the record is durable (the callback of <see cref="AppendSequenced"/> runs then): write-ahead callers await it
 /// before sending the message that depends on it.
 /// </remarks>
 internal sealed class Logger
@@ -51,18 +51,13 @@ internal sealed class Logger
     }
 
     /// <summary>
-    /// Appends a record and calls <paramref name="whenDone"/> with null once it is durable, or with
-    /// the failure if storage failed. The callback runs on the flush loop, outside any grain
-    /// context, and must not block or throw: it is for a caller whose next step is a message to
-    /// send, which then goes out without first hopping back into the caller's grain (a work item
-    /// per actor per batch on BatchComplete's path).
-    /// </summary>
-    public void Append(LogRecord record, Action<Exception?> whenDone) => AppendSequenced(record, whenDone);
-
-    /// <summary>
-    /// As <see cref="Append(LogRecord, Action{Exception})"/>, and returns the record's sequence
-    /// number in this log at once: a record appended later with <see cref="AppendAfter"/> naming it
-    /// is durable only if this one is. Records are written in sequence order, a group at a time.
+    /// Appends a record, calls <paramref name="whenDone"/> with null once it is durable or with the
+    /// failure if storage failed, and returns the record's sequence number in this log at once: a
+    /// record appended later with <see cref="AppendAfter"/> naming it is durable only if this one is
+    /// (records are written in sequence order, a group at a time). The callback runs on the flush
+    /// loop, outside any grain context, and must not block: it is for a caller whose next step is a
+    /// message to send, which then goes out without first hopping back into the caller's grain (a
+    /// work item per actor per batch on BatchComplete's path).
     /// </summary>
     public long AppendSequenced(LogRecord record, Action<Exception?> whenDone)
     {
@@ -254,7 +249,7 @@ internal sealed class Logger
         return false;
     }
 
-    // One appended record: a task to await, or a callback (Append(record, whenDone)). Completed once.
+    // One appended record: a task to await, or a callback (AppendSequenced). Completed once.
     private sealed class Pending(byte[] bytes, bool seals, Action<Exception?>? whenDone = null)
     {
         private readonly TaskCompletionSource? durable = whenDone is null ? new(TaskCreationOptions.RunContinuationsAsynchronously) : null;

@@ -425,7 +425,7 @@ internal sealed class PactParticipant<TState>
     // may commit), straight from the logger's flush loop without coming back into this grain.
     // Sooner still when the batch's coordinator is on this silo and writes the same log: then it
     // goes as soon as the record is queued, with its place in the log, and the coordinator's
-    // BatchCommit, queued behind it, fails if it was not written (EarlyBatchComplete).
+    // BatchCommit, queued behind it, fails if it was not written.
     private void ReportCompleted(SubBatch batch, ReadOnlyMemory<byte> state, bool delta, long version)
     {
         if (failureReports.Remove(batch.Bid, out var reported))
@@ -440,34 +440,16 @@ internal sealed class PactParticipant<TState>
             return;
         }
 
-        var record = new BatchCompleteRecord(batch.Bid, Id, batch.Coordinator, state) { Version = version, Delta = delta };
-        if (ReferenceEquals(runtime.Loggers.ForCoordinator(batch.Coordinator), logger))
-        {
-            var early = new EarlyBatchComplete(runtime, batch, Id);
-            early.Sequenced(logger.AppendSequenced(record, early.WhenWritten));
-            return;
-        }
-
-        var snapper = runtime;
-        var actor = Id;
-        logger.Append(record, failure =>
-        {
-            if (failure is null)
-            {
-                SendBatchComplete(snapper, batch, actor);
-            }
-            else
-            {
-                _ = FailBatchHere(snapper, batch, actor, failure);
-            }
-        });
+        var report = new CompletionReport(runtime, batch, Id, early: ReferenceEquals(runtime.Loggers.ForCoordinator(batch.Coordinator), logger));
+        report.Sequenced(logger.AppendSequenced(new BatchCompleteRecord(batch.Bid, Id, batch.Coordinator, state) { Version = version, Delta = delta }, report.WhenWritten));
     }
 
-    // BatchComplete sent before its record is durable, to a coordinator of this silo writing the
-    // same log. If the coordinator's queue is closed (it is stopping), BatchComplete waits for the
-    // write after all and goes as a grain call. Sequenced and WhenWritten may come in either
-    // order (the flush loop runs on another thread).
-    private sealed class EarlyBatchComplete(SnapperRuntime runtime, SubBatch batch, ActorId actor)
+    // A batch's BatchComplete from here, once its record is in the log. Early (the coordinator is on
+    // this silo and writes the same log), it is posted with the record's sequence number as soon as
+    // that is known; otherwise, or if the coordinator's queue is closed (it is stopping), it goes
+    // once the record is written. Sequenced and WhenWritten may come in either order: the flush
+    // loop runs on another thread.
+    private sealed class CompletionReport(SnapperRuntime runtime, SubBatch batch, ActorId actor, bool early)
     {
         private readonly Lock gate = new();
         private bool sendWhenWritten;
@@ -475,9 +457,9 @@ internal sealed class PactParticipant<TState>
 
         public void Sequenced(long sequence)
         {
-            if (!runtime.Inboxes.TryPost(batch.Coordinator, Coordination.CoordinatorMail.BatchComplete(batch.Bid, actor, sequence)))
+            if (!early || !runtime.Inboxes.TryPost(batch.Coordinator, Coordination.CoordinatorMail.BatchComplete(batch.Bid, actor, sequence)))
             {
-                Arrive(postFailed: true);
+                Arrive(sequenced: true);
             }
         }
 
@@ -485,27 +467,27 @@ internal sealed class PactParticipant<TState>
         {
             if (failure is not null)
             {
-                _ = FailBatchHere(runtime, batch, actor, failure); // its BatchCommit fails too, if it was decided
+                _ = FailBatchHere(runtime, batch, actor, failure); // an early one's BatchCommit fails too, if it was decided
                 return;
             }
 
-            Arrive(postFailed: false);
+            Arrive(sequenced: false);
         }
 
-        // The grain call goes once the post has failed and the record is written, from whichever came second.
-        private void Arrive(bool postFailed)
+        // BatchComplete goes once it was not posted early and the record is written, from whichever came second.
+        private void Arrive(bool sequenced)
         {
             lock (gate)
             {
-                sendWhenWritten |= postFailed;
-                written |= !postFailed;
+                sendWhenWritten |= sequenced;
+                written |= !sequenced;
                 if (!sendWhenWritten || !written)
                 {
                     return;
                 }
             }
 
-            _ = SendBatchCompleteCall(runtime, batch, actor);
+            SendBatchComplete(runtime, batch, actor);
         }
     }
 

@@ -54,9 +54,9 @@ public sealed class LoggerTests
         var logger = new Logger("log", storage, metrics, NullLogger.Instance);
 
         var first = new TaskCompletionSource<Exception?>(TaskCreationOptions.RunContinuationsAsynchronously);
-        logger.Append(new CoordCommitRecord(1), failure => first.SetResult(failure));
+        logger.AppendSequenced(new CoordCommitRecord(1), failure => first.SetResult(failure));
         await storage.Entered.Task.WaitAsync(TimeSpan.FromSeconds(5));
-        logger.Append(new CoordCommitRecord(2), _ => throw new InvalidOperationException("callback bug"));
+        logger.AppendSequenced(new CoordCommitRecord(2), _ => throw new InvalidOperationException("callback bug"));
         var third = logger.Append(new CoordCommitRecord(3));
         Assert.False(first.Task.IsCompleted); // not before storage says the record is durable
         storage.Release.SetResult();
@@ -67,7 +67,7 @@ public sealed class LoggerTests
 
         storage.FailNext = true;
         var failed = new TaskCompletionSource<Exception?>(TaskCreationOptions.RunContinuationsAsynchronously);
-        logger.Append(new CoordCommitRecord(4), failure => failed.SetResult(failure));
+        logger.AppendSequenced(new CoordCommitRecord(4), failure => failed.SetResult(failure));
         var io = Assert.IsType<IOException>(await failed.Task.WaitAsync(TimeSpan.FromSeconds(5)));
         Assert.Contains("Log 'log' could not persist", io.Message);
     }
