@@ -14,12 +14,15 @@ namespace Snapper.LoadGen.Measurement;
 /// <param name="MeanPauseMs">Paused time per collection.</param>
 public sealed record GcSummary(double PausePercent, int Gen0, int Gen1, int Gen2, double MeanPauseMs)
 {
-    /// <summary>What the collector has done so far, to subtract from a later <see cref="Sample"/>.</summary>
-    public readonly record struct Sample(long Timestamp, TimeSpan Paused, int Gen0, int Gen1, int Gen2)
+    /// <summary>What the collector (and the process's CPU: <see cref="CpuSummary"/>) has done so far, to subtract from a later <see cref="Sample"/>.</summary>
+    public readonly record struct Sample(long Timestamp, TimeSpan Paused, int Gen0, int Gen1, int Gen2, TimeSpan Cpu)
     {
         /// <summary>Now.</summary>
-        public static Sample Take() =>
-            new(Stopwatch.GetTimestamp(), GC.GetTotalPauseDuration(), GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2));
+        public static Sample Take()
+        {
+            using var process = Process.GetCurrentProcess();
+            return new(Stopwatch.GetTimestamp(), GC.GetTotalPauseDuration(), GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2), process.TotalProcessorTime);
+        }
     }
 
     /// <summary>

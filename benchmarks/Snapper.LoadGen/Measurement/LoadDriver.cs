@@ -141,7 +141,7 @@ public sealed class LoadDriver
         KindTotals = kindRecorders.Length > 1
             ? kindRecorders.ToDictionary(k => k.Mode, k => (k.TotalCommitted, k.TotalAborted), StringComparer.Ordinal)
             : new Dictionary<string, (long, long)>();
-        var result = recorder.Merge(stillInFlight, drainSeconds) with { WarmupSeconds = window.WarmupSeconds, Gc = Gc };
+        var result = recorder.Merge(stillInFlight, drainSeconds) with { WarmupSeconds = window.WarmupSeconds, Gc = Gc, Cpu = Cpu };
         if (kindRecorders.Length > 1)
         {
             var kinds = new Dictionary<string, RunResult>(StringComparer.Ordinal);
@@ -175,6 +175,9 @@ public sealed class LoadDriver
 
     /// <summary>The last run's garbage collections while it was measured, or null if it measured nothing.</summary>
     public GcSummary? Gc { get; private set; }
+
+    /// <summary>The last run's CPU while it was measured, or null if it measured nothing.</summary>
+    public CpuSummary? Cpu { get; private set; }
 
     private static async Task<GcSummary.Sample> GcSampleAt(long timestamp)
     {
@@ -226,15 +229,20 @@ public sealed class LoadDriver
             if (await Task.WhenAny(tick, end).ConfigureAwait(false) != tick)
             {
                 OnTick?.Invoke(recorder); // the last, at the end of the window
-                Gc = measuringFrom is { IsCompletedSuccessfully: true } ? GcSummary.Between(measuringFrom.Result, GcSummary.Sample.Take()) : null;
+                var measuredTo = GcSummary.Sample.Take();
+                Gc = measuringFrom is { IsCompletedSuccessfully: true } ? GcSummary.Between(measuringFrom.Result, measuredTo) : null;
+                Cpu = measuringFrom is { IsCompletedSuccessfully: true } ? CpuSummary.Between(measuringFrom.Result, measuredTo) : null;
                 return;
             }
 
-            // The last tick before measuring: while the JIT still compiles, the warm-up goes on a second.
+            // The last tick before measuring: while the JIT still compiles, the warm-up goes on a
+            // second. Ticks come a second apart, so one lands between 1 and 2 s before the start,
+            // and it may come up to 0.8 s late (a starved thread pool) and still give the window
+            // the notice it needs to move.
             var now = Stopwatch.GetTimestamp();
             var compiling = stillCompiling();
             var toStart = (window.Start - now) / (double)Stopwatch.Frequency;
-            if (toStart is > 0 and <= 1.5)
+            if (toStart is > 0 and <= 2.0)
             {
                 if (compiling && extended < options.JitSettleSeconds && options.WarmupSeconds > 0
                     && window.TryPostpone(TimeSpan.FromSeconds(1), notice: TimeSpan.FromSeconds(0.2)))

@@ -67,6 +67,9 @@ public sealed record RunResult
     /// <summary>This process's garbage collections while the mode was measured (the embedded silos' too), or null.</summary>
     public GcSummary? Gc { get; init; }
 
+    /// <summary>This process's CPU while the mode was measured (the embedded silos' too), or null.</summary>
+    public CpuSummary? Cpu { get; init; }
+
     /// <summary>PACT runs: the mean number of PACTs per batch over the run, warm-up included.</summary>
     public double? AverageBatchSize { get; init; }
 

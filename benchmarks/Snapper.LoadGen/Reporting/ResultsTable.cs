@@ -124,6 +124,12 @@ public static class ResultsTable
             writer.WriteLine(Invariant($"{run.Mode} GC ({(report.Cluster.Kind == Cluster.EmbeddedCluster.KindName ? "silos and load" : "load generator")}): paused {gc.PausePercent:F1}% of the measured time, {gc.Gen0 + gc.Gen1 + gc.Gen2:N0} collections (gen0 {gc.Gen0:N0}, gen1 {gc.Gen1:N0}, gen2 {gc.Gen2:N0}), {gc.MeanPauseMs:F1} ms each"));
         }
 
+        foreach (var run in report.Runs.Where(r => r.Cpu is not null))
+        {
+            var cpu = run.Cpu!;
+            writer.WriteLine(Invariant($"{run.Mode} CPU ({(report.Cluster.Kind == Cluster.EmbeddedCluster.KindName ? "silos and load" : "load generator")}): {cpu.Cores:F2} cores, {cpu.MicrosecondsPer(run.Throughput):F0} µs per committed transaction"));
+        }
+
         if (report.Workload == LoadGenCommandLine.TpcC)
         {
             foreach (var run in report.Runs)

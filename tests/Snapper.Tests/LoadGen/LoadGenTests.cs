@@ -42,7 +42,13 @@ public sealed class LoadGenTests
                     var latency = run.GetProperty("latencyMs");
                     Assert.True(latency.GetProperty("p50").GetDouble() <= latency.GetProperty("p99").GetDouble());
                 }
+
+                // The process's CPU over the measured window: something ran, on no more cores than there are.
+                var cores = run.GetProperty("cpu").GetProperty("cores").GetDouble();
+                Assert.InRange(cores, 0.01, Environment.ProcessorCount + 0.5);
             }
+
+            Assert.Matches(@"pact CPU \(silos and load\): \d+\.\d\d cores, \d+ µs per committed transaction", stdout.ToString());
         }
         finally
         {

@@ -41,14 +41,19 @@ public sealed class MeasurementWindowTests
     public void Collections_are_counted_by_generation_from_the_runtime_s_cumulative_counts()
     {
         // CollectionCount(n) counts collections of generation n or higher.
-        var from = new GcSummary.Sample(0, TimeSpan.FromMilliseconds(50), Gen0: 10, Gen1: 3, Gen2: 1);
-        var to = new GcSummary.Sample(Stopwatch.Frequency, TimeSpan.FromMilliseconds(150), Gen0: 20, Gen1: 5, Gen2: 2);
+        var from = new GcSummary.Sample(0, TimeSpan.FromMilliseconds(50), Gen0: 10, Gen1: 3, Gen2: 1, Cpu: TimeSpan.FromSeconds(3));
+        var to = new GcSummary.Sample(Stopwatch.Frequency, TimeSpan.FromMilliseconds(150), Gen0: 20, Gen1: 5, Gen2: 2, Cpu: TimeSpan.FromSeconds(4.5));
 
         var gc = GcSummary.Between(from, to);
 
         Assert.Equal((8, 1, 1), (gc.Gen0, gc.Gen1, gc.Gen2)); // 10 collections: 1 full, 1 of gen1, 8 of gen0 alone
         Assert.Equal(10, gc.PausePercent, precision: 6);
         Assert.Equal(10, gc.MeanPauseMs, precision: 6);
+
+        // 1.5 s of CPU in 1 s of wall time: one and a half cores, 150 µs per transaction at 10,000 a second.
+        var cpu = CpuSummary.Between(from, to);
+        Assert.Equal(1.5, cpu.Cores, precision: 6);
+        Assert.Equal(150, cpu.MicrosecondsPer(10_000), precision: 6);
     }
 
     [Theory]
