@@ -24,7 +24,9 @@ internal sealed class Logger
     private bool flushing;
     private long sequenced; // the sequence number of the last record appended (under gate)
 
-    // Sequence numbers of groups whose write failed (flush loop only). Few: one per storage failure.
+    // Sequence numbers of groups whose write failed (flush loop only). Groups take consecutive
+    // numbers, so the groups of one outage (each write failing until storage is back) are one
+    // range: one entry per outage, however long it lasts.
     private readonly List<(long From, long Through)> failedGroups = [];
 
     // Records appended for transactions (not a checkpoint's own), and their count at the last seal:
@@ -227,13 +229,27 @@ internal sealed class Logger
         catch (Exception e)
         {
             LogMessages.LogWriteFailed(diagnostics, e, log, records.Count);
-            failedGroups.Add((group[from].Sequence, group[to - 1].Sequence));
+            NoteFailed(group[from].Sequence, group[to - 1].Sequence);
             var failure = new IOException($"Log '{log}' could not persist a group of {records.Count} record(s): {e.Message}", e);
             for (var i = from; i < to; i++)
             {
                 group[i].Fail(failure, diagnostics, log);
             }
         }
+    }
+
+    /// <summary>How many ranges of failed groups are remembered (tests: one per outage).</summary>
+    internal int FailedRanges => failedGroups.Count;
+
+    private void NoteFailed(long from, long through)
+    {
+        if (failedGroups.Count > 0 && failedGroups[^1].Through + 1 >= from)
+        {
+            failedGroups[^1] = (failedGroups[^1].From, through); // the same outage: the previous group failed too
+            return;
+        }
+
+        failedGroups.Add((from, through));
     }
 
     private bool LostAny((long From, long Through) needed)

@@ -101,6 +101,39 @@ public sealed class LoggerTests
         Assert.Equal([2, 4], tids); // 1 lost with its group, 3 never written
     }
 
+    [Fact]
+    public async Task The_failed_groups_of_one_outage_are_remembered_as_one_range()
+    {
+        var storage = new SlowStorage { FailWrites = 3 };
+        storage.Release.SetResult();
+        using var metrics = new SnapperMetrics();
+        var logger = new Logger("log", storage, metrics, NullLogger.Instance);
+
+        // Three groups fail one after another (one outage), one is written, one more fails.
+        var sequences = new List<long>();
+        for (var tid = 1; tid <= 5; tid++)
+        {
+            var done = new TaskCompletionSource<Exception?>(TaskCreationOptions.RunContinuationsAsynchronously);
+            sequences.Add(logger.AppendSequenced(new CoordCommitRecord(tid), failure => done.SetResult(failure)));
+            var failure = await done.Task.WaitAsync(TimeSpan.FromSeconds(5));
+            Assert.Equal(tid is <= 3 or 5, failure is not null);
+            if (tid == 4)
+            {
+                storage.FailNext = true;
+            }
+        }
+
+        Assert.Equal(2, logger.FailedRanges);
+
+        // Still known lost, each of them; the written one between the outages is not.
+        foreach (var lost in sequences.Where((_, i) => i != 3))
+        {
+            await Assert.ThrowsAsync<IOException>(() => logger.AppendAfter(new CoordCommitRecord(10), lost, lost).WaitAsync(TimeSpan.FromSeconds(5)));
+        }
+
+        await logger.AppendAfter(new CoordCommitRecord(11), sequences[3], sequences[3]).WaitAsync(TimeSpan.FromSeconds(5));
+    }
+
     private sealed class SlowStorage : ILogStorage
     {
         public InMemoryLogStorage Inner { get; } = new();
@@ -111,15 +144,18 @@ public sealed class LoggerTests
 
         public List<int> GroupSizes { get; } = [];
 
-        public bool FailNext { get; set; }
+        public bool FailNext { get => FailWrites > 0; set => FailWrites = value ? 1 : 0; }
+
+        /// <summary>How many of the next writes fail.</summary>
+        public int FailWrites { get; set; }
 
         public async Task AppendAsync(string log, IReadOnlyList<ReadOnlyMemory<byte>> group, CancellationToken cancellationToken)
         {
             Entered.TrySetResult();
             await Release.Task;
-            if (FailNext)
+            if (FailWrites > 0)
             {
-                FailNext = false;
+                FailWrites--;
                 throw new IOException("disk on fire");
             }
 
