@@ -10,12 +10,13 @@ namespace Snapper.Logging.AzureTable;
 /// (<c>{sequence:D19}-{chunk:D5}</c>) sort in append order: the records of a group are packed
 /// together, as many as fit in <see cref="ChunkBytes"/> (the property limit is 64 KiB), under the
 /// row key of the first one, and a record too large for that is a run of chunks of its own
-/// (<see cref="LogEntity"/>). A group commit is one Add when
-/// its records fit one entity (the usual case), else one entity-group transaction, or several in
-/// write-ahead order when it passes the service's limits (100 entities, 4 MiB); the group's last entity carries <c>End</c>, and a reader takes a group only
-/// with it, so a group is durable exactly when its last transaction is (a crash between its
-/// transactions leaves a torn tail that reading drops, as in a file). The names of the logs are
-/// kept in partition <see cref="IndexPartition"/>, so recovery need not scan the table to find them.
+/// (<see cref="LogEntity"/>). A group commit is one Add when its records fit one entity (the usual
+/// case), else one entity-group transaction, or several in write-ahead order when it passes the
+/// service's limits (100 entities, 4 MiB); the group's last entity carries <c>End</c>, and a reader
+/// takes a group only with it, so a group is durable exactly when its last write is (a crash
+/// between its transactions leaves a torn tail that reading drops, as in a file). The names of the
+/// logs are kept in partition <see cref="IndexPartition"/>, so recovery need not scan the table to
+/// find them.
 /// </summary>
 /// <remarks>
 /// <para><b>A failed append is settled, not guessed.</b> A write that fails (a timeout, storage
@@ -149,7 +150,7 @@ public sealed class AzureTableLogStorage : ILogStorage
         {
             // A group in one entity (most are: LogEntity packs records) is as atomic as a single
             // Add, which costs the service and the client less than a one-entity transaction: no
-            // multipart batch to build and parse. SmallBank PACT on Azurite: about 10% more txn/s.
+            // multipart batch to build and parse. SmallBank PACT on Azurite: about 7% more txn/s.
             await table.AddEntityAsync((TableEntity)actions[0].Entity, cancellationToken);
             return;
         }
