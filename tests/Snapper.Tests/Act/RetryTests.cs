@@ -1,4 +1,3 @@
-using SmallBank;
 using Snapper.Tests.Infrastructure;
 
 namespace Snapper.Tests.Act;
@@ -10,34 +9,51 @@ public sealed class RetryTests
     public async Task Contending_transfers_all_commit_when_retried_and_the_money_is_kept()
     {
         await using var silo = await TestSilo.StartAsync();
-        var accounts = Enumerable.Range(0, 3).Select(i => ActorId.Create<IAccountActor>(500 + i)).ToArray();
+        var actors = Enumerable.Range(0, 3).Select(i => ActorId.Create<ITestActor>($"retry-{i}")).ToArray();
         var retrying = new ActOptions { MaxAttempts = 200, RetryBackoff = TimeSpan.FromMilliseconds(1) };
-        using var retries = new Snapper.LoadGen.Measurement.RetryListener(); // process-wide: other tests' retries only add to it
 
-        // Rounds of 40 transfers over 3 accounts at once: run once each, many would die under
-        // wait-die. On a busy machine a round may happen not to contend (each transfer done before
-        // the next arrives), so rounds go on until one did, five at most.
-        var rounds = 0;
-        do
+        // An older ACT holds the first actor's lock while the transfers start, so every transfer
+        // that reaches that actor dies under wait-die (it is younger) and must be retried: contention
+        // for certain, not by luck of timing (left to timing, a busy machine sometimes ran the
+        // transfers one after another and none was retried).
+        silo.Gates.Signal("blocker may lock");
+        var blocker = silo.Client.RunAct<ITestActor>(actors[0], (a, ctx) => a.AddBetweenGates(ctx, "blocker may lock", "blocker locked", "blocker release"));
+        await silo.Gates.Until("blocker locked");
+
+        const int Transfers = 40;
+        var attempts = 0;
+        var transfers = Enumerable.Range(0, Transfers).Select(i => silo.Client.RunAct<ITestActor, bool>(actors[i % 3], async (a, ctx) =>
         {
-            rounds++;
-            await Task.WhenAll(Enumerable.Range(0, 40).Select(i =>
-            {
-                var from = accounts[i % 3];
-                var to = accounts.Where(a => a != from).ToArray();
-                return silo.Client.RunAct<IAccountActor, decimal>(from, (a, ctx) => a.MultiTransfer(ctx, new MultiTransferInput(1m, to)), retrying);
-            }));
-        }
-        while (retries.RetriedActs == 0 && rounds < 5);
+            Interlocked.Increment(ref attempts);
+            await a.AddThenCall(ctx, -1, actors[(i + 1) % 3], 1);
+            return true;
+        }, retrying)).ToList();
 
-        // Every transfer committed exactly once: account k paid 2 in each of its own transfers and
-        // received 1 in each of the others'.
-        Assert.True(retries.RetriedActs > 0, $"no transfer had to be retried in {rounds} rounds: the test did not contend");
-        var balances = await Task.WhenAll(accounts.Select(a => silo.Client.RunAct<IAccountActor, decimal>(a, (x, ctx) => x.Balance(ctx))));
+        var until = DateTime.UtcNow.AddSeconds(10);
+        while (Volatile.Read(ref attempts) <= Transfers)
+        {
+            Assert.True(DateTime.UtcNow < until, $"no transfer was retried within 10 s ({attempts} attempts)");
+            await Task.Delay(5);
+        }
+
+        silo.Gates.Signal("blocker release");
+        await blocker;
+        await Task.WhenAll(transfers);
+
+        // Every transfer committed exactly once: actor k paid 1 in each of its own transfers and
+        // received 1 in each of its predecessor's; the blocker added 1 to the first.
+        Assert.True(attempts > Transfers);
+        var values = await Task.WhenAll(actors.Select(a => silo.Client.RunAct<ITestActor, int>(a, (x, ctx) => x.Read(ctx))));
         for (var k = 0; k < 3; k++)
         {
-            var own = rounds * Enumerable.Range(0, 40).Count(i => i % 3 == k);
-            Assert.Equal((2 * Account.InitialBalance) - (2 * own) + ((40 * rounds) - own), balances[k]);
+            var paid = Enumerable.Range(0, Transfers).Count(i => i % 3 == k);
+            var received = Enumerable.Range(0, Transfers).Count(i => (i + 1) % 3 == k);
+            Assert.Equal((k == 0 ? 1 : 0) - paid + received, values[k]);
+        }
+
+        foreach (var actor in actors)
+        {
+            silo.AssertQuiescent<Counter>(actor);
         }
     }
 
