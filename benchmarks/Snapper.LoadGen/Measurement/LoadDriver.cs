@@ -229,9 +229,13 @@ public sealed class LoadDriver
             if (await Task.WhenAny(tick, end).ConfigureAwait(false) != tick)
             {
                 OnTick?.Invoke(recorder); // the last, at the end of the window
-                var measuredTo = GcSummary.Sample.Take();
-                Gc = measuringFrom is { IsCompletedSuccessfully: true } ? GcSummary.Between(measuringFrom.Result, measuredTo) : null;
-                Cpu = measuringFrom is { IsCompletedSuccessfully: true } ? CpuSummary.Between(measuringFrom.Result, measuredTo) : null;
+                (Gc, Cpu) = (null, null);
+                if (measuringFrom is { IsCompletedSuccessfully: true })
+                {
+                    var measuredTo = GcSummary.Sample.Take();
+                    (Gc, Cpu) = (GcSummary.Between(measuringFrom.Result, measuredTo), CpuSummary.Between(measuringFrom.Result, measuredTo));
+                }
+
                 return;
             }
 

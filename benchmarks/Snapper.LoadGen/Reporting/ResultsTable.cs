@@ -118,16 +118,18 @@ public static class ResultsTable
             writer.WriteLine(Invariant($"{run.Mode} warm-up: {run.WarmupSeconds:F0}s, {run.WarmupSeconds - config.WarmupSeconds:F0}s past --warmup while the JIT was still compiling"));
         }
 
+        // This process's figures: with an embedded cluster the silos run in it too.
+        var inProcess = report.Cluster.Kind == Cluster.EmbeddedCluster.KindName ? "silos and load" : "load generator";
         foreach (var run in report.Runs.Where(r => r.Gc is { Gen0: > 0 } or { Gen1: > 0 } or { Gen2: > 0 }))
         {
             var gc = run.Gc!;
-            writer.WriteLine(Invariant($"{run.Mode} GC ({(report.Cluster.Kind == Cluster.EmbeddedCluster.KindName ? "silos and load" : "load generator")}): paused {gc.PausePercent:F1}% of the measured time, {gc.Gen0 + gc.Gen1 + gc.Gen2:N0} collections (gen0 {gc.Gen0:N0}, gen1 {gc.Gen1:N0}, gen2 {gc.Gen2:N0}), {gc.MeanPauseMs:F1} ms each"));
+            writer.WriteLine(Invariant($"{run.Mode} GC ({inProcess}): paused {gc.PausePercent:F1}% of the measured time, {gc.Gen0 + gc.Gen1 + gc.Gen2:N0} collections (gen0 {gc.Gen0:N0}, gen1 {gc.Gen1:N0}, gen2 {gc.Gen2:N0}), {gc.MeanPauseMs:F1} ms each"));
         }
 
         foreach (var run in report.Runs.Where(r => r.Cpu is not null))
         {
             var cpu = run.Cpu!;
-            writer.WriteLine(Invariant($"{run.Mode} CPU ({(report.Cluster.Kind == Cluster.EmbeddedCluster.KindName ? "silos and load" : "load generator")}): {cpu.Cores:F2} cores, {cpu.MicrosecondsPer(run.Throughput):F0} µs per committed transaction"));
+            writer.WriteLine(Invariant($"{run.Mode} CPU ({inProcess}): {cpu.Cores:F2} cores, {cpu.MicrosecondsPer(run.Throughput):F0} µs per committed transaction"));
         }
 
         if (report.Workload == LoadGenCommandLine.TpcC)
