@@ -78,11 +78,10 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     /// <summary>Calls another transactional actor within <paramref name="ctx"/>'s transaction.</summary>
     protected Task CallActor<TActor>(TxnContext ctx, ActorId actor, Func<TActor, Task> call)
         where TActor : ITransactionalActor
-        => CallActor<TActor, bool>(ctx, actor, async a =>
-        {
-            await call(a);
-            return true;
-        });
+    {
+        ArgumentNullException.ThrowIfNull(ctx);
+        return ctx.Mode == TxnMode.Pact ? PactEngine.CallActor(ctx, actor, call) : Engine.CallActor(ctx, actor, call);
+    }
 
     /// <summary>The state a new actor starts with; by default <c>new TState()</c>.</summary>
     protected virtual TState CreateInitialState() => new();
@@ -159,7 +158,17 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
             // User code and every call it makes get the context without the start mark.
             var running = ctx with { Start = false, EarlyLockRelease = false };
             context.Request.SetArgument(0, running);
-            await (ctx.Mode == TxnMode.Pact ? PactEngine.RunPactAsRoot(running, context.Invoke) : Engine.RunAsRoot(running, ctx.EarlyLockRelease, context.Invoke));
+            if (ctx.Mode == TxnMode.Pact)
+            {
+                await PactEngine.RunPactAsRoot(running, context.Invoke);
+            }
+                else if (await Engine.RunAsRoot(running, ctx.EarlyLockRelease, context.Invoke) is { } aborted)
+            {
+                // Answered, not thrown: wrapped, it passes Orleans' invokers here and the caller's
+                // response handling as a value, and is thrown once, where the caller reads the result.
+                context.Response = ExecutionInfoResponse.Create(Response.FromException(aborted), new ExecutionInfo());
+            }
+
             return;
         }
 
@@ -169,15 +178,8 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
             return;
         }
 
-        try
-        {
-            var info = await Engine.Invoke(ctx, context.Invoke);
-            context.Response = ExecutionInfoResponse.Create(context.Response!, info);
-        }
-        catch (ParticipantCallException failed)
-        {
-            context.Response = ExecutionInfoResponse.Create(Response.FromException(failed.Original), failed.Info);
-        }
+        var (info, failure) = await Engine.Invoke(ctx, context.Invoke);
+        context.Response = ExecutionInfoResponse.Create(failure is null ? context.Response! : Response.FromException(failure), info);
     }
 
     Task<Vote> ISnapperParticipant.Prepare(long tid, HybridDecision decision, bool earlyLockRelease) => Engine.Prepare(tid, decision, earlyLockRelease);

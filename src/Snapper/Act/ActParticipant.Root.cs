@@ -37,70 +37,22 @@ internal sealed partial class ActParticipant<TState>
     /// The root of ACT <paramref name="ctx"/> (Snapper §4.3.3): runs the first call
     /// (<paramref name="invoke"/>) as a participant — which answers only once every call of the
     /// transaction has returned — then decides: the serializability check, 2PC, and the answer to
-    /// the caller. Throws <see cref="TransactionAbortedException"/> if it aborted.
+    /// the caller. Returns null if it committed, else the <see cref="TransactionAbortedException"/>
+    /// for the caller (returned, not thrown: docs/architecture.md, "Aborts are values inside Snapper").
     /// </summary>
-    public async Task RunAsRoot(TxnContext ctx, bool earlyLockRelease, Func<Task> invoke)
+    public async Task<TransactionAbortedException?> RunAsRoot(TxnContext ctx, bool earlyLockRelease, Func<Task> invoke)
     {
         var started = runtime.Clock.GetTimestamp();
         var act = roots.Begin(ctx.Tid);
         using var span = SnapperTracing.StartTransaction(ctx);
+        TransactionAbortedException? aborted;
         try
         {
-            ExecutionInfo info;
-            var execute = SnapperTracing.StartPhase(SnapperTracing.Execute);
-            try
-            {
-                info = await Invoke(ctx, invoke);
-            }
-            catch (ParticipantCallException failed)
-            {
-                info = failed.Info;
-                info.Fail(failed.Original);
-            }
-            finally
-            {
-                execute?.Dispose();
-            }
-
-            if (info.Failure is null && runtime.Clock.GetUtcNow() > ctx.Deadline)
-            {
-                info.Fail(new TransactionAbortedException(AbortReason.Timeout, $"ran past its deadline of {runtime.Options.TransactionTimeout}"));
-            }
-
-            if (info.Failure is { } failure)
-            {
-                await runtime.Commit.Abort(ctx.Tid, info);
-                throw ActCommitCoordinator.AbortedBy(ctx.Tid, failure);
-            }
-
-            HybridDecision decision;
-            try
-            {
-                decision = await SerializabilityCheck.Run(act, info, b => runtime.BatchOutcome(b.Bid, b.Coordinator), runtime.DeadlockTimeout, runtime.Clock);
-                if (!earlyLockRelease)
-                {
-                    // Holding its locks, it may as well wait here: nothing it logs may claim a
-                    // commit before the ACTs it read from have committed.
-                    await CommitDependency.WaitDurable(ctx.Tid, info, DependencyOutcome, ctx.Deadline, runtime.Clock);
-                }
-            }
-            catch (TransactionAbortedException refused)
-            {
-                await runtime.Commit.Abort(ctx.Tid, info);
-                throw ActCommitCoordinator.AbortedBy(ctx.Tid, refused);
-            }
-
-            await runtime.Commit.Commit(ctx, act, info, decision, earlyLockRelease, DependencyOutcome);
-            act.SetDecided(true);
-            act.SetDurable(true);
-            runtime.Metrics.Committed(TxnMode.Act, runtime.Clock.GetElapsedTime(started));
-            SnapperTracing.Committed(span);
+            aborted = await Decide(ctx, act, earlyLockRelease, invoke);
         }
-        catch (TransactionAbortedException aborted)
+        catch (TransactionAbortedException refused)
         {
-            runtime.Metrics.Aborted(TxnMode.Act, aborted.Reason, runtime.Clock.GetElapsedTime(started));
-            SnapperTracing.Aborted(span, aborted);
-            throw;
+            aborted = refused; // a participant voted no: ActCommitCoordinator aborted them all
         }
         finally
         {
@@ -112,6 +64,71 @@ internal sealed partial class ActParticipant<TState>
                 keepAlive(roots.Retention);
             }
         }
+
+        if (aborted is null)
+        {
+            runtime.Metrics.Committed(TxnMode.Act, runtime.Clock.GetElapsedTime(started));
+            SnapperTracing.Committed(span);
+        }
+        else
+        {
+            runtime.Metrics.Aborted(TxnMode.Act, aborted.Reason, runtime.Clock.GetElapsedTime(started));
+            SnapperTracing.Aborted(span, aborted);
+        }
+
+        return aborted;
+    }
+
+    // Runs the ACT and commits it (null) or aborts it everywhere it reached (the abort).
+    private async Task<TransactionAbortedException?> Decide(TxnContext ctx, RunningAct act, bool earlyLockRelease, Func<Task> invoke)
+    {
+        CallReport report;
+        using (SnapperTracing.StartPhase(SnapperTracing.Execute))
+        {
+            report = await Invoke(ctx, invoke);
+        }
+
+        var info = report.Info;
+        if (report.Failure is { } own)
+        {
+            info.Fail(own); // the first failure anywhere in the call tree names the abort
+        }
+        else if (runtime.Clock.GetUtcNow() > ctx.Deadline)
+        {
+            info.Fail(new TransactionAbortedException(AbortReason.Timeout, $"ran past its deadline of {runtime.Options.TransactionTimeout}"));
+        }
+
+        var failure = info.Failure;
+        var decision = HybridDecision.None;
+        if (failure is null)
+        {
+            (decision, var refusal) = await SerializabilityCheck.Run(act, info, b => runtime.BatchOutcome(b.Bid, b.Coordinator), runtime.DeadlockTimeout, runtime.Clock);
+            failure = refusal;
+            if (failure is null && !earlyLockRelease)
+            {
+                try
+                {
+                    // Holding its locks, it may as well wait here: nothing it logs may claim a
+                    // commit before the ACTs it read from have committed.
+                    await CommitDependency.WaitDurable(ctx.Tid, info, DependencyOutcome, ctx.Deadline, runtime.Clock);
+                }
+                catch (TransactionAbortedException dependencyAborted)
+                {
+                    failure = dependencyAborted;
+                }
+            }
+        }
+
+        if (failure is not null)
+        {
+            await runtime.Commit.Abort(ctx.Tid, info);
+            return ActCommitCoordinator.AbortedBy(ctx.Tid, failure);
+        }
+
+        await runtime.Commit.Commit(ctx, act, info, decision, earlyLockRelease, DependencyOutcome);
+        act.SetDecided(true);
+        act.SetDurable(true);
+        return null;
     }
 
     /// <summary>Participant → root: batch <paramref name="bid"/> is behind ACT <paramref name="tid"/> (or behind an ACT it waits for).</summary>

@@ -102,38 +102,50 @@ internal sealed partial class ActParticipant<TState>
         where TActor : ITransactionalActor
     {
         ArgumentNullException.ThrowIfNull(call);
-        var record = Running(ctx, nameof(CallActor));
         var callee = runtime.Resolver.Get<TActor>(target);
-        var scope = CallScope.Current is { } current && current.Tid == ctx.Tid ? current : null;
-        var learned = new ExecutionInfo();
-        var outer = ExecutionInfoSink.Value;
-        scope?.Started();
+        var frame = BeginCall(ctx);
         try
         {
-            ExecutionInfoSink.Value = learned;
-            ActPlacementHint.Set(Math.Max(Math.Max(record.BeforeBatch.Bid, precedingActsMaxBeforeBid), record.Learned.Bounds?.MaxBeforeBid ?? 0));
             return await call(callee);
         }
-        catch (Exception e)
+        catch (Exception e) when (frame.Learned.FailAndPass(e))
         {
-            learned.Fail(e);
-            throw;
+            throw; // never reached: the filter notes the failure and lets it pass uncaught
         }
         finally
         {
-            ExecutionInfoSink.Value = outer;
-            record.Learned.Merge(learned);
-            scope?.Ended();
+            EndCall(frame);
+        }
+    }
+
+    /// <summary>The same for a method without a result, with no adapter frame between the call and the user's code.</summary>
+    public async Task CallActor<TActor>(TxnContext ctx, ActorId target, Func<TActor, Task> call)
+        where TActor : ITransactionalActor
+    {
+        ArgumentNullException.ThrowIfNull(call);
+        var callee = runtime.Resolver.Get<TActor>(target);
+        var frame = BeginCall(ctx);
+        try
+        {
+            await call(callee);
+        }
+        catch (Exception e) when (frame.Learned.FailAndPass(e))
+        {
+            throw; // never reached: the filter notes the failure and lets it pass uncaught
+        }
+        finally
+        {
+            EndCall(frame);
         }
     }
 
     /// <summary>
     /// A call of the ACT arrives here (<paramref name="invoke"/> runs the user's method): join the
     /// transaction (and the local schedule) on the first call, wait to be admitted, run it, wait
-    /// for every call it made, and report this actor's execution info. On failure throws
-    /// <see cref="ParticipantCallException"/> carrying the info and the original exception.
+    /// for every call it made, and report this actor's execution info with the call's failure, if
+    /// any. A failure is returned, not thrown (docs/architecture.md, "Aborts are values inside Snapper").
     /// </summary>
-    public async Task<ExecutionInfo> Invoke(TxnContext ctx, Func<Task> invoke)
+    public async Task<CallReport> Invoke(TxnContext ctx, Func<Task> invoke)
     {
         if (!records.TryGetValue(ctx.Tid, out var record))
         {
@@ -171,16 +183,15 @@ internal sealed partial class ActParticipant<TState>
         Exception? failure = null;
         try
         {
-            if (!record.Admission.IsCompletedSuccessfully)
+            failure = record.Admission.IsCompletedSuccessfully ? record.Admission.Result : await record.Admission;
+            if (failure is null)
             {
-                await record.Admission;
+                await invoke();
             }
-
-            await invoke();
         }
         catch (Exception e)
         {
-            failure = e is ParticipantCallException p ? p.Original : e;
+            failure = e;
         }
         finally
         {
@@ -194,7 +205,7 @@ internal sealed partial class ActParticipant<TState>
             await AwaitStrayCalls(ctx, scope);
         }
 
-        return failure is null ? Report(record) : throw new ParticipantCallException(Report(record), failure);
+        return new CallReport(Report(record), failure);
     }
 
     /// <summary>
@@ -230,6 +241,25 @@ internal sealed partial class ActParticipant<TState>
         }
     }
 
+    // What a CallActor sets up around its call, and undoes after it: the callee's info goes to a
+    // sink of its own (merged into the record afterwards), and the call counts as in flight.
+    private CallFrame BeginCall(TxnContext ctx)
+    {
+        var record = Running(ctx, nameof(CallActor));
+        var frame = new CallFrame(record, new ExecutionInfo(), ExecutionInfoSink.Value, CallScope.Current is { } current && current.Tid == ctx.Tid ? current : null);
+        frame.Scope?.Started();
+        ExecutionInfoSink.Value = frame.Learned;
+        ActPlacementHint.Set(Math.Max(Math.Max(record.BeforeBatch.Bid, precedingActsMaxBeforeBid), record.Learned.Bounds?.MaxBeforeBid ?? 0));
+        return frame;
+    }
+
+    private static void EndCall(CallFrame frame)
+    {
+        ExecutionInfoSink.Value = frame.OuterSink;
+        frame.Record.Learned.Merge(frame.Learned);
+        frame.Scope?.Ended();
+    }
+
     private ActRecord<TState> Running(TxnContext ctx, string operation)
     {
         ArgumentNullException.ThrowIfNull(ctx);
@@ -251,43 +281,51 @@ internal sealed partial class ActParticipant<TState>
     // the deadlock timeout (§4.4.2), and leave the group at once if that fails, so the batch after
     // it is not held up by an ACT that will abort. The root knows whether the wait is doomed (a
     // batch up to this one is already behind the ACT elsewhere): at the root it is a local wait,
-    // elsewhere the root is asked to say so.
-    private async Task Admit(ActRecord<TState> record)
+    // elsewhere the root is asked to say so. Returns the abort if it may not wait, else null.
+    private async Task<Exception?> Admit(ActRecord<TState> record)
     {
         var tid = record.Context.Tid;
         var before = schedule.BatchBefore(record.Group);
-        var waitingFor = $"batch {before} to complete on actor {Id}";
+        Exception? refusal;
         try
         {
             if (roots.Find(tid) is { } local)
             {
-                await local.WaitForBatch(before, record.Group.WhenOpen, waitingFor, runtime.DeadlockTimeout, AbortReason.Deadlock, runtime.Clock);
+                var end = await local.WaitForBatch(before, record.Group.WhenOpen, runtime.DeadlockTimeout, runtime.Clock);
+                refusal = local.Refusal(end, before, WaitingFor(before), runtime.DeadlockTimeout, AbortReason.Deadlock);
             }
             else
             {
                 var doomed = record.Doomed = new TaskCompletionSource<long>(TaskCreationOptions.RunContinuationsAsynchronously);
                 Send(record.Context.Root, p => p.WatchBatch(tid, before, Id));
-                await BatchWait.Until(
-                    record.Group.WhenOpen,
-                    doomed.Task,
-                    runtime.DeadlockTimeout,
-                    runtime.Clock,
-                    () => RunningAct.Violation(tid, doomed.Task.Result, before, waitingFor),
-                    RunningAct.Timeout(tid, runtime.DeadlockTimeout, waitingFor, AbortReason.Deadlock));
+                refusal = await BatchWait.Until(record.Group.WhenOpen, doomed.Task, runtime.DeadlockTimeout, runtime.Clock) switch
+                {
+                    BatchWaitEnd.Ready => null,
+                    BatchWaitEnd.Doomed => RunningAct.Violation(tid, doomed.Task.Result, before, WaitingFor(before)),
+                    _ => RunningAct.Timeout(tid, runtime.DeadlockTimeout, WaitingFor(before), AbortReason.Deadlock),
+                };
             }
         }
-        catch
+        catch (Exception e)
         {
-            Forget(tid);
-            throw;
+            refusal = e;
         }
         finally
         {
             record.Doomed = null;
         }
 
+        if (refusal is not null)
+        {
+            Forget(tid);
+            return refusal;
+        }
+
         NoteBatchBefore(record);
+        return null;
     }
+
+    private string WaitingFor(long bid) => $"batch {bid} to complete on actor {Id}";
 
     // The ACT is admitted: it runs after the last batch that completed here.
     private void NoteBatchBefore(ActRecord<TState> record)
@@ -370,4 +408,6 @@ internal sealed partial class ActParticipant<TState>
         var after = records.ContainsKey(record.Context.Tid) ? schedule.BatchAfter(record.Group) : 0;
         return record.Learned.Snapshot(Id, role, record.BeforeBatch, record.BeforeCommitted, after, precedingActsMaxBeforeBid, record.DependsOn);
     }
+
+    private readonly record struct CallFrame(ActRecord<TState> Record, ExecutionInfo Learned, ExecutionInfo? OuterSink, CallScope? Scope);
 }

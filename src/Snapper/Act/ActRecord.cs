@@ -23,8 +23,11 @@ internal sealed class ActRecord<TState>(TxnContext ctx)
     /// <summary>Its place in this actor's local schedule: the ACTs between the same two batches.</summary>
     public required ActGroup Group { get; init; }
 
-    /// <summary>Completes when the group is admitted here; every call of the ACT on this actor awaits it.</summary>
-    public Task Admission { get; set; } = Task.CompletedTask;
+    /// <summary>
+    /// Completes when the group is admitted here (null) or the ACT may not wait for that (the abort);
+    /// every call of the ACT on this actor awaits it.
+    /// </summary>
+    public Task<Exception?> Admission { get; set; } = Admitted;
 
     /// <summary>The batch just before the ACT here when it was admitted (bid 0: none): its bound on the BeforeSet.</summary>
     public BatchRef BeforeBatch { get; set; }
@@ -40,6 +43,8 @@ internal sealed class ActRecord<TState>(TxnContext ctx)
 
     /// <summary>While the ACT waits here to be admitted: completed by its root if the wait is doomed (with the batch behind the ACT).</summary>
     public TaskCompletionSource<long>? Doomed { get; set; }
+
+    private static Task<Exception?> Admitted { get; } = Task.FromResult<Exception?>(null);
 
     /// <summary>What the calls this actor made in the transaction reported back.</summary>
     public ExecutionInfo Learned { get; } = new();

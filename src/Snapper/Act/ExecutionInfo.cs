@@ -63,6 +63,16 @@ internal sealed class ExecutionInfo
     public void Fail(Exception failure) => Failure ??= failure;
 
     /// <summary>
+    /// <see cref="Fail"/>, as an exception filter that never catches: the exception goes on up
+    /// without being caught and thrown again (each rethrow costs a stack walk).
+    /// </summary>
+    public bool FailAndPass(Exception failure)
+    {
+        Fail(failure);
+        return false;
+    }
+
+    /// <summary>
     /// A copy to hand to the caller: what this actor learned plus its own role and its place among
     /// batches (<paramref name="before"/> and whether it had committed, <paramref name="afterBid"/>:
     /// 0 for none, and the max(BeforeSet) of ACTs that preceded this one here).

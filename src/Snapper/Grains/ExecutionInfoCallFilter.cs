@@ -1,4 +1,5 @@
 using System.Runtime.ExceptionServices;
+using Orleans.Serialization.Invocation;
 using Snapper.Act;
 
 namespace Snapper.Grains;
@@ -42,21 +43,26 @@ internal sealed class ExecutionInfoCallFilter : IOutgoingGrainCallFilter
 
     private static async Task InvokeAndTakeInfo(IOutgoingGrainCallContext context, ExecutionInfo? sink)
     {
-        try
+        await context.Invoke();
+        if (context.Response is ExecutionInfoResponse response)
         {
-            await context.Invoke();
-        }
-        finally
-        {
-            if (context.Response is ExecutionInfoResponse response)
+            if (sink is not null && !ReferenceEquals(sink, ExecutionInfoSink.PactCall))
             {
-                if (sink is not null && !ReferenceEquals(sink, ExecutionInfoSink.PactCall))
-                {
-                    sink.Merge(response.Info);
-                }
+                sink.Merge(response.Info);
+            }
 
-                if (response.Failure is { } failure)
+            if (response.Failure is { } failure)
+            {
+                if (context.InterfaceMethod?.ReturnType is { IsGenericType: true })
                 {
+                    // Not thrown here, where every invoker stage above this filter would catch it
+                    // and throw it again: as the plain response, Orleans throws it once, where the
+                    // caller reads the result.
+                    context.Response = Response.FromException(failure);
+                }
+                else
+                {
+                    // A method without a result: Orleans reads none, so the failure must be thrown.
                     ExceptionDispatchInfo.Throw(failure);
                 }
             }

@@ -5,15 +5,18 @@ namespace Snapper.Grains;
 
 /// <summary>
 /// Callee → caller: the response of a call made within an ACT, with the callee's execution info
-/// (participants, roles, hybrid bounds, commit dependencies, first failure) riding along. The
-/// callee's <see cref="TransactionalActor{TState}"/> call filter makes it;
-/// <see cref="ExecutionInfoCallFilter"/> on the caller's side takes the info out and rethrows the
-/// callee's exception, if any.
+/// (participants, roles, hybrid bounds, commit dependencies, first failure) riding along; also the
+/// root's answer to an ACT's first call when the ACT aborted (with empty info). The callee's
+/// <see cref="TransactionalActor{TState}"/> call filter makes it; <see cref="ExecutionInfoCallFilter"/>
+/// on the caller's side takes the info out and replaces it with a plain failed response if the
+/// callee failed, which Orleans throws where the caller reads the result.
 /// </summary>
 /// <remarks>
 /// <see cref="Exception"/> reads as null on purpose (as Orleans' own transaction response does): a
-/// failed call must still complete as a response, so the caller's filter sees the info before it
-/// throws. <see cref="GetResult{T}"/> and <see cref="Result"/> still throw the callee's exception.
+/// failed call must still complete as a response, so the caller's filter sees the info, and the
+/// exception is not thrown and caught again by every invoker stage on the way.
+/// <see cref="GetResult{T}"/> and <see cref="Result"/> still throw the callee's exception, so a
+/// caller without the filter still sees it.
 /// </remarks>
 [GenerateSerializer]
 internal sealed class ExecutionInfoResponse : Response

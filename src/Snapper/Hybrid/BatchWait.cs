@@ -1,14 +1,18 @@
 namespace Snapper.Hybrid;
 
 /// <summary>An ACT's wait for a PACT batch (§4.4.1–4.4.2): it ends when the batch is ready, when the wait is doomed, or at the deadlock timeout.</summary>
+/// <remarks>
+/// The end is returned, not thrown: an ACT that cannot wait is aborted, and under contention that
+/// is the common case, so the caller builds the abort (and its message) only then and passes it on
+/// as a value (docs/architecture.md, "Aborts are values inside Snapper").
+/// </remarks>
 internal static class BatchWait
 {
     /// <summary>
-    /// Completes when <paramref name="ready"/> does (rethrowing its failure); throws what
-    /// <paramref name="violation"/> makes if <paramref name="doomed"/> completes first, and
-    /// <paramref name="timedOut"/> after <paramref name="timeout"/>.
+    /// Whichever comes first: <paramref name="ready"/> (rethrowing its failure, if it failed),
+    /// <paramref name="doomed"/>, or <paramref name="timeout"/>.
     /// </summary>
-    public static async Task Until(Task ready, Task doomed, TimeSpan timeout, TimeProvider clock, Func<Exception> violation, Exception timedOut)
+    public static async Task<BatchWaitEnd> Until(Task ready, Task doomed, TimeSpan timeout, TimeProvider clock)
     {
         using var stopTimer = new CancellationTokenSource();
         try
@@ -18,10 +22,10 @@ internal static class BatchWait
             if (first == ready)
             {
                 await ready;
-                return;
+                return BatchWaitEnd.Ready;
             }
 
-            throw first == doomed ? violation() : timedOut;
+            return first == doomed ? BatchWaitEnd.Doomed : BatchWaitEnd.TimedOut;
         }
         finally
         {

@@ -127,35 +127,43 @@ internal sealed class RunningAct(long tid, IActSignals signals)
 
     /// <summary>
     /// Waits here, at the root, for <paramref name="ready"/>, which completes once batch
-    /// <paramref name="bid"/> has completed or committed. Throws
-    /// <see cref="TransactionAbortedException"/>: with <see cref="AbortReason.SerializabilityViolation"/>
-    /// if a batch up to <paramref name="bid"/> is or gets behind this ACT, with
-    /// <paramref name="onTimeout"/> after <paramref name="timeout"/>.
+    /// <paramref name="bid"/> has completed or committed. Ends <see cref="BatchWaitEnd.Doomed"/> if
+    /// a batch up to <paramref name="bid"/> is or gets behind this ACT (<see cref="MinBatchBehind"/>
+    /// says which: the caller aborts it with <see cref="Violation"/>), and
+    /// <see cref="BatchWaitEnd.TimedOut"/> after <paramref name="timeout"/>.
     /// </summary>
-    public async Task WaitForBatch(long bid, Task ready, string waitingFor, TimeSpan timeout, AbortReason onTimeout, TimeProvider clock)
+    public async ValueTask<BatchWaitEnd> WaitForBatch(long bid, Task ready, TimeSpan timeout, TimeProvider clock)
     {
         if (ready.IsCompleted)
         {
             await ready;
-            return;
+            return BatchWaitEnd.Ready;
         }
 
         if (minBatchBehind <= bid)
         {
-            throw Violation(Tid, minBatchBehind, bid, waitingFor);
+            return BatchWaitEnd.Doomed;
         }
 
         var wait = new Wait(bid);
         (waits ??= []).Add(wait);
         try
         {
-            await BatchWait.Until(ready, wait.Doomed.Task, timeout, clock, () => Violation(Tid, minBatchBehind, bid, waitingFor), Timeout(Tid, timeout, waitingFor, onTimeout));
+            return await BatchWait.Until(ready, wait.Doomed.Task, timeout, clock);
         }
         finally
         {
             waits.Remove(wait);
         }
     }
+
+    /// <summary>The abort of an ACT whose wait for <paramref name="bid"/> (<paramref name="waitingFor"/>) ended as <paramref name="end"/>, or null if it is ready.</summary>
+    public TransactionAbortedException? Refusal(BatchWaitEnd end, long bid, string waitingFor, TimeSpan timeout, AbortReason onTimeout) => end switch
+    {
+        BatchWaitEnd.Ready => null,
+        BatchWaitEnd.Doomed => Violation(Tid, minBatchBehind, bid, waitingFor),
+        _ => Timeout(Tid, timeout, waitingFor, onTimeout),
+    };
 
     /// <summary>The violation an ACT waiting for <paramref name="bid"/> dies of, when <paramref name="behind"/> ≤ it is behind the ACT.</summary>
     public static TransactionAbortedException Violation(long tid, long behind, long bid, string waitingFor) =>

@@ -27,25 +27,29 @@ namespace Snapper.Hybrid;
 /// </remarks>
 internal static class SerializabilityCheck
 {
+    /// <summary>
+    /// The decision to commit with, or the abort that refuses it (returned, not thrown: under
+    /// contention refusals are common and an exception per refusal costs more than the check).
+    /// </summary>
     /// <param name="act">The ACT's record at its root.</param>
     /// <param name="info">What the ACT's calls reported.</param>
     /// <param name="outcomeOf">Asks a batch's coordinator how the batch ended, once it has.</param>
     /// <param name="timeout">The deadlock timeout.</param>
     /// <param name="clock">The clock.</param>
-    public static async ValueTask<HybridDecision> Run(RunningAct act, ExecutionInfo info, Func<BatchRef, Task<BatchOutcome>> outcomeOf, TimeSpan timeout, TimeProvider clock)
+    public static async ValueTask<(HybridDecision Decision, TransactionAbortedException? Refusal)> Run(RunningAct act, ExecutionInfo info, Func<BatchRef, Task<BatchOutcome>> outcomeOf, TimeSpan timeout, TimeProvider clock)
     {
         if (info.Bounds is not { } bounds)
         {
-            return HybridDecision.None; // no batch before it anywhere: nothing can make it unserializable
+            return (HybridDecision.None, null); // no batch before it anywhere: nothing can make it unserializable
         }
 
         var minAfter = Math.Min(bounds.MinAfterBid, act.MinBatchBehind);
         if (bounds.MaxBeforeBid >= minAfter)
         {
-            throw new TransactionAbortedException(
+            return (default, new TransactionAbortedException(
                 AbortReason.SerializabilityViolation,
                 $"max(BeforeSet) = {bounds.MaxBeforeBid} ≥ min(AfterSet) = {minAfter}: it runs after batch {bounds.MaxBeforeBid} on one actor but before batch {minAfter} on another")
-            { Tid = act.Tid };
+            { Tid = act.Tid });
         }
 
         var onTimeout = info.AfterSetIncomplete ? AbortReason.SerializabilityUncertain : AbortReason.Deadlock;
@@ -53,16 +57,21 @@ internal static class SerializabilityCheck
         foreach (var batch in bounds.BeforeBatches)
         {
             var outcome = outcomeOf(batch);
-            await act.WaitForBatch(batch.Bid, outcome, $"batch {batch.Bid}, whose state it read, to commit", timeout, onTimeout, clock);
+            var end = await act.WaitForBatch(batch.Bid, outcome, timeout, clock);
+            if (act.Refusal(end, batch.Bid, $"batch {batch.Bid}, whose state it read, to commit", timeout, onTimeout) is { } refusal)
+            {
+                return (default, refusal);
+            }
+
             if (!(await outcome).Committed)
             {
-                throw new TransactionAbortedException(AbortReason.Cascading, $"batch {batch.Bid}, whose state it read, aborted") { Tid = act.Tid };
+                return (default, new TransactionAbortedException(AbortReason.Cascading, $"batch {batch.Bid}, whose state it read, aborted") { Tid = act.Tid });
             }
 
             // Batches resolve in bid order: every batch up to this one has committed or aborted.
             committedThrough = Math.Max(committedThrough, batch.Bid);
         }
 
-        return new HybridDecision(bounds.MaxBeforeBid, committedThrough);
+        return (new HybridDecision(bounds.MaxBeforeBid, committedThrough), null);
     }
 }

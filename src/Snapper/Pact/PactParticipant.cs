@@ -117,18 +117,46 @@ internal sealed class PactParticipant<TState>
         {
             return await call(callee);
         }
-        catch (Exception e)
+        catch (Exception e) when (FailedCall(ctx, e))
         {
-            // Whether or not the body catches it, the PACT aborts: in its turn here too, so the
-            // batch cannot complete here with its writes before the coordinator knows.
-            schedule.AbortInTurn(ctx, e);
-            Fail(ctx, e);
-            throw;
+            throw; // never reached: the filter aborts the PACT and lets the exception pass uncaught
         }
         finally
         {
             ExecutionInfoSink.Value = outer;
         }
+    }
+
+    /// <summary>The same for a method without a result, with no adapter frame between the call and the user's code.</summary>
+    public async Task CallActor<TActor>(TxnContext ctx, ActorId target, Func<TActor, Task> call)
+        where TActor : ITransactionalActor
+    {
+        ArgumentNullException.ThrowIfNull(call);
+        var callee = runtime.Resolver.Get<TActor>(target);
+        var outer = ExecutionInfoSink.Value;
+        ExecutionInfoSink.Value = ExecutionInfoSink.PactCall;
+        try
+        {
+            await call(callee);
+        }
+        catch (Exception e) when (FailedCall(ctx, e))
+        {
+            throw; // never reached: the filter aborts the PACT and lets the exception pass uncaught
+        }
+        finally
+        {
+            ExecutionInfoSink.Value = outer;
+        }
+    }
+
+    // Whether or not the body catches it, a failed call aborts the PACT: in its turn here too, so
+    // the batch cannot complete here with its writes before the coordinator knows. An exception
+    // filter (always false), so the exception is not caught and thrown again.
+    private bool FailedCall(TxnContext ctx, Exception e)
+    {
+        schedule.AbortInTurn(ctx, e);
+        Fail(ctx, e);
+        return false;
     }
 
     /// <summary>

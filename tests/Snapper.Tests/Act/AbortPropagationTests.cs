@@ -43,6 +43,25 @@ public sealed class AbortPropagationTests
     }
 
     [Fact]
+    public async Task A_failed_nested_call_with_a_result_throws_into_the_callers_code_and_aborts_everything()
+    {
+        // A failed call's exception reaches the caller as a failed response (thrown once, where the
+        // result is read), not thrown by Snapper's filter: the caller's code must still see it, and
+        // the ACT must still abort although that code catches it.
+        await using var silo = await TestSilo.StartAsync();
+        var (root, nested) = (Actor("r3"), Actor("n3"));
+
+        var aborted = await Assert.ThrowsAsync<TransactionAbortedException>(() =>
+            silo.Client.RunAct<ITestActor, int>(root, (a, ctx) => a.AddThenSwallowNestedValueFailure(ctx, 5, nested)));
+
+        Assert.Equal(AbortReason.User, aborted.Reason);
+        Assert.Equal("value boom", Assert.IsType<InvalidOperationException>(aborted.InnerException).Message);
+        Assert.Equal(0, await Value(silo, root));
+        Assert.Equal(0, await Value(silo, nested));
+        silo.AssertQuiescent<Counter>(root, nested);
+    }
+
+    [Fact]
     public async Task A_three_actor_chain_commits_on_every_actor()
     {
         await using var silo = await TestSilo.StartAsync();

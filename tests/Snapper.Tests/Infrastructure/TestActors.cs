@@ -22,6 +22,10 @@ public interface ITestActor : ITransactionalActor, IGrainWithStringKey
 
     Task AddThenThrow(TxnContext ctx, int delta, string message);
 
+    Task<int> AddThenThrowForValue(TxnContext ctx, int delta, string message);
+
+    Task<int> AddThenSwallowNestedValueFailure(TxnContext ctx, int delta, ActorId next);
+
     Task AddThenAbort(TxnContext ctx, int delta, AbortReason reason);
 
     Task<int> AddThenRead(TxnContext ctx, int delta);
@@ -84,6 +88,26 @@ public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestA
     {
         await Add(ctx, delta);
         throw new InvalidOperationException(message);
+    }
+
+    public async Task<int> AddThenThrowForValue(TxnContext ctx, int delta, string message)
+    {
+        await Add(ctx, delta);
+        throw new InvalidOperationException(message);
+    }
+
+    // The nested call has a result: its failure must reach this code as the original exception.
+    public async Task<int> AddThenSwallowNestedValueFailure(TxnContext ctx, int delta, ActorId next)
+    {
+        await Add(ctx, delta);
+        try
+        {
+            return await CallActor<ITestActor, int>(ctx, next, a => a.AddThenThrowForValue(ctx, delta, "value boom"));
+        }
+        catch (InvalidOperationException)
+        {
+            return -1;
+        }
     }
 
     public async Task<int> AddThenRead(TxnContext ctx, int delta)
