@@ -186,7 +186,10 @@ internal sealed partial class ActParticipant<TState>
             failure = record.Admission.IsCompletedSuccessfully ? record.Admission.Result : await record.Admission;
             if (failure is null)
             {
-                await invoke();
+                // Awaited without throwing: a failure is taken as a value (one throw fewer per failed call).
+                var call = invoke();
+                await call.ConfigureAwait(ConfigureAwaitOptions.ContinueOnCapturedContext | ConfigureAwaitOptions.SuppressThrowing);
+                failure = call.IsFaulted ? call.Exception.InnerException : call.IsCanceled ? new TaskCanceledException(call) : null;
             }
         }
         catch (Exception e)

@@ -37,7 +37,11 @@ internal sealed class SiloCheckpoint(SnapperRuntime runtime, ILogStorage storage
         }
 
         var own = runtime.Loggers.All.Select(l => l.Name).ToHashSet(StringComparer.Ordinal);
-        var content = await CheckpointContent.ReadAsync(round, storage, own, CancellationToken.None);
+        // Reading every log is CPU work for each record since the last round (seconds after a
+        // minute of heavy load), and with storage whose reads complete synchronously (in memory)
+        // it would all run in this grain's turn, holding a scheduler thread that long: run it on
+        // the thread pool instead. It touches only the storage, which takes concurrent readers.
+        var content = await Task.Run(() => CheckpointContent.ReadAsync(round, storage, own, CancellationToken.None));
         if (content.SealedRecords == 0)
         {
             return new CheckpointReport(round, 1, content.RecordsRead, 0, 0, 0);
