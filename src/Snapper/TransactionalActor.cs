@@ -164,9 +164,12 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
             }
                 else if (await Engine.RunAsRoot(running, ctx.EarlyLockRelease, context.Invoke) is { } aborted)
             {
-                // Answered, not thrown: wrapped, it passes Orleans' invokers here and the caller's
-                // response handling as a value, and is thrown once, where the caller reads the result.
-                context.Response = ExecutionInfoResponse.Create(Response.FromException(aborted), new ExecutionInfo());
+                // Answered, not thrown. For a method with a result, wrapped: it passes Orleans'
+                // invokers on both sides as a value and is thrown once, where the caller reads the
+                // result (by Orleans even for a caller without Snapper's filter). Without a result
+                // the caller reads none, so Orleans must throw it as the response arrives.
+                var failed = Response.FromException(aborted);
+                context.Response = ExecutionInfoResponse.ReadsResult(context) ? ExecutionInfoResponse.Create(failed, new ExecutionInfo()) : failed;
             }
 
             return;

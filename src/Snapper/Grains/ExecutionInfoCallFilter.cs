@@ -53,7 +53,7 @@ internal sealed class ExecutionInfoCallFilter : IOutgoingGrainCallFilter
 
             if (response.Failure is { } failure)
             {
-                if (context.InterfaceMethod?.ReturnType is { IsGenericType: true })
+                if (ExecutionInfoResponse.ReadsResult(context))
                 {
                     // Not thrown here, where every invoker stage above this filter would catch it
                     // and throw it again: as the plain response, Orleans throws it once, where the

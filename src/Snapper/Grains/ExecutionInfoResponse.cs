@@ -29,6 +29,13 @@ internal sealed class ExecutionInfoResponse : Response
 
     public static ExecutionInfoResponse Create(Response inner, ExecutionInfo info) => new() { inner = inner, Info = info };
 
+    /// <summary>
+    /// Whether the caller of <paramref name="context"/>'s method reads a result: Orleans then throws
+    /// a failed response where it reads it. For a method without one it reads nothing, so a failure
+    /// must be thrown where the response arrives.
+    /// </summary>
+    public static bool ReadsResult(IGrainCallContext context) => context.InterfaceMethod?.ReturnType is { IsGenericType: true };
+
     /// <summary>The callee's exception, or null if the call returned.</summary>
     public Exception? Failure => inner.Exception;
 
