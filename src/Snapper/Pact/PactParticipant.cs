@@ -110,9 +110,7 @@ internal sealed class PactParticipant<TState>
         where TActor : ITransactionalActor
     {
         ArgumentNullException.ThrowIfNull(call);
-        var callee = runtime.Resolver.Get<TActor>(target);
-        var outer = ExecutionInfoSink.Value;
-        ExecutionInfoSink.Value = ExecutionInfoSink.PactCall;
+        var (callee, outer) = BeginCall<TActor>(target);
         try
         {
             return await call(callee);
@@ -132,9 +130,7 @@ internal sealed class PactParticipant<TState>
         where TActor : ITransactionalActor
     {
         ArgumentNullException.ThrowIfNull(call);
-        var callee = runtime.Resolver.Get<TActor>(target);
-        var outer = ExecutionInfoSink.Value;
-        ExecutionInfoSink.Value = ExecutionInfoSink.PactCall;
+        var (callee, outer) = BeginCall<TActor>(target);
         try
         {
             await call(callee);
@@ -147,6 +143,16 @@ internal sealed class PactParticipant<TState>
         {
             ExecutionInfoSink.Value = outer;
         }
+    }
+
+    // The callee, and the sink to restore after the call: a PACT's callee reports no execution info.
+    private (TActor Callee, ExecutionInfo? OuterSink) BeginCall<TActor>(ActorId target)
+        where TActor : ITransactionalActor
+    {
+        var callee = runtime.Resolver.Get<TActor>(target);
+        var outer = ExecutionInfoSink.Value;
+        ExecutionInfoSink.Value = ExecutionInfoSink.PactCall;
+        return (callee, outer);
     }
 
     // Whether or not the body catches it, a failed call aborts the PACT: in its turn here too, so
