@@ -162,7 +162,7 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
             {
                 await PactEngine.RunPactAsRoot(running, context.Invoke);
             }
-                else if (await Engine.RunAsRoot(running, ctx.EarlyLockRelease, context.Invoke) is { } aborted)
+            else if (await Engine.RunAsRoot(running, ctx.EarlyLockRelease, context.Invoke) is { } aborted)
             {
                 // Answered, not thrown. For a method with a result, wrapped: it passes Orleans'
                 // invokers on both sides as a value and is thrown once, where the caller reads the

@@ -295,7 +295,7 @@ internal sealed partial class ActParticipant<TState>
             if (roots.Find(tid) is { } local)
             {
                 var end = await local.WaitForBatch(before, record.Group.WhenOpen, runtime.DeadlockTimeout, runtime.Clock);
-                refusal = local.Refusal(end, before, WaitingFor(before), runtime.DeadlockTimeout, AbortReason.Deadlock);
+                refusal = end == BatchWaitEnd.Ready ? null : local.Refusal(end, before, WaitingFor(before), runtime.DeadlockTimeout, AbortReason.Deadlock);
             }
             else
             {

@@ -7,8 +7,9 @@ namespace Snapper.Grains;
 /// <summary>
 /// Caller side of every grain call (registered on silos and clients by <c>AddSnapper</c>): takes a
 /// callee's execution info out of an <see cref="ExecutionInfoResponse"/>, gives it to the
-/// <see cref="ExecutionInfoSink"/> of the <c>CallActor</c> that made the call, and throws the
-/// callee's exception if it failed. It also refuses a call that carries a <see cref="TxnContext"/>
+/// <see cref="ExecutionInfoSink"/> of the <c>CallActor</c> that made the call, and hands the
+/// callee's exception on if it failed (as a failed response, which Orleans throws where the result
+/// is read, or thrown here for a method without a result). It also refuses a call that carries a <see cref="TxnContext"/>
 /// but is neither its transaction's first call (made once, with the start context) nor made
 /// through <c>CallActor</c>: a context kept past its transaction, or a call that would bypass Snapper.
 /// </summary>

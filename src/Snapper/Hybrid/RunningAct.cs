@@ -157,13 +157,13 @@ internal sealed class RunningAct(long tid, IActSignals signals)
         }
     }
 
-    /// <summary>The abort of an ACT whose wait for <paramref name="bid"/> (<paramref name="waitingFor"/>) ended as <paramref name="end"/>, or null if it is ready.</summary>
-    public TransactionAbortedException? Refusal(BatchWaitEnd end, long bid, string waitingFor, TimeSpan timeout, AbortReason onTimeout) => end switch
-    {
-        BatchWaitEnd.Ready => null,
-        BatchWaitEnd.Doomed => Violation(Tid, minBatchBehind, bid, waitingFor),
-        _ => Timeout(Tid, timeout, waitingFor, onTimeout),
-    };
+    /// <summary>
+    /// The abort of an ACT whose wait for <paramref name="bid"/> (<paramref name="waitingFor"/>)
+    /// did not end <see cref="BatchWaitEnd.Ready"/> but as <paramref name="end"/>. Asked only then,
+    /// so the message is formatted only for an abort.
+    /// </summary>
+    public TransactionAbortedException Refusal(BatchWaitEnd end, long bid, string waitingFor, TimeSpan timeout, AbortReason onTimeout) =>
+        end == BatchWaitEnd.Doomed ? Violation(Tid, minBatchBehind, bid, waitingFor) : Timeout(Tid, timeout, waitingFor, onTimeout);
 
     /// <summary>The violation an ACT waiting for <paramref name="bid"/> dies of, when <paramref name="behind"/> ≤ it is behind the ACT.</summary>
     public static TransactionAbortedException Violation(long tid, long behind, long bid, string waitingFor) =>

@@ -58,9 +58,9 @@ internal static class SerializabilityCheck
         {
             var outcome = outcomeOf(batch);
             var end = await act.WaitForBatch(batch.Bid, outcome, timeout, clock);
-            if (act.Refusal(end, batch.Bid, $"batch {batch.Bid}, whose state it read, to commit", timeout, onTimeout) is { } refusal)
+            if (end != BatchWaitEnd.Ready)
             {
-                return (default, refusal);
+                return (default, act.Refusal(end, batch.Bid, $"batch {batch.Bid}, whose state it read, to commit", timeout, onTimeout));
             }
 
             if (!(await outcome).Committed)
