@@ -35,6 +35,7 @@ internal sealed class Checkpointer(
     IClusterMembershipService cluster,
     IOptions<SnapperOptions> options,
     TimeProvider clock,
+    SnapperMetrics metrics,
     ILogger<Checkpointer> diagnostics) : Grain, ICheckpointer
 {
     private IGrainTimer? timer;
@@ -63,6 +64,7 @@ internal sealed class Checkpointer(
             return new CheckpointReport(round, 0, 0, 0, 0, 0);
         }
 
+        var started = clock.GetTimestamp();
         try
         {
             var silos = ActiveSilos();
@@ -78,12 +80,14 @@ internal sealed class Checkpointer(
             await Task.WhenAll(silos.Select((silo, i) => silo.Truncate(marks[i])));
             var report = CheckpointReport.Sum(round, written);
             LogMessages.CheckpointDone(diagnostics, round, report.Silos, report.RecordsRead, report.States, report.Decisions);
+            metrics.CheckpointRound(clock.GetElapsedTime(started), done: true);
             lastRoundDone = true;
             return report;
         }
         catch (Exception e)
         {
             lastRoundDone = false;
+            metrics.CheckpointRound(clock.GetElapsedTime(started), done: false);
             LogMessages.CheckpointFailed(diagnostics, e, round);
             throw;
         }

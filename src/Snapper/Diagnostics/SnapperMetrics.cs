@@ -5,7 +5,8 @@ namespace Snapper.Diagnostics;
 
 /// <summary>
 /// Snapper's instruments, on the meter <c>Snapper</c>: transactions committed and aborted (tagged
-/// by mode and abort reason), their duration, and the loggers' group commits.
+/// by mode and abort reason), their duration, the loggers' group commits, PACT batch sizes, retries
+/// and checkpoint rounds.
 /// </summary>
 internal sealed class SnapperMetrics : IDisposable
 {
@@ -19,6 +20,7 @@ internal sealed class SnapperMetrics : IDisposable
     private readonly Histogram<int> logGroupSize;
     private readonly Histogram<int> batchSize;
     private readonly Counter<long> retried;
+    private readonly Histogram<double> checkpointDuration;
 
     /// <summary>Creates the instruments.</summary>
     public SnapperMetrics()
@@ -31,6 +33,7 @@ internal sealed class SnapperMetrics : IDisposable
         logGroupSize = meter.CreateHistogram<int>("snapper.log.group_size", "{record}", "Records per group commit.");
         batchSize = meter.CreateHistogram<int>(BatchSizeInstrument, "{transaction}", "PACTs per batch formed by the coordinator ring.");
         retried = meter.CreateCounter<long>(RetriedInstrument, "{attempt}", "Attempts that aborted for a concurrency reason and were run again (ActOptions.MaxAttempts).");
+        checkpointDuration = meter.CreateHistogram<double>(SnapperDiagnostics.CheckpointInstrument, "ms", "Checkpoint rounds, from the seals to the truncation, by outcome.");
     }
 
     public const string BatchSizeInstrument = SnapperDiagnostics.BatchSizeInstrument;
@@ -58,6 +61,9 @@ internal sealed class SnapperMetrics : IDisposable
     }
 
     internal void BatchFormed(int pacts) => batchSize.Record(pacts);
+
+    internal void CheckpointRound(TimeSpan elapsed, bool done) =>
+        checkpointDuration.Record(elapsed.TotalMilliseconds, new KeyValuePair<string, object?>("outcome", done ? "done" : "failed"));
 
     internal void Retried(TxnMode mode) => retried.Add(1, new KeyValuePair<string, object?>("mode", ModeName(mode)));
 

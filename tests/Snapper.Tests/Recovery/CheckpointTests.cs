@@ -72,6 +72,28 @@ public sealed class CheckpointTests : IDisposable
     }
 
     [Fact]
+    public async Task A_checkpoint_round_is_measured_on_the_Snapper_meter()
+    {
+        var rounds = new System.Collections.Concurrent.ConcurrentQueue<(double Ms, object? Outcome)>();
+        using var listener = new System.Diagnostics.Metrics.MeterListener();
+        listener.InstrumentPublished = (instrument, l) =>
+        {
+            if (instrument.Meter.Name == SnapperDiagnostics.MeterName && instrument.Name == SnapperDiagnostics.CheckpointInstrument)
+            {
+                l.EnableMeasurementEvents(instrument);
+            }
+        };
+        listener.SetMeasurementEventCallback<double>((_, ms, tags, _) => rounds.Enqueue((ms, tags.ToArray().Single(t => t.Key == "outcome").Value)));
+        listener.Start();
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.Logging = LoggingMode.Memory));
+        await silo.Client.RunAct<ITestActor>(Actor("measured"), (a, ctx) => a.Add(ctx, 1));
+
+        await silo.Grains.GetGrain<ICheckpointer>(0).Run();
+
+        Assert.Contains(rounds, r => Equals(r.Outcome, "done") && r.Ms >= 0);
+    }
+
+    [Fact]
     public async Task Checkpoints_under_load_shrink_the_file_logs_and_a_restart_has_every_acknowledged_commit()
     {
         void FileLogging(SnapperBuilder s) => s.Configure(o =>
