@@ -301,12 +301,9 @@ internal sealed partial class ActParticipant<TState>
             {
                 var doomed = record.Doomed = new TaskCompletionSource<long>(TaskCreationOptions.RunContinuationsAsynchronously);
                 Send(record.Context.Root, p => p.WatchBatch(tid, before, Id));
-                refusal = await BatchWait.Until(record.Group.WhenOpen, doomed.Task, runtime.DeadlockTimeout, runtime.Clock) switch
-                {
-                    BatchWaitEnd.Ready => null,
-                    BatchWaitEnd.Doomed => RunningAct.Violation(tid, doomed.Task.Result, before, WaitingFor(before)),
-                    _ => RunningAct.Timeout(tid, runtime.DeadlockTimeout, WaitingFor(before), AbortReason.Deadlock),
-                };
+                var end = await BatchWait.Until(record.Group.WhenOpen, doomed.Task, runtime.DeadlockTimeout, runtime.Clock);
+                refusal = end == BatchWaitEnd.Ready ? null
+                    : RunningAct.Refusal(tid, end, end == BatchWaitEnd.Doomed ? doomed.Task.Result : 0, before, WaitingFor(before), runtime.DeadlockTimeout, AbortReason.Deadlock);
             }
         }
         catch (Exception e)

@@ -163,7 +163,14 @@ internal sealed class RunningAct(long tid, IActSignals signals)
     /// so the message is formatted only for an abort.
     /// </summary>
     public TransactionAbortedException Refusal(BatchWaitEnd end, long bid, string waitingFor, TimeSpan timeout, AbortReason onTimeout) =>
-        end == BatchWaitEnd.Doomed ? Violation(Tid, minBatchBehind, bid, waitingFor) : Timeout(Tid, timeout, waitingFor, onTimeout);
+        Refusal(Tid, end, minBatchBehind, bid, waitingFor, timeout, onTimeout);
+
+    /// <summary>
+    /// The same for ACT <paramref name="tid"/> waiting away from its root, where
+    /// <paramref name="behind"/> is the batch its root said is behind it (read only if doomed).
+    /// </summary>
+    public static TransactionAbortedException Refusal(long tid, BatchWaitEnd end, long behind, long bid, string waitingFor, TimeSpan timeout, AbortReason onTimeout) =>
+        end == BatchWaitEnd.Doomed ? Violation(tid, behind, bid, waitingFor) : Timeout(tid, timeout, waitingFor, onTimeout);
 
     /// <summary>The violation an ACT waiting for <paramref name="bid"/> dies of, when <paramref name="behind"/> ≤ it is behind the ACT.</summary>
     public static TransactionAbortedException Violation(long tid, long behind, long bid, string waitingFor) =>
