@@ -170,6 +170,16 @@ public sealed class ListAppendWorkload
 
             throw;
         }
+        catch (TransactionInDoubtException inDoubt)
+        {
+            // The root could not learn the outcome: the checker takes it as either.
+            if (Finish(inDoubt.Tid, knownWithoutBody: Volatile.Read(ref txn) is null))
+            {
+                record(new HistoryEntry(inDoubt.Tid, mode, TransactionStatus.Unknown, null, actors, []));
+            }
+
+            throw;
+        }
         catch (Exception) when (Volatile.Read(ref txn) is { } known)
         {
             if (Finish(known.Tid))
