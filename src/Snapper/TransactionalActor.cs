@@ -101,12 +101,13 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         var id = SelfId();
 
         // One local schedule and one set of state versions, shared by the two engines (§4.4.1).
-        var (committed, undecided) = await runtime.AfterDepartures(id, await runtime.TakeCommittedState(id));
+        var handedOver = await runtime.TakeCommittedState(id);
+        var (committed, undecided) = await runtime.AfterDepartures(id, handedOver);
         var versions = StateVersions<TState>.Load(id, runtime, CreateInitialState(), committed);
         var schedule = new LocalSchedule(id, runtime.Clock);
         engine = new ActParticipant<TState>(id, runtime, versions, schedule);
-        engine.Attach(EnsureExpiry, Retain);
-        engine.AdoptUndecided(undecided);
+        engine.Attach(EnsureExpiry, Retain, this);
+        engine.AdoptUndecided([.. undecided, .. PreparedBefore(id, handedOver, undecided)]);
         pact = new PactParticipant<TState>(id, runtime, versions, schedule);
         runtime.Activations[id] = this;
         await base.OnActivateAsync(cancellationToken);
@@ -119,13 +120,22 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         {
             // Leave the committed state on this silo: the next activation, here or on another
             // silo, takes it (TakeCommittedState) instead of an older one from the logs.
+            // The writes prepared here for ACTs not decided yet go along: a deactivation does not
+            // wait for an ACT's Commit (DelayDeactivation holds off only idle collection).
             var versions = engine.Versions;
-            runtime.States.Offer(engine.Id, new CommittedState(versions.CommittedVersion, runtime.Serializer.Serialize(versions.Committed)));
+            runtime.States.Offer(engine.Id, new CommittedState(versions.CommittedVersion, runtime.Serializer.Serialize(versions.Committed)) { Undecided = engine.HandOver() });
             runtime.Activations.TryRemove(new KeyValuePair<ActorId, object>(engine.Id, this));
         }
 
         return base.OnDeactivateAsync(reason, cancellationToken);
     }
+
+    // The writes an earlier activation prepared and handed over, not already among the failover's.
+    private static IEnumerable<Logging.PrepareRecord> PreparedBefore(ActorId id, CommittedState? handedOver, IReadOnlyList<Logging.PrepareRecord> fromFailover) =>
+        handedOver is { Undecided.IsDefaultOrEmpty: false } state
+            ? state.Undecided.Where(w => w.Version > state.Version && !fromFailover.Any(f => f.Tid == w.Tid))
+                .Select(w => new Logging.PrepareRecord(w.Tid, id, w.Root, w.State) { Version = w.Version, Delta = w.Delta })
+            : [];
 
     Task IIncomingGrainCallFilter.Invoke(IIncomingGrainCallContext context)
     {
@@ -164,6 +174,7 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
             }
             else if (await Engine.RunAsRoot(running, ctx.EarlyLockRelease, context.Invoke) is { } aborted)
             {
+                // An abort, or a TransactionInDoubtException where the outcome could not be learned.
                 // Answered, not thrown. For a method with a result, wrapped: it passes Orleans'
                 // invokers on both sides as a value and is thrown once, where the caller reads the
                 // result (by Orleans even for a caller without Snapper's filter). Without a result

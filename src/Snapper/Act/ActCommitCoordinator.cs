@@ -16,6 +16,8 @@ namespace Snapper.Act;
 /// </summary>
 internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool loggers, TimeProvider clock, ILoggerFactory loggerFactory)
 {
+    private const int CommitAttempts = 3;
+    private static readonly TimeSpan CommitRetry = TimeSpan.FromMilliseconds(100);
     private readonly ILogger diagnostics = loggerFactory.CreateLogger("Snapper.Act");
 
     /// <param name="ctx">The ACT.</param>
@@ -24,14 +26,20 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
     /// <param name="decision">What the serializability check passes on to participants.</param>
     /// <param name="earlyLockRelease">Thorp's protocol instead of strict 2PL.</param>
     /// <param name="outcomes">Asks the root of a commit dependency for its outcome (durable or merely ordered).</param>
-    public async Task Commit(TxnContext ctx, RunningAct act, ExecutionInfo info, HybridDecision decision, bool earlyLockRelease, Func<ActDependency, bool, Task<bool>> outcomes)
+    /// <param name="root">The root actor itself, called in place: a message to itself could not be
+    /// taken while its activation is deactivating (Orleans takes none until running calls end).</param>
+    /// <returns>True once every writer has applied the commit; false if one could not be told
+    /// (it asks the root once its record is past the deadline, so the root must remember).</returns>
+    /// <exception cref="TransactionAbortedException">It aborted everywhere.</exception>
+    /// <exception cref="TransactionInDoubtException">Its only writer was asked to commit and did not answer.</exception>
+    public async Task<bool> Commit(TxnContext ctx, RunningAct act, ExecutionInfo info, HybridDecision decision, bool earlyLockRelease, Func<ActDependency, bool, Task<bool>> outcomes, ISnapperParticipant root)
     {
+        var to = new Recipients(actors, ctx.Root, root);
         if (earlyLockRelease)
         {
             using var releasing = SnapperTracing.StartPhase(SnapperTracing.Commit);
             releasing?.SetTag("snapper.early_lock_release", true);
-            await CommitReleasingEarly(ctx, act, info, decision, outcomes);
-            return;
+            return await CommitReleasingEarly(ctx, act, info, decision, outcomes, to);
         }
 
         var tid = ctx.Tid;
@@ -42,37 +50,44 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
             (role == ParticipantRole.Writer ? writers : others).Add(actor);
         }
 
-        // Read-only participants vote ReadOnly and release their locks; they need no phase two.
+        // Read-only participants vote ReadOnly and release their locks; they need no phase two. Their
+        // votes are read: one that no longer knows the ACT (its record expired, or its activation
+        // went and took the read lock with it) votes no, and a write built on that read may not commit.
         using var prepare = SnapperTracing.StartPhase(SnapperTracing.Prepare); // stopped where phase one ends
-        var readOnly = Task.WhenAll(others.Select(actor => Send(actor, p => p.Prepare(tid, decision, false))));
-
+        var readOnly = PhaseOne(tid, others, decision, earlyLockRelease: false, to);
         if (writers.Count == 0)
         {
             await readOnly;
             prepare?.Stop();
-            return;
+            return true;
         }
 
         if (writers.Count == 1)
         {
+            // The readers must have voted before the writer commits on its own.
+            await AbortIfRefused(readOnly, tid, writers, to);
             prepare?.Stop();
             using var onePhase = SnapperTracing.StartPhase(SnapperTracing.Commit);
             onePhase?.SetTag("snapper.one_phase", true);
             try
             {
-                await Send(writers[0], p => p.CommitOnePhase(tid, decision));
+                await to.Get(writers[0]).CommitOnePhase(tid, decision);
+            }
+            catch (TransactionAbortedException refused)
+            {
+                throw Failed(tid, $"its only writer {writers[0]} could not commit: {refused.Message}", refused);
             }
             catch (Exception e)
             {
-                await readOnly;
-                throw Failed(tid, $"its only writer {writers[0]} could not commit: {e.Message}", e);
+                // The writer decides a one-phase commit: it may have logged its record and applied
+                // it, or not. Only it knows; its next reader sees whichever it was.
+                throw new TransactionInDoubtException(tid, $"its only writer {writers[0]} was asked to commit and did not answer: {e.Message}", e);
             }
 
-            await readOnly;
-            return;
+            return true;
         }
 
-        await readOnly;
+        await AbortIfRefused(readOnly, tid, writers, to);
         var coordinatorLog = loggers.For(ctx.Root);
         if (coordinatorLog is not null)
         {
@@ -82,12 +97,12 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
             }
             catch (Exception e)
             {
-                await AbortAll(tid, writers);
+                await AbortAll(tid, writers, to);
                 throw Failed(tid, $"the root could not log CoordPrepare: {e.Message}", e);
             }
         }
 
-        var votes = await PhaseOne(tid, writers, decision, earlyLockRelease: false);
+        var votes = await PhaseOne(tid, writers, decision, earlyLockRelease: false, to);
         prepare?.Stop();
         using var commit = SnapperTracing.StartPhase(SnapperTracing.Commit);
 
@@ -99,13 +114,28 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
             }
             catch (Exception e)
             {
-                await AbortAll(tid, writers);
+                await AbortAll(tid, writers, to);
                 throw Failed(tid, $"the root could not log CoordCommit: {e.Message}", e);
             }
         }
 
         // Decided: from here on the transaction is committed whatever happens to a Commit message.
-        await Task.WhenAll(writers.Where((_, i) => votes[i].Vote == Vote.Yes).Select(actor => CommitSafely(actor, tid, decision)));
+        var applied = await Task.WhenAll(writers.Where((_, i) => votes[i].Vote == Vote.Yes).Select(actor => CommitSafely(actor, tid, decision, to)));
+        return Array.TrueForAll(applied, a => a);
+    }
+
+    // Phase one of the readers, already under way: if one refused, the writers are aborted too.
+    private async Task AbortIfRefused(Task<(Vote Vote, Exception? Cause)[]> readers, long tid, List<ActorId> writers, Recipients to)
+    {
+        try
+        {
+            await readers;
+        }
+        catch (TransactionAbortedException)
+        {
+            await AbortAll(tid, writers, to);
+            throw;
+        }
     }
 
     /// <summary>
@@ -117,11 +147,11 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
     /// and skipping it lets the locks go one storage round trip earlier. Even a single writer
     /// takes this path: a one-phase commit record could not list its dependencies.
     /// </summary>
-    private async Task CommitReleasingEarly(TxnContext ctx, RunningAct act, ExecutionInfo info, HybridDecision decision, Func<ActDependency, bool, Task<bool>> outcomes)
+    private async Task<bool> CommitReleasingEarly(TxnContext ctx, RunningAct act, ExecutionInfo info, HybridDecision decision, Func<ActDependency, bool, Task<bool>> outcomes, Recipients to)
     {
         var tid = ctx.Tid;
         var participants = info.Participants.Keys.ToArray();
-        var votes = await PhaseOne(tid, participants, decision, earlyLockRelease: true);
+        var votes = await PhaseOne(tid, participants, decision, earlyLockRelease: true, to);
 
         var writers = participants.Where((_, i) => votes[i].Vote == Vote.Yes).ToArray();
         try
@@ -154,17 +184,19 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
         {
             // Nothing recovery counts as a commit: its CoordCommit failed, or one it depends on will
             // not count either, or it logged none.
-            await AbortAll(tid, writers);
+            await AbortAll(tid, writers, to);
             throw;
         }
 
-        await Task.WhenAll(writers.Select(actor => CommitSafely(actor, tid, decision)));
+        var applied = await Task.WhenAll(writers.Select(actor => CommitSafely(actor, tid, decision, to)));
+        return Array.TrueForAll(applied, a => a);
     }
 
-    public async Task Abort(long tid, ExecutionInfo info)
+    /// <summary>Rolls the ACT back on every participant it reached, the root (<paramref name="root"/>) in place.</summary>
+    public async Task Abort(long tid, ExecutionInfo info, ActorId rootId, ISnapperParticipant root)
     {
         using var span = SnapperTracing.StartPhase(SnapperTracing.Abort);
-        await AbortAll(tid, info.Participants.Keys);
+        await AbortAll(tid, info.Participants.Keys, new Recipients(actors, rootId, root));
     }
 
     /// <summary>The exception the caller of an aborted ACT gets: the reason, and the cause inside.</summary>
@@ -175,13 +207,13 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
         _ => new TransactionAbortedException(AbortReason.User, $"user code threw {failure.GetType().Name}: {failure.Message}", failure) { Tid = tid },
     };
 
-    private async Task AbortAll(long tid, IEnumerable<ActorId> participants)
+    private async Task AbortAll(long tid, IEnumerable<ActorId> participants, Recipients to)
     {
         await Task.WhenAll(participants.Select(async actor =>
         {
             try
             {
-                await Send(actor, p => p.Abort(tid));
+                await to.Get(actor).Abort(tid);
             }
             catch (Exception e)
             {
@@ -192,13 +224,18 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
     }
 
     // Prepare on every one of them; if any votes no, abort them all and throw naming it.
-    private async Task<(Vote Vote, Exception? Cause)[]> PhaseOne(long tid, IReadOnlyList<ActorId> participants, HybridDecision decision, bool earlyLockRelease)
+    private async Task<(Vote Vote, Exception? Cause)[]> PhaseOne(long tid, IReadOnlyList<ActorId> participants, HybridDecision decision, bool earlyLockRelease, Recipients to)
     {
-        var votes = await Task.WhenAll(participants.Select(actor => PrepareSafely(actor, tid, decision, earlyLockRelease)));
+        if (participants.Count == 0)
+        {
+            return [];
+        }
+
+        var votes = await Task.WhenAll(participants.Select(actor => PrepareSafely(actor, tid, decision, earlyLockRelease, to)));
         var refusal = Array.FindIndex(votes, v => v.Vote == Vote.No);
         if (refusal >= 0)
         {
-            await AbortAll(tid, participants);
+            await AbortAll(tid, participants, to);
             var (_, cause) = votes[refusal];
             throw Failed(tid, $"participant {participants[refusal]} voted no{(cause is null ? " (it had already aborted)" : $": {cause.Message}")}", cause);
         }
@@ -206,11 +243,11 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
         return votes;
     }
 
-    private async Task<(Vote Vote, Exception? Cause)> PrepareSafely(ActorId actor, long tid, HybridDecision decision, bool earlyLockRelease)
+    private static async Task<(Vote Vote, Exception? Cause)> PrepareSafely(ActorId actor, long tid, HybridDecision decision, bool earlyLockRelease, Recipients to)
     {
         try
         {
-            return (await Send(actor, p => p.Prepare(tid, decision, earlyLockRelease)), null);
+            return (await to.Get(actor).Prepare(tid, decision, earlyLockRelease), null);
         }
         catch (Exception e)
         {
@@ -218,22 +255,37 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
         }
     }
 
-    private async Task CommitSafely(ActorId actor, long tid, HybridDecision decision)
+    // A Commit is delivered until applied: a participant that votes yes waits for it. Tried a few
+    // times (an answer may be late, an activation may be moving); false if it never got through,
+    // and the root then remembers the outcome for the participant to ask.
+    private async Task<bool> CommitSafely(ActorId actor, long tid, HybridDecision decision, Recipients to)
     {
-        try
+        for (var attempt = 1; ; attempt++)
         {
-            await Send(actor, p => p.Commit(tid, decision));
-        }
-        catch (Exception e)
-        {
-            LogMessages.CommitDeliveryFailed(diagnostics, e, tid, actor);
+            try
+            {
+                await to.Get(actor).Commit(tid, decision);
+                return true;
+            }
+            catch (Exception e)
+            {
+                if (attempt == CommitAttempts)
+                {
+                    LogMessages.CommitDeliveryFailed(diagnostics, e, tid, actor);
+                    return false;
+                }
+
+                await Task.Delay(CommitRetry * attempt, clock);
+            }
         }
     }
 
-    private Task<T> Send<T>(ActorId actor, Func<ISnapperParticipant, Task<T>> message) => message(actors.Participant(actor));
-
-    private Task Send(ActorId actor, Func<ISnapperParticipant, Task> message) => message(actors.Participant(actor));
-
     private static TransactionAbortedException Failed(long tid, string detail, Exception? cause) =>
         new(AbortReason.Failure, detail, cause) { Tid = tid };
+
+    /// <summary>Who receives the ACT's messages: the root in place, every other participant as a grain call.</summary>
+    private readonly record struct Recipients(ActorResolver Actors, ActorId RootId, ISnapperParticipant Root)
+    {
+        public ISnapperParticipant Get(ActorId actor) => actor == RootId ? Root : Actors.Participant(actor);
+    }
 }

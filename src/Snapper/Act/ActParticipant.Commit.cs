@@ -1,3 +1,4 @@
+using Snapper.Diagnostics;
 using Snapper.Concurrency;
 using Snapper.Hybrid;
 using Snapper.Logging;
@@ -55,17 +56,25 @@ internal sealed partial class ActParticipant<TState>
             // path does not wait for this write. A failure is reported by the logger.
             _ = logger?.Append(new CommitRecord(tid, Id, ReadOnlyMemory<byte>.Empty));
         }
+        else if (!settledByRoot.Contains(tid))
+        {
+            // Not prepared here, nor handed over by an earlier activation, nor settled by asking
+            // the root: a write it prepared was lost. Said loudly; never silently.
+            LogMessages.CommitOfUnknownAct(runtime.Diagnostics, Id, tid);
+        }
 
         return Task.CompletedTask;
     }
 
     public async Task CommitOnePhase(long tid, HybridDecision decision)
     {
-        if (!records.TryGetValue(tid, out var record))
+        if (!records.TryGetValue(tid, out var record) || record.State != ActRecordState.Active)
         {
+            // Its record expired, or its activation went with it: nothing of it was logged here.
             throw new TransactionAbortedException(AbortReason.Failure, $"{Id} no longer knows the transaction") { Tid = tid };
         }
 
+        record.State = ActRecordState.Committing; // this actor decides now: no expiry, no other call
         if (logger is not null && record.Working is not null)
         {
             try
@@ -74,10 +83,11 @@ internal sealed partial class ActParticipant<TState>
                 var (state, delta) = versions.LogForm.Encode(runtime.Serializer, record.Base, record.Working);
                 await logger.Append(new CommitRecord(tid, Id, state) { Version = record.WorkingVersion, Delta = delta });
             }
-            catch
+            catch (Exception e)
             {
+                // A failed append is not durable (the logger settles it as lost): aborted, for sure.
                 Forget(tid);
-                throw;
+                throw new TransactionAbortedException(AbortReason.Failure, $"{Id} could not log its commit: {e.Message}", e) { Tid = tid };
             }
         }
 
@@ -87,6 +97,11 @@ internal sealed partial class ActParticipant<TState>
 
     public Task Abort(long tid)
     {
+        if (records.TryGetValue(tid, out var committing) && committing.State == ActRecordState.Committing)
+        {
+            return Task.CompletedTask; // a one-phase commit is this actor's decision, not the root's
+        }
+
         SettleUndecided(tid, committed: false);
         Forget(tid);
         return Task.CompletedTask;

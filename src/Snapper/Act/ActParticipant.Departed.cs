@@ -1,3 +1,5 @@
+using System.Collections.Immutable;
+using Snapper.Recovery;
 using Snapper.Diagnostics;
 using Snapper.Logging;
 using Snapper.State;
@@ -14,6 +16,9 @@ internal sealed partial class ActParticipant<TState>
     // logs when the failover read them, by tid: a root that survived may still commit them.
     private Dictionary<long, PrepareRecord>? undecided;
     private TaskCompletionSource? undecidedSettled;
+
+    // ACTs settled here by asking their roots, for a while: a Commit for one of them is no news.
+    private readonly RecentTids settledByRoot = new(1024);
 
     /// <summary>Completes once no write prepared in a previous activation that died is undecided here; transactional calls wait for it.</summary>
     public Task WhenUndecidedSettled => undecidedSettled?.Task ?? Task.CompletedTask;
@@ -32,6 +37,31 @@ internal sealed partial class ActParticipant<TState>
         {
             _ = AskRoot(write.Tid, write.Coordinator, () => undecided?.ContainsKey(write.Tid) == true);
         }
+    }
+
+    /// <summary>
+    /// The activation is going (deactivated, or migrating): the writes prepared here for ACTs not
+    /// decided yet, for the next activation to settle with their roots (<see cref="AdoptUndecided"/>).
+    /// Unprepared records are dropped with their locks: their roots' Prepare finds none here and
+    /// the ACT aborts. Called once no call of the activation runs any more.
+    /// </summary>
+    public ImmutableArray<PreparedWrite> HandOver()
+    {
+        var writes = ImmutableArray.CreateBuilder<PreparedWrite>();
+        foreach (var (tid, record) in records)
+        {
+            if (record.State == ActRecordState.Prepared && record.Working is { } written)
+            {
+                writes.Add(new PreparedWrite(tid, record.Context.Root, record.WorkingVersion, runtime.Serializer.Serialize(written), Delta: false));
+            }
+        }
+
+        foreach (var (tid, write) in undecided ?? [])
+        {
+            writes.Add(new PreparedWrite(tid, write.Coordinator, write.Version, write.State, write.Delta));
+        }
+
+        return writes.ToImmutable();
     }
 
     /// <summary>
@@ -58,6 +88,8 @@ internal sealed partial class ActParticipant<TState>
         {
             return; // the root's own Commit or Abort came first
         }
+
+        settledByRoot.Remember(tid); // the root's own Commit may still come: it is no news then
 
         if (!committed)
         {

@@ -18,6 +18,7 @@ internal sealed partial class ActParticipant<TState>
     private readonly ActRoots roots;
     private Action expiry = static () => { };
     private Action<TimeSpan> keepAlive = static _ => { };
+    private ISnapperParticipant? self;
 
     /// <summary>The ACTs rooted here (for tests and the actor's quiescence).</summary>
     internal ActRoots Roots => roots;
@@ -25,62 +26,81 @@ internal sealed partial class ActParticipant<TState>
     /// <summary>
     /// The actor's hooks: <paramref name="onRecord"/> when a record is added (so stale ones are
     /// expired), <paramref name="onRemembered"/> when an outcome must be answered for a while (so
-    /// the actor is not deactivated meanwhile).
+    /// the actor is not deactivated meanwhile), and the actor itself (<paramref name="actor"/>), which
+    /// an ACT rooted here asks in place for its vote and commit.
     /// </summary>
-    public void Attach(Action onRecord, Action<TimeSpan> onRemembered)
+    public void Attach(Action onRecord, Action<TimeSpan> onRemembered, ISnapperParticipant actor)
     {
         expiry = onRecord;
         keepAlive = onRemembered;
+        self = actor;
     }
 
     /// <summary>
     /// The root of ACT <paramref name="ctx"/> (Snapper §4.3.3): runs the first call
     /// (<paramref name="invoke"/>) as a participant — which answers only once every call of the
     /// transaction has returned — then decides: the serializability check, 2PC, and the answer to
-    /// the caller. Returns null if it committed, else the <see cref="TransactionAbortedException"/>
-    /// for the caller (returned, not thrown: docs/architecture.md, "Aborts are values inside Snapper").
+    /// the caller. Returns null if it committed, else what the caller is told: the
+    /// <see cref="TransactionAbortedException"/> (returned, not thrown: docs/architecture.md, "Aborts
+    /// are values inside Snapper"), or a <see cref="TransactionInDoubtException"/> where the
+    /// outcome could not be learned.
     /// </summary>
-    public async Task<TransactionAbortedException?> RunAsRoot(TxnContext ctx, bool earlyLockRelease, Func<Task> invoke)
+    public async Task<Exception?> RunAsRoot(TxnContext ctx, bool earlyLockRelease, Func<Task> invoke)
     {
         var started = runtime.Clock.GetTimestamp();
         var act = roots.Begin(ctx.Tid);
         using var span = SnapperTracing.StartTransaction(ctx);
-        TransactionAbortedException? aborted;
+        Exception? failure;
+        var remember = earlyLockRelease;
         try
         {
-            aborted = await Decide(ctx, act, earlyLockRelease, invoke);
+            var decided = await Decide(ctx, act, earlyLockRelease, invoke);
+            failure = decided.Aborted;
+            remember |= decided.Undelivered;
         }
         catch (TransactionAbortedException refused)
         {
-            aborted = refused; // a participant voted no: ActCommitCoordinator aborted them all
+            failure = refused; // a participant voted no: ActCommitCoordinator aborted them all
+        }
+        catch (TransactionInDoubtException inDoubt)
+        {
+            failure = inDoubt;
         }
         finally
         {
             act.SetDecided(false); // no-ops once committed
             act.SetDurable(false);
-            roots.End(ctx.Tid, mayHaveDependents: earlyLockRelease);
-            if (earlyLockRelease)
+
+            // Remembered for those who may ask: dependents of an early-released ACT, and a writer
+            // the Commit did not reach (it asks once its record is past the deadline).
+            roots.End(ctx.Tid, mayHaveDependents: remember);
+            if (remember)
             {
                 keepAlive(roots.Retention);
             }
         }
 
-        if (aborted is null)
+        switch (failure)
         {
-            runtime.Metrics.Committed(TxnMode.Act, runtime.Clock.GetElapsedTime(started));
-            SnapperTracing.Committed(span);
-        }
-        else
-        {
-            runtime.Metrics.Aborted(TxnMode.Act, aborted.Reason, runtime.Clock.GetElapsedTime(started));
-            SnapperTracing.Aborted(span, aborted);
+            case null:
+                runtime.Metrics.Committed(TxnMode.Act, runtime.Clock.GetElapsedTime(started));
+                SnapperTracing.Committed(span);
+                break;
+            case TransactionAbortedException aborted:
+                runtime.Metrics.Aborted(TxnMode.Act, aborted.Reason, runtime.Clock.GetElapsedTime(started));
+                SnapperTracing.Aborted(span, aborted);
+                break;
+            default:
+                runtime.Metrics.InDoubt(TxnMode.Act, runtime.Clock.GetElapsedTime(started));
+                break;
         }
 
-        return aborted;
+        return failure;
     }
 
-    // Runs the ACT and commits it (null) or aborts it everywhere it reached (the abort).
-    private async Task<TransactionAbortedException?> Decide(TxnContext ctx, RunningAct act, bool earlyLockRelease, Func<Task> invoke)
+    // Runs the ACT and commits it (null) or aborts it everywhere it reached (the abort); says
+    // whether a committed writer could not be told.
+    private async Task<(TransactionAbortedException? Aborted, bool Undelivered)> Decide(TxnContext ctx, RunningAct act, bool earlyLockRelease, Func<Task> invoke)
     {
         CallReport report;
         using (SnapperTracing.StartPhase(SnapperTracing.Execute))
@@ -121,14 +141,14 @@ internal sealed partial class ActParticipant<TState>
 
         if (failure is not null)
         {
-            await runtime.Commit.Abort(ctx.Tid, info);
-            return ActCommitCoordinator.AbortedBy(ctx.Tid, failure);
+            await runtime.Commit.Abort(ctx.Tid, info, Id, self!);
+            return (ActCommitCoordinator.AbortedBy(ctx.Tid, failure), false);
         }
 
-        await runtime.Commit.Commit(ctx, act, info, decision, earlyLockRelease, DependencyOutcome);
+        var applied = await runtime.Commit.Commit(ctx, act, info, decision, earlyLockRelease, DependencyOutcome, self!);
         act.SetDecided(true);
         act.SetDurable(true);
-        return null;
+        return (null, !applied);
     }
 
     /// <summary>Participant → root: batch <paramref name="bid"/> is behind ACT <paramref name="tid"/> (or behind an ACT it waits for).</summary>

@@ -212,17 +212,28 @@ internal sealed partial class ActParticipant<TState>
     }
 
     /// <summary>
-    /// Unprepared records past their transaction's deadline: their root has given up on them (or
-    /// never knew of them, if a call's answer was lost), so they are aborted here. Prepared ones
-    /// wait for the root's decision. Returns the records left.
+    /// Records past their transaction's deadline. Unprepared ones: their root has given up on them
+    /// (or never knew of them, if a call's answer was lost), so they are aborted here; the root's
+    /// Prepare, if it still comes, finds none and the ACT aborts. Prepared ones wait for the root's
+    /// decision, and ask for it once (its Commit may have been lost). Returns the records left.
     /// </summary>
     public int ExpireRecords(DateTimeOffset now)
     {
         foreach (var (tid, record) in records.ToList())
         {
-            if (record.State == ActRecordState.Active && now > record.Context.Deadline + ExpiryGrace)
+            if (now <= record.Context.Deadline + ExpiryGrace)
+            {
+                continue;
+            }
+
+            if (record.State == ActRecordState.Active)
             {
                 Forget(tid);
+            }
+            else if (record.State == ActRecordState.Prepared && !record.RootAsked)
+            {
+                record.RootAsked = true;
+                _ = AskRoot(tid, record.Context.Root, () => records.ContainsKey(tid));
             }
         }
 

@@ -38,6 +38,9 @@ internal sealed class ActRecord<TState>(TxnContext ctx)
     /// <summary>The undecided ACT whose prepared state it read here (early lock release), or null.</summary>
     public ActDependency? DependsOn { get; set; }
 
+    /// <summary>Prepared, past its deadline, and its root was asked for the outcome (the Commit may have been lost).</summary>
+    public bool RootAsked { get; set; }
+
     /// <summary>It released its lock at Prepare and its state is one of the actor's active versions.</summary>
     public bool ReleasedEarly { get; set; }
 

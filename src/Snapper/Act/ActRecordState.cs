@@ -8,4 +8,10 @@ internal enum ActRecordState : byte
 
     /// <summary>Voted yes with its new state logged: must wait for the root's decision.</summary>
     Prepared = 2,
+
+    /// <summary>
+    /// Its only writer here, committing in one phase: the decision is this actor's, made once its
+    /// commit record is durable, and nobody else may take the record meanwhile.
+    /// </summary>
+    Committing = 3,
 }

@@ -76,4 +76,7 @@ internal static partial class LogMessages
 
     [LoggerMessage(EventId = 68, Level = LogLevel.Error, Message = "What was to follow a record's write in log '{Log}' failed")]
     public static partial void LogCallbackFailed(ILogger logger, Exception exception, string log);
+
+    [LoggerMessage(EventId = 69, Level = LogLevel.Error, Message = "Actor {Actor} was told ACT {Tid} committed, but it holds no write prepared for it: the write was lost")]
+    public static partial void CommitOfUnknownAct(ILogger logger, ActorId actor, long tid);
 }

@@ -54,6 +54,10 @@ internal sealed class SnapperMetrics : IDisposable
         duration.Record(elapsed.TotalMilliseconds, modeTag);
     }
 
+    // Neither committed nor aborted as far as the root knows: only its duration is recorded.
+    internal void InDoubt(TxnMode mode, TimeSpan elapsed) =>
+        duration.Record(elapsed.TotalMilliseconds, new KeyValuePair<string, object?>("mode", ModeName(mode)));
+
     internal void LogGroupWritten(int records)
     {
         logGroups.Add(1);

@@ -50,6 +50,10 @@ internal sealed class SnapperClient(
             {
                 return await body(actor, ctx);
             }
+            catch (Exception lost) when (IsLostAnswer(lost))
+            {
+                throw InDoubt(tid, lost);
+            }
             catch (TransactionAbortedException aborted) when (attempt < options.MaxAttempts && ActOptions.IsRetryable(aborted.Reason) && !cancellationToken.IsCancellationRequested)
             {
                 priority = priority != 0 ? priority : tid;
@@ -101,12 +105,23 @@ internal sealed class SnapperClient(
             {
                 return await body(actor, ctx with { Start = true });
             }
+            catch (Exception lost) when (IsLostAnswer(lost))
+            {
+                throw InDoubt(ctx.Tid, lost);
+            }
             catch (TransactionAbortedException aborted) when (aborted.Reason == AbortReason.Cascading && attempt < settings.MaxPactAttempts && !cancellationToken.IsCancellationRequested)
             {
                 metrics.Retried(TxnMode.Pact);
             }
         }
     }
+
+    // The root's answer did not come (a response timeout, a silo gone): the transaction may have
+    // committed, so the caller is not told it aborted.
+    private static bool IsLostAnswer(Exception e) => e is TimeoutException or OrleansException;
+
+    private static TransactionInDoubtException InDoubt(long tid, Exception lost) =>
+        new(tid, $"its root's answer was lost, so whether it committed is unknown: {lost.Message}", lost);
 
     // NewPact at the coordinator for the first actor. One that cannot be reached (its silo may have
     // left the cluster) took nothing, so the PACT goes to another, from a fresh view of the ring.

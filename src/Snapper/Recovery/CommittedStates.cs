@@ -1,3 +1,4 @@
+using System.Collections.Immutable;
 using System.Collections.Concurrent;
 
 namespace Snapper.Recovery;
@@ -22,7 +23,13 @@ internal sealed class CommittedStates
 
     /// <summary>Keeps <paramref name="state"/> for <paramref name="actor"/> unless a later version is already here.</summary>
     public void Offer(ActorId actor, CommittedState state) =>
-        states.AddOrUpdate(actor, state, (_, held) => state.Version >= held.Version ? state : held);
+        states.AddOrUpdate(actor, state, (_, held) => Newer(state, held) with { Undecided = Union(state.Undecided, held.Undecided) });
+
+    private static CommittedState Newer(CommittedState offered, CommittedState held) => offered.Version >= held.Version ? offered : held;
+
+    // Prepared writes still to be settled are kept whichever state wins: they wait for their roots.
+    private static ImmutableArray<PreparedWrite> Union(ImmutableArray<PreparedWrite> a, ImmutableArray<PreparedWrite> b) =>
+        a.IsDefaultOrEmpty ? b : b.IsDefaultOrEmpty ? a : [.. a.Concat(b).DistinctBy(w => w.Tid)];
 
     /// <summary>Removes and returns the state held for <paramref name="actor"/>, if any.</summary>
     public CommittedState? Take(ActorId actor) => states.TryRemove(actor, out var state) ? state : null;

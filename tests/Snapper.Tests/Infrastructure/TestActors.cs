@@ -51,6 +51,10 @@ public interface ITestActor : ITransactionalActor, IGrainWithStringKey
     Task CallTwoFirstThrows(TxnContext ctx, ActorId first, ActorId second);
 
     Task CallWithoutAwaiting(TxnContext ctx, ActorId next);
+
+    Task<int> ReadThenAdd(TxnContext ctx, ActorId next, int delta);
+
+    Task CopyPlus(TxnContext ctx, ActorId from, int plus, string? read, string? release);
 }
 
 public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestActor
@@ -189,6 +193,27 @@ public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestA
     {
         _ = CallActor<ITestActor>(ctx, next, a => a.AddBetweenGates(ctx, "go", "stray-locked", "stray-release"));
         await gates.Until("stray-locked"); // returns while the call it never awaits holds a lock
+    }
+
+    /// <summary>Reads this actor, then adds <paramref name="delta"/> on <paramref name="next"/>: a reader and one writer.</summary>
+    public async Task<int> ReadThenAdd(TxnContext ctx, ActorId next, int delta)
+    {
+        var own = await Read(ctx);
+        await CallActor<ITestActor>(ctx, next, a => a.Add(ctx, delta));
+        return own;
+    }
+
+    /// <summary>Sets this actor to <paramref name="from"/>'s value plus <paramref name="plus"/>, with a pause between the read and the write when gates are named.</summary>
+    public async Task CopyPlus(TxnContext ctx, ActorId from, int plus, string? read, string? release)
+    {
+        var value = await CallActor<ITestActor, int>(ctx, from, a => a.Read(ctx));
+        if (read is not null && release is not null)
+        {
+            gates.Signal(read);
+            await gates.Until(release);
+        }
+
+        (await GetState(ctx, AccessMode.ReadWrite)).Value = value + plus;
     }
 
     public async Task AddTwiceOn(TxnContext ctx, ActorId next)

@@ -1,0 +1,138 @@
+using Microsoft.Extensions.DependencyInjection;
+using Orleans.Configuration;
+using Orleans.Core.Internal;
+using Snapper.Logging;
+using Snapper.Tests.Infrastructure;
+
+namespace Snapper.Tests.Regression;
+
+/// <summary>
+/// The living-cluster defects (issue 34): an activation that goes between two messages of a
+/// transaction, or an answer that comes too late, must never turn into a lost write, a write skew,
+/// or a commit the caller is told was an abort.
+/// </summary>
+public sealed class LivingClusterRegressionTests
+{
+    private static readonly TimeSpan ResponseTimeout = TimeSpan.FromSeconds(2);
+
+    /// <summary>
+    /// Defect 1: the only writer is still logging its one-phase Commit record when the root's call
+    /// times out. The writer goes on and commits; the caller must not be told "aborted".
+    /// </summary>
+    [Fact]
+    public async Task A_one_phase_commit_whose_answer_comes_too_late_is_in_doubt_not_aborted()
+    {
+        var storage = new ScriptedLogStorage();
+        await using var silo = await TestSilo.StartAsync(
+            s => s.Configure(o => o.TransactionTimeout = TimeSpan.FromSeconds(10)),
+            services =>
+            {
+                services.AddSingleton<ILogStorage>(storage);
+                services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = ResponseTimeout);
+            });
+        var (root, writer) = (ActorId.Create<ITestActor>("root"), ActorId.Create<ITestActor>("writer"));
+        var commit = storage.Hold(r => r is CommitRecord c && c.Actor == writer);
+
+        var txn = silo.Client.RunAct<ITestActor, int>(root, (a, ctx) => a.ReadThenAdd(ctx, writer, 5));
+        await commit.Arrived;
+        await Task.Delay(ResponseTimeout + ResponseTimeout); // the root's call to the writer times out meanwhile
+        commit.Release();
+
+        var outcome = await Record.ExceptionAsync(() => txn);
+        Assert.False(outcome is TransactionAbortedException, $"a commit was reported as an abort: {outcome}");
+        Assert.True(outcome is null or TransactionInDoubtException, $"unexpected outcome: {outcome}");
+        Assert.Equal(5, await Read(silo, writer));
+    }
+
+    /// <summary>
+    /// Defect 2: T1 reads b, b is deactivated (its read lock goes with it), T2 reads a and writes b,
+    /// then T1 writes a. T1 must abort: its read of b no longer holds, and no serial order gives
+    /// a = b + 100 and b = a + 1 together.
+    /// </summary>
+    [Fact]
+    public async Task A_read_whose_lock_went_with_a_deactivated_actor_aborts_its_transaction()
+    {
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.TransactionTimeout = TimeSpan.FromSeconds(10)));
+        var (a, b) = (ActorId.Create<ITestActor>("a"), ActorId.Create<ITestActor>("b"));
+
+        var t1 = silo.Client.RunAct<ITestActor>(a, (actor, ctx) => actor.CopyPlus(ctx, b, 100, "t1-read", "t1-write"));
+        await silo.Gates.Until("t1-read");
+        await Deactivate(silo, b);
+
+        await silo.Client.RunAct<ITestActor>(b, (actor, ctx) => actor.CopyPlus(ctx, a, 1, null, null));
+        silo.Gates.Signal("t1-write");
+        var outcome = await Record.ExceptionAsync(() => t1);
+
+        var (va, vb) = (await Read(silo, a), await Read(silo, b));
+        Assert.True((va, vb) is (0, 1) or (100, 101) or (101, 1), $"a = {va}, b = {vb}: no serial order of T1 and T2 gives that (T1: {outcome?.Message ?? "committed"})");
+        Assert.IsType<TransactionAbortedException>(outcome);
+    }
+
+    /// <summary>
+    /// Defect 3: both writers voted yes, then one is deactivated while the root logs CoordCommit.
+    /// The caller is told "committed", so the write must be there, live and after a restart.
+    /// </summary>
+    [Fact]
+    public async Task A_prepared_write_outlives_the_deactivation_of_its_actor()
+    {
+        var storage = new ScriptedLogStorage();
+        await using var silo = await TestSilo.StartAsync(
+            s => s.Configure(o => o.TransactionTimeout = TimeSpan.FromSeconds(10)),
+            services => services.AddSingleton<ILogStorage>(storage));
+        var (root, x) = (ActorId.Create<ITestActor>("root"), ActorId.Create<ITestActor>("x"));
+        var decision = storage.Hold(r => r is CoordCommitRecord);
+
+        var txn = silo.Client.RunAct<ITestActor>(root, (a, ctx) => a.AddThenCall(ctx, 1, x, 7));
+        await decision.Arrived;
+        await Deactivate(silo, x);
+        decision.Release();
+        await txn; // committed
+
+        Assert.Equal(7, await Read(silo, x));
+        await silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.Add(ctx, 100));
+        Assert.Equal(107, await Read(silo, x));
+
+        var image = await storage.ImageAsync();
+        await using var restarted = await TestSilo.StartAsync(services: services => services.AddSingleton<ILogStorage>(image));
+        Assert.Equal(107, await Read(restarted, x));
+        Assert.Equal(1, await Read(restarted, root));
+    }
+
+    /// <summary>
+    /// The root's own vote and commit are not messages to itself: a root whose activation is asked
+    /// to go while it decides (the activation then takes no message until its running calls end)
+    /// still commits at once instead of waiting for its own Prepare until the response timeout.
+    /// </summary>
+    [Fact]
+    public async Task A_root_asked_to_deactivate_while_it_decides_commits_without_waiting_for_itself()
+    {
+        var storage = new ScriptedLogStorage();
+        await using var silo = await TestSilo.StartAsync(
+            s => s.Configure(o => o.TransactionTimeout = TimeSpan.FromSeconds(30)),
+            services =>
+            {
+                services.AddSingleton<ILogStorage>(storage);
+                services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(20));
+            });
+        var (root, x) = (ActorId.Create<ITestActor>("root"), ActorId.Create<ITestActor>("x"));
+        var decision = storage.Hold(r => r is CoordPrepareRecord);
+
+        var txn = silo.Client.RunAct<ITestActor>(root, (a, ctx) => a.AddThenCall(ctx, 1, x, 7));
+        await decision.Arrived;
+        _ = silo.Grains.GetGrain<ITestActor>("root").AsReference<IGrainManagementExtension>().DeactivateOnIdle().AsTask();
+        await Task.Delay(200); // the request reaches the root, which is still deciding
+        decision.Release();
+
+        await txn.WaitAsync(TimeSpan.FromSeconds(10)); // well before the response timeout
+        Assert.Equal(1, await Read(silo, root));
+        Assert.Equal(7, await Read(silo, x));
+    }
+
+    private static async Task Deactivate(TestSilo silo, ActorId actor)
+    {
+        await silo.Grains.GetGrain<ITestActor>(actor.Key).AsReference<IGrainManagementExtension>().DeactivateOnIdle();
+        await Poll.Until(() => silo.SiloOf(actor) is null, $"{actor} is deactivated");
+    }
+
+    private static Task<int> Read(TestSilo silo, ActorId id) => silo.Client.RunAct<ITestActor, int>(id, (actor, ctx) => actor.Read(ctx));
+}
