@@ -35,6 +35,8 @@ internal sealed class SnapperRuntime(
 {
     private static readonly TimeSpan HandOverPoll = TimeSpan.FromMilliseconds(500);
 
+    static SnapperRuntime() => DeactivationSignal.EnsureSubscribed();
+
     public SnapperOptions Options { get; } = options.Value;
 
     /// <summary>ActorId → grain references.</summary>

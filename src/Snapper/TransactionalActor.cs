@@ -36,7 +36,7 @@ namespace Snapper;
 /// </remarks>
 [Reentrant]
 [Orleans.Placement.RandomPlacement]
-public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, ISnapperParticipant, IIncomingGrainCallFilter
+public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, ISnapperParticipant, IIncomingGrainCallFilter, IDeactivating
     where TState : class, new()
 {
     private static readonly ConcurrentDictionary<Type, Type> ActorInterfaces = new();
@@ -109,6 +109,11 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         engine.Attach(EnsureExpiry, Retain, this);
         engine.AdoptUndecided([.. undecided, .. PreparedBefore(id, handedOver, undecided)]);
         pact = new PactParticipant<TState>(id, runtime, versions, schedule);
+        if (handedOver?.Batches is { } batches && handedOver.Value.Version == versions.CommittedVersion)
+        {
+            pact.Resume(batches); // on the committed state they were built on
+        }
+
         runtime.Activations[id] = this;
         await base.OnActivateAsync(cancellationToken);
     }
@@ -123,7 +128,11 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
             // The writes prepared here for ACTs not decided yet go along: a deactivation does not
             // wait for an ACT's Commit (DelayDeactivation holds off only idle collection).
             var versions = engine.Versions;
-            runtime.States.Offer(engine.Id, new CommittedState(versions.CommittedVersion, runtime.Serializer.Serialize(versions.Committed)) { Undecided = engine.HandOver() });
+            runtime.States.Offer(engine.Id, new CommittedState(versions.CommittedVersion, runtime.Serializer.Serialize(versions.Committed))
+            {
+                Undecided = engine.HandOver(),
+                Batches = pact?.HandOver(),
+            });
             runtime.Activations.TryRemove(new KeyValuePair<ActorId, object>(engine.Id, this));
         }
 
@@ -136,6 +145,14 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
             ? state.Undecided.Where(w => w.Version > state.Version && !fromFailover.Any(f => f.Tid == w.Tid))
                 .Select(w => new Logging.PrepareRecord(w.Tid, id, w.Root, w.State) { Version = w.Version, Delta = w.Delta })
             : [];
+
+    // Orleans has started to deactivate this activation: it takes no message until the calls running
+    // here return, so the calls that wait here for one end now (DeactivationSignal).
+    void IDeactivating.Deactivating()
+    {
+        engine?.Leave();
+        pact?.Leave();
+    }
 
     Task IIncomingGrainCallFilter.Invoke(IIncomingGrainCallContext context)
     {

@@ -212,6 +212,13 @@ internal sealed partial class ActParticipant<TState>
     }
 
     /// <summary>
+    /// The activation is going: lock waits here end now (each aborts its ACT), for the activation
+    /// takes no more messages, so the Commit or Abort that would end them could not come in.
+    /// </summary>
+    public void Leave() =>
+        @lock.RefuseWaiters(tid => new TransactionAbortedException(AbortReason.Failure, $"actor {Id} was deactivated while the transaction waited for its lock") { Tid = tid });
+
+    /// <summary>
     /// Records past their transaction's deadline. Unprepared ones: their root has given up on them
     /// (or never knew of them, if a call's answer was lost), so they are aborted here; the root's
     /// Prepare, if it still comes, finds none and the ACT aborts. Prepared ones wait for the root's

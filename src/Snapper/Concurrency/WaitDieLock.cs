@@ -159,6 +159,17 @@ internal sealed class WaitDieLock
         GrantWaiters();
     }
 
+    /// <summary>Fails every waiting request with the exception <paramref name="refusal"/> makes for its tid; holders keep their locks.</summary>
+    public void RefuseWaiters(Func<long, Exception> refusal)
+    {
+        var gone = waiters.ToArray();
+        waiters.Clear();
+        foreach (var waiter in gone)
+        {
+            waiter.Promise.TrySetException(refusal(waiter.Tid));
+        }
+    }
+
     private ValueTask Wait(long tid, long priority, LockMode mode, DateTimeOffset deadline, TimeProvider clock)
     {
         var waiter = new Waiter(tid, priority, mode);

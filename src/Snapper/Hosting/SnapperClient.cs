@@ -103,7 +103,17 @@ internal sealed class SnapperClient(
             var ctx = await Place(first, declared, cancellationToken);
             try
             {
-                return await body(actor, ctx with { Start = true });
+                while (true)
+                {
+                    try
+                    {
+                        return await body(actor, ctx with { Start = true });
+                    }
+                    catch (ActorMovingException) when (clock.GetUtcNow() < ctx.Deadline)
+                    {
+                        // The first actor's activation went before the PACT started there: send it again.
+                    }
+                }
             }
             catch (Exception lost) when (IsLostAnswer(lost))
             {

@@ -1,3 +1,5 @@
+using System.Collections.Immutable;
+
 namespace Snapper.Pact;
 
 /// <summary>
@@ -386,6 +388,133 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
 
         skipped.TryAdd(tid, cause);
         return PactStanding.Gone;
+    }
+
+    /// <summary>
+    /// The activation is going and no call runs here: the schedule as it stands, batch by batch,
+    /// for the next activation (<see cref="Resume"/>). ACT groups are not kept: the ACTs' records go
+    /// with the activation (their roots' Prepare finds none and they abort).
+    /// </summary>
+    public ScheduleHandover HandOver()
+    {
+        var abortedPacts = ImmutableArray.CreateBuilder<(long, long, Exception)>();
+        foreach (var (bid, skipped) in abortedBeforeStart)
+        {
+            foreach (var (tid, cause) in skipped)
+            {
+                abortedPacts.Add((bid, tid, cause));
+            }
+        }
+
+        foreach (var pact in pacts)
+        {
+            if (pact.AbortedBy is { } cause)
+            {
+                abortedPacts.Add((running!.Bid, pact.Tid, cause));
+            }
+        }
+
+        return new ScheduleHandover(
+            HighestCompletedBid,
+            chainTail,
+            [.. completed.Select(c => c.Bid)],
+            running,
+            [.. pacts.Select(p => p.CallsFinished)],
+            [.. entries.OfType<SubBatch>().Where(b => !ReferenceEquals(b, running))],
+            [.. waitingForPredecessor.Values.OrderBy(b => b.Bid)],
+            [.. aborted],
+            abortedPacts.ToImmutable());
+    }
+
+    /// <summary>
+    /// This activation follows one that handed its schedule over (<see cref="HandOver"/>): the
+    /// batches go on where they stopped, the running one at the turn it had reached. Called once,
+    /// on a new schedule, before any message is taken.
+    /// </summary>
+    public void Resume(ScheduleHandover handover)
+    {
+        HighestCompletedBid = handover.HighestCompletedBid;
+        chainTail = handover.ChainTail;
+        aborted.AddRange(handover.Aborted);
+        foreach (var bid in handover.CompletedBids)
+        {
+            completed.Add((bid, [])); // who wrote is not known any more: such a PACT's abort takes its batch along
+        }
+
+        foreach (var (bid, tid, cause) in handover.AbortedPacts)
+        {
+            if (handover.Running?.Bid != bid)
+            {
+                if (!abortedBeforeStart.TryGetValue(bid, out var skipped))
+                {
+                    abortedBeforeStart[bid] = skipped = new();
+                }
+
+                skipped.TryAdd(tid, cause);
+            }
+        }
+
+        if (handover.Running is { } batch)
+        {
+            entries.AddLast(batch);
+            running = batch;
+            pacts = new ScheduledPact[batch.Pacts.Length];
+            for (var i = 0; i < pacts.Length; i++)
+            {
+                var made = handover.CallsFinished[i];
+                pacts[i] = new ScheduledPact(batch.Pacts[i].Tid, batch.Pacts[i].Calls) { CallsStarted = made, CallsFinished = made };
+                pacts[i].AbortedBy = handover.AbortedPacts.FirstOrDefault(a => a.Bid == batch.Bid && a.Tid == batch.Pacts[i].Tid).Cause;
+            }
+
+            turn = 0;
+            while (turn < pacts.Length && pacts[turn].TurnOver)
+            {
+                turn++;
+            }
+
+            Started?.Invoke(batch);
+        }
+
+        foreach (var placed in handover.Placed)
+        {
+            entries.AddLast(placed);
+        }
+
+        foreach (var waiting in handover.WaitingForPredecessor)
+        {
+            waitingForPredecessor[waiting.PrevBid] = waiting;
+        }
+
+        AdvanceTurns();
+        Pump();
+    }
+
+    /// <summary>
+    /// The activation is going: every call waiting here for its turn or for its batch fails with
+    /// <paramref name="moved"/> before it is counted in, so its caller sends it again (to the next
+    /// activation, which resumes this schedule) instead of waiting here for calls the going
+    /// activation can no longer take.
+    /// </summary>
+    public void Bounce(Exception moved)
+    {
+        for (var i = turn + 1; i < pacts.Length; i++)
+        {
+            if (pacts[i].Turn is { } waiting)
+            {
+                pacts[i].Turn = null;
+                waiting.TrySetException(moved);
+            }
+        }
+
+        foreach (var early in callsBeforeBatch.Values)
+        {
+            foreach (var call in early)
+            {
+                call.TrySetException(moved);
+            }
+        }
+
+        callsBeforeBatch.Clear();
     }
 
     /// <summary>BatchCommit: every batch up to <paramref name="bid"/> committed; their PACTs can no longer abort.</summary>

@@ -1,3 +1,4 @@
+using System.Collections.Immutable;
 using Snapper.Act;
 using Snapper.Diagnostics;
 using Snapper.Grains;
@@ -41,6 +42,9 @@ internal sealed class PactParticipant<TState>
     // PACTs rooted here that aborted before their root call registered its outcome, by tid.
     private readonly Dictionary<long, (long Bid, Exception Cause)> abortedEarly = new();
     private readonly PactAccessLog<TState> accesses = new();
+
+    // Batches an earlier activation handed over (Resume): their accesses before that are not known here.
+    private readonly HashSet<long> handedOver = new();
     private TState? working;
     private long workingVersion; // the version the running batch's writes become: one more than what it copied
     private TState? workingBase; // what working was copied from (version workingVersion - 1): a delta is logged against it
@@ -113,7 +117,17 @@ internal sealed class PactParticipant<TState>
         var (callee, outer) = BeginCall<TActor>(target);
         try
         {
-            return await call(callee);
+            while (true)
+            {
+                try
+                {
+                    return await call(callee);
+                }
+                catch (ActorMovingException) when (runtime.Clock.GetUtcNow() < ctx.Deadline)
+                {
+                    // The callee's activation went before the call started there: the next one takes it.
+                }
+            }
         }
         catch (Exception e) when (FailedCall(ctx, e))
         {
@@ -133,7 +147,18 @@ internal sealed class PactParticipant<TState>
         var (callee, outer) = BeginCall<TActor>(target);
         try
         {
-            await call(callee);
+            while (true)
+            {
+                try
+                {
+                    await call(callee);
+                    return;
+                }
+                catch (ActorMovingException) when (runtime.Clock.GetUtcNow() < ctx.Deadline)
+                {
+                    // The callee's activation went before the call started there: the next one takes it.
+                }
+            }
         }
         catch (Exception e) when (FailedCall(ctx, e))
         {
@@ -183,6 +208,11 @@ internal sealed class PactParticipant<TState>
         try
         {
             await InvokePact(ctx, invoke);
+        }
+        catch (ActorMovingException)
+        {
+            outcomes.Remove(ctx.Tid); // not started here: the client sends it to the next activation
+            throw;
         }
         catch
         {
@@ -261,6 +291,9 @@ internal sealed class PactParticipant<TState>
             schedule.Exit(ctx);
         }
     }
+
+    /// <summary>The activation is going: calls still waiting for their turn are sent again by their callers (<see cref="LocalSchedule.Bounce"/>).</summary>
+    public void Leave() => schedule.Bounce(new ActorMovingException(Id));
 
     public void OnBatch(SubBatch batch)
     {
@@ -355,6 +388,54 @@ internal sealed class PactParticipant<TState>
         }
     }
 
+    /// <summary>
+    /// The activation is going and no call runs here: the schedule, the states of the batches
+    /// completed here and not committed, and the running batch's working copy, for the next
+    /// activation (<see cref="Resume"/>). Null when no batch is here.
+    /// </summary>
+    public PactHandover? HandOver()
+    {
+        if (!HasUncommittedBatches)
+        {
+            return null;
+        }
+
+        var completed = versions.UncommittedStates
+            .Select(v => new BatchState(v.Bid, v.Coordinator, v.Version, v.State is null ? null : runtime.Serializer.Serialize(v.State)))
+            .ToImmutableArray();
+        var schedule = this.schedule.HandOver();
+        var running = working is null || schedule.Running is null ? null : new BatchState(schedule.Running.Bid, schedule.Running.Coordinator, workingVersion, runtime.Serializer.Serialize(working));
+        return new PactHandover(schedule, completed, running);
+    }
+
+    /// <summary>
+    /// This activation follows one that handed its batches over (<see cref="HandOver"/>): they go on
+    /// here. A PACT of one of them that aborts cannot be taken back alone any more (who read its
+    /// write is not known here), so the whole batch aborts with it.
+    /// </summary>
+    public void Resume(PactHandover handover)
+    {
+        foreach (var batch in handover.Completed)
+        {
+            versions.BatchCompleted(batch.Bid, batch.Coordinator, batch.State is null ? null : runtime.Serializer.Deserialize<TState>(batch.State), batch.Version);
+            handedOver.Add(batch.Bid);
+            _ = CommitWhenCommitted(batch.Coordinator, batch.Bid);
+        }
+
+        schedule.Resume(handover.Schedule);
+        if (handover.Working is { State: { } state } running)
+        {
+            working = runtime.Serializer.Deserialize<TState>(state);
+            workingVersion = running.Version;
+        }
+
+        foreach (var batch in handover.Schedule.Batches)
+        {
+            handedOver.Add(batch.Bid);
+            _ = CommitWhenCommitted(batch.Coordinator, batch.Bid);
+        }
+    }
+
     public (long Tid, string Description) DescribeWait(long bid) => (schedule.CurrentPact(bid), schedule.DescribeWait(bid));
 
     /// <summary>
@@ -373,7 +454,18 @@ internal sealed class PactParticipant<TState>
             abortedEarly.TryAdd(tid, (bid, cause)); // in case its root call has yet to arrive here
         }
 
-        switch (schedule.AbortPact(bid, tid, cause, out var pact))
+        var standing = schedule.AbortPact(bid, tid, cause, out var pact);
+        if (handedOver.Contains(bid) && !schedule.IsAborted(bid) && bid > versions.LastCommittedBid)
+        {
+            if (standing == PactStanding.Running)
+            {
+                await pact!.TurnEnded!.Task;
+            }
+
+            return PactAbortAnswer.NotUndone; // its write may be in a handed-over state: the batch aborts
+        }
+
+        switch (standing)
         {
             case PactStanding.Running:
                 await pact!.TurnEnded!.Task; // its write was taken back when its turn ended

@@ -23,7 +23,7 @@ internal sealed class CommittedStates
 
     /// <summary>Keeps <paramref name="state"/> for <paramref name="actor"/> unless a later version is already here.</summary>
     public void Offer(ActorId actor, CommittedState state) =>
-        states.AddOrUpdate(actor, state, (_, held) => Newer(state, held) with { Undecided = Union(state.Undecided, held.Undecided) });
+        states.AddOrUpdate(actor, state, (_, held) => Newer(state, held) with { Undecided = Union(state.Undecided, held.Undecided), Batches = state.Batches ?? held.Batches });
 
     private static CommittedState Newer(CommittedState offered, CommittedState held) => offered.Version >= held.Version ? offered : held;
 

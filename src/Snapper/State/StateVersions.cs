@@ -108,6 +108,9 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
     /// <summary>The batches completed here and not committed yet, with the coordinators that emitted them.</summary>
     public IEnumerable<(long Bid, string Coordinator)> UncommittedBatches => uncommitted.Select(v => (v.Bid, v.Coordinator)).ToList();
 
+    /// <summary>The states the batches completed here and not committed yet left (null: a batch that did not write here), in bid order.</summary>
+    public IEnumerable<(long Bid, string Coordinator, TState? State, long Version)> UncommittedStates => uncommitted.Select(v => (v.Bid, v.Coordinator, v.State, v.Version)).ToList();
+
     /// <summary>The newest completed batch whose state waits for its commit (0: none).</summary>
     public long NewestUncommittedBid => uncommitted.Count > 0 ? uncommitted[^1].Bid : 0;
 

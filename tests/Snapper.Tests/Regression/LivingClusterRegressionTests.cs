@@ -128,6 +128,27 @@ public sealed class LivingClusterRegressionTests
         Assert.Equal(7, await Read(silo, x));
     }
 
+    /// <summary>
+    /// The PACT flavour of defect 3: x completed its part of a batch (BatchComplete sent) and is
+    /// deactivated before the batch commits. The batch commits, so x's write must be there.
+    /// </summary>
+    [Fact]
+    public async Task A_batch_write_outlives_the_deactivation_of_its_actor_before_the_batch_commits()
+    {
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.TransactionTimeout = TimeSpan.FromSeconds(10)));
+        var (root, x) = (ActorId.Create<ITestActor>("root"), ActorId.Create<ITestActor>("x"));
+
+        var txn = silo.Client.RunPact<ITestActor>(root, (a, ctx) => a.CallThenWait(ctx, x, "called", "release", false), AccessSet.Of(root).And(x));
+        await silo.Gates.Until("called");
+        await Deactivate(silo, x);
+        silo.Gates.Signal("release");
+        await txn; // committed
+
+        Assert.Equal(1, await Read(silo, x));
+        await silo.Client.RunPact<ITestActor>(x, (a, ctx) => a.Add(ctx, 10), AccessSet.Of(x));
+        Assert.Equal(11, await Read(silo, x));
+    }
+
     private static async Task Deactivate(TestSilo silo, ActorId actor)
     {
         await silo.Grains.GetGrain<ITestActor>(actor.Key).AsReference<IGrainManagementExtension>().DeactivateOnIdle();

@@ -1,0 +1,22 @@
+using System.Collections.Immutable;
+
+namespace Snapper.Pact;
+
+/// <summary>
+/// What an actor's PACT engine hands to its next activation (see <see cref="ScheduleHandover"/>):
+/// its schedule, the states its completed batches left (not committed yet), and the running batch's
+/// working copy. Serialized states, so it may cross to another silo.
+/// </summary>
+[GenerateSerializer, Immutable]
+internal sealed record PactHandover(
+    [property: Id(0)] ScheduleHandover Schedule,
+    [property: Id(1)] ImmutableArray<BatchState> Completed,
+    [property: Id(2)] BatchState? Working);
+
+/// <summary>The state batch <paramref name="Bid"/> left (or is writing) on the actor, as <paramref name="Version"/>; empty if it wrote nothing here.</summary>
+[GenerateSerializer, Immutable]
+internal sealed record BatchState(
+    [property: Id(0)] long Bid,
+    [property: Id(1)] string Coordinator,
+    [property: Id(2)] long Version,
+    [property: Id(3)] byte[]? State);
