@@ -2,6 +2,7 @@ using System.Collections.Concurrent;
 using System.CommandLine;
 using Snapper.History;
 using Snapper.LoadGen.Measurement;
+using Snapper.LoadGen.Nemesis;
 using Snapper.LoadGen.Options;
 using Snapper.LoadGen.Reporting;
 using Snapper.LoadGen.Cluster;
@@ -107,13 +108,16 @@ public static class Runner
             await stderr.WriteLineAsync("note: with --cluster the silos log as their own --logger says; this run's --logger, --log-dir, --log-delay-ms and --checkpoint-interval are ignored.");
         }
 
+        // The call-level faults need this process's own silos (validation refused them with --cluster).
+        var callFaults = options.Nemesis.Count > 0 && options.Cluster is null ? new CallFaults(options.Nemesis) : null;
+        var nemesis = options.Nemesis.Count > 0 ? new NemesisSettings(options.Nemesis, options.NemesisRate, callFaults, options.Seed) : null;
         ILoadGenCluster silo;
         ClusterInfo cluster;
         try
         {
             silo = options.Cluster is { } gateways
                 ? await ExternalCluster.ConnectAsync([.. gateways.Select(g => LoadGenValidation.Endpoint(g))], options.PactAttempts, stderr, cancellationToken)
-                : await EmbeddedCluster.StartAsync(options, stderr, cancellationToken);
+                : await EmbeddedCluster.StartAsync(options, stderr, cancellationToken, callFaults);
             cluster = new ClusterInfo(silo.Kind, await silo.CountSilos());
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
@@ -137,17 +141,17 @@ public static class Runner
             string? checkReport = null;
             if (options.Workload == LoadGenCommandLine.ListAppend)
             {
-                var outcome = await RunListAppendAsync(options, silo, stderr, terminal, cancellationToken);
+                var outcome = await RunListAppendAsync(options, silo, nemesis, stderr, terminal, cancellationToken);
                 (runs, failed, interrupted, checkReport) = (outcome.Runs, outcome.Failed, outcome.Interrupted, outcome.CheckReport);
             }
             else if (options.Workload == LoadGenCommandLine.TpcC)
             {
-                (runs, failed, interrupted) = await RunTpcCAsync(options, silo, stderr, terminal, cancellationToken);
+                (runs, failed, interrupted) = await RunTpcCAsync(options, silo, nemesis, stderr, terminal, cancellationToken);
             }
             else
             {
                 var workload = new SmallBankWorkload(silo.Client, silo.Grains, options.Actors, options.PactPercent, options.ActAttempts);
-                (runs, failed, interrupted) = await RunModesAsync(options, workload.For, workload, null, null, stderr, terminal, cancellationToken);
+                (runs, failed, interrupted) = await RunModesAsync(options, workload.For, workload, null, null, Plan(nemesis, workload, silo), stderr, terminal, cancellationToken);
             }
 
             var report = new LoadGenReport(options.Workload, options, cluster, runs);
@@ -184,7 +188,7 @@ public static class Runner
     }
 
     private static async Task<(List<RunResult> Runs, bool Failed, bool Interrupted, string? CheckReport)> RunListAppendAsync(
-        LoadGenOptions options, ILoadGenCluster silo, TextWriter stderr, bool terminal, CancellationToken cancellationToken)
+        LoadGenOptions options, ILoadGenCluster silo, NemesisSettings? nemesis, TextWriter stderr, bool terminal, CancellationToken cancellationToken)
     {
         HistoryWriter? writer = null;
         if (options.History is { } historyPath)
@@ -219,7 +223,7 @@ public static class Runner
         }
 
         var workload = new ListAppendWorkload(silo.Client, options.Actors, options.PactPercent, Record, options.UserAborts);
-        var (runs, failed, interrupted) = await RunModesAsync(options, workload.For, null, workload, null, stderr, terminal, cancellationToken);
+        var (runs, failed, interrupted) = await RunModesAsync(options, workload.For, null, workload, null, Plan(nemesis, workload, silo), stderr, terminal, cancellationToken);
 
         if (writer is not null)
         {
@@ -305,16 +309,16 @@ public static class Runner
     /// consistency conditions 1–4 after the mode drained.
     /// </summary>
     private static Task<(List<RunResult> Runs, bool Failed, bool Interrupted)> RunTpcCAsync(
-        LoadGenOptions options, ILoadGenCluster silo, TextWriter stderr, bool terminal, CancellationToken cancellationToken)
+        LoadGenOptions options, ILoadGenCluster silo, NemesisSettings? nemesis, TextWriter stderr, bool terminal, CancellationToken cancellationToken)
     {
         var workload = new TpcCWorkload(silo.Client, TpcCWorkload.DefaultConfig(options.Warehouses), options.PactPercent);
         var hooks = new TpcCHooks(workload, stderr, cancellationToken);
-        return RunModesAsync(options, mode => workload.Kinds(mode, options.NewOrderOnly), null, null, hooks, stderr, terminal, cancellationToken);
+        return RunModesAsync(options, mode => workload.Kinds(mode, options.NewOrderOnly), null, null, hooks, Plan(nemesis, workload, silo), stderr, terminal, cancellationToken);
     }
 
     private static async Task<(List<RunResult> Runs, bool Failed, bool Interrupted)> RunModesAsync(
         LoadGenOptions options, Func<string, TransactionMix> issueFor, SmallBankWorkload? smallBank, ListAppendWorkload? listAppend,
-        TpcCHooks? tpcc, TextWriter stderr, bool terminal, CancellationToken cancellationToken)
+        TpcCHooks? tpcc, NemesisPlan? nemesis, TextWriter stderr, bool terminal, CancellationToken cancellationToken)
     {
 
         var picker = ActorPicker.Create(options);
@@ -343,9 +347,11 @@ public static class Runner
             var touched = options.Verify && smallBank is not null ? new bool[options.Actors] : null;
             using var batchSizes = new BatchSizeListener();
             using var retries = new RetryListener();
+            var nemesisActors = nemesis?.Actors.Grains(mode, nemesis.Grains);
+            var nemesisLoop = nemesis is not null ? new NemesisLoop(nemesis.Settings, nemesisActors!) : null;
             var (result, driver) = await ProgressLine.ShowAsync(stderr, terminal, mode, options.WarmupSeconds, options.DurationSeconds, async onTick =>
             {
-                var driver = new LoadDriver(options, picker) { Touched = touched, OnTick = onTick };
+                var driver = new LoadDriver(options, picker) { Touched = touched, OnTick = onTick, DuringWindow = nemesisLoop is null ? null : nemesisLoop.RunAsync };
                 return (await driver.RunAsync(mode, issueFor(mode), cancellationToken), driver);
             });
             if (listAppend?.CutOff(mode) is > 0 and var cut)
@@ -359,6 +365,10 @@ public static class Runner
             }
 
             result = WithAttemptsPerCommit(result, mode, driver, retries, options);
+            if (nemesisLoop is not null)
+            {
+                result = result with { Nemesis = nemesisLoop.Summary(await ProbeLivenessAsync(mode, result, nemesis!.Actors, nemesisActors!.Count, stderr)) };
+            }
 
             if (driver.StoppedByFailures is { } why)
             {
@@ -406,6 +416,26 @@ public static class Runner
 
         return (runs, failed, false);
     }
+
+    // The nemesis of each mode, where --nemesis asks for one: its settings, the workload's actors and the grain factory that reaches them.
+    private static NemesisPlan? Plan(NemesisSettings? settings, IWorkloadActors actors, ILoadGenCluster silo) =>
+        settings is null ? null : new NemesisPlan(settings, actors, silo.Grains);
+
+    // Once the nemesis stopped and the load drained: does every actor answer a read, and how fast?
+    private static async Task<LivenessSummary?> ProbeLivenessAsync(string mode, RunResult result, IWorkloadActors actors, int count, TextWriter stderr)
+    {
+        if (result.StillInFlight > 0 || actors.Read(mode) is not { } read)
+        {
+            return null;
+        }
+
+        var liveness = await LivenessProbe.RunAsync(count, read, CancellationToken.None);
+        await stderr.WriteLineAsync(FormattableString.Invariant(
+            $"[{mode}] after the nemesis: {liveness.Actors - liveness.Failed:N0} of {liveness.Actors:N0} actors answered a read, the slowest in {liveness.SlowestMs:F1} ms{(liveness.FirstFailure is { } why ? $"; first failure: {why}" : "")}"));
+        return liveness;
+    }
+
+    private sealed record NemesisPlan(NemesisSettings Settings, IWorkloadActors Actors, IGrainFactory Grains);
 
     // Attempts per commit, those retried inside RunAct and RunPact included, on whole-run totals as
     // the retry counts are (warm-up included): for ACTs always (act, act-elr, hybrid's act kind), for

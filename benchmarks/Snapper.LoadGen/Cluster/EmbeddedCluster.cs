@@ -6,6 +6,7 @@ using Microsoft.Extensions.Logging;
 using Orleans.Configuration;
 using SmallBank;
 using Snapper.Hosting;
+using Snapper.LoadGen.Nemesis;
 using Snapper.LoadGen.Options;
 
 namespace Snapper.LoadGen.Cluster;
@@ -60,7 +61,8 @@ public sealed class EmbeddedCluster : ILoadGenCluster
     /// <param name="options">The silo count and logger kind are taken from here.</param>
     /// <param name="diagnostics">Where the runtime's warnings and errors go (stderr): stdout is for the results.</param>
     /// <param name="cancellationToken">Cancels the start.</param>
-    public static async Task<EmbeddedCluster> StartAsync(LoadGenOptions options, TextWriter diagnostics, CancellationToken cancellationToken)
+    /// <param name="faults">The nemesis' call-level faults (<c>--nemesis delay,timeout</c>), given to every silo; null: none.</param>
+    public static async Task<EmbeddedCluster> StartAsync(LoadGenOptions options, TextWriter diagnostics, CancellationToken cancellationToken, CallFaults? faults = null)
     {
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(diagnostics);
@@ -76,7 +78,7 @@ public sealed class EmbeddedCluster : ILoadGenCluster
             for (var i = 0; i < options.Silos; i++)
             {
                 var siloPort = FreePort();
-                var host = BuildSilo($"silo{i}", siloPort, FreePort(), primary, clusterId, options, logDirectory, azureTable, diagnostics);
+                var host = BuildSilo($"silo{i}", siloPort, FreePort(), primary, clusterId, options, logDirectory, azureTable, faults, diagnostics);
                 hosts.Add(host);
                 await host.StartAsync(cancellationToken);
                 primary ??= new IPEndPoint(IPAddress.Loopback, siloPort);
@@ -106,7 +108,7 @@ public sealed class EmbeddedCluster : ILoadGenCluster
         }
     }
 
-    private static IHost BuildSilo(string name, int siloPort, int gatewayPort, IPEndPoint? primary, string clusterId, LoadGenOptions options, string? logDirectory, AzureTableRun? azureTable, TextWriter diagnostics)
+    private static IHost BuildSilo(string name, int siloPort, int gatewayPort, IPEndPoint? primary, string clusterId, LoadGenOptions options, string? logDirectory, AzureTableRun? azureTable, CallFaults? faults, TextWriter diagnostics)
     {
         // No defaults: no appsettings or environment configuration changing a benchmark behind
         // its command line, and no console logger on stdout.
@@ -134,8 +136,19 @@ public sealed class EmbeddedCluster : ILoadGenCluster
                     o.LogWriteDelay = TimeSpan.FromMilliseconds(options.LogDelayMs);
                     o.CheckpointInterval = TimeSpan.FromSeconds(options.CheckpointIntervalSeconds);
                     o.MaxPactAttempts = options.PactAttempts;
+                    if (faults is { Late: true })
+                    {
+                        // See AddFaults.
+                        o.TransactionTimeout = Min(o.TransactionTimeout, CallFaults.ResponseTimeout);
+                        o.DeclarationTimeout = Min(o.DeclarationTimeout, CallFaults.ResponseTimeout);
+                    }
                 }))
                 .AddOrleansTxnSmallBank(TimeSpan.FromMilliseconds(options.LogDelayMs));
+            if (faults is { Any: true })
+            {
+                AddFaults(silo, faults);
+            }
+
             if (azureTable is not null)
             {
                 silo.AddSnapperAzureTableLogStorage(o => (o.ConnectionString, o.TableName) = (azureTable.Connection, azureTable.TableName));
@@ -144,6 +157,23 @@ public sealed class EmbeddedCluster : ILoadGenCluster
 
         return builder.Build();
     }
+
+    // The nemesis' filters on this silo. With "timeout", Orleans' response timeout is lowered for the
+    // whole run, and Snapper's transaction and declaration timeouts with it (in BuildSilo): they bound how long a
+    // transaction's calls wait for locks and batches, and as long as they are no longer than the
+    // response timeout (as their defaults, 30 s and 10 s, are), only the answers the nemesis holds
+    // arrive late, not every call that waits its turn.
+    private static void AddFaults(ISiloBuilder silo, CallFaults faults)
+    {
+        silo.AddOutgoingGrainCallFilter(new DelayingCallFilter(faults));
+        if (faults.Late)
+        {
+            silo.AddIncomingGrainCallFilter(new LateAnswerFilter(faults));
+            silo.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = CallFaults.ResponseTimeout);
+        }
+    }
+
+    private static TimeSpan Min(TimeSpan a, TimeSpan b) => a < b ? a : b;
 
     private static async Task StopAsync(List<IHost> hosts)
     {

@@ -59,6 +59,13 @@ public sealed class LoadDriver
     public bool[]? Touched { get; init; }
 
     /// <summary>
+    /// Started with the load and given its window; the token is cancelled once measuring ended,
+    /// and it is awaited after the drain (the nemesis: <see cref="Nemesis.NemesisLoop.RunAsync"/>).
+    /// Null: nothing runs beside the load.
+    /// </summary>
+    public Func<MeasurementWindow, CancellationToken, Task>? DuringWindow { get; init; }
+
+    /// <summary>
     /// Runs <paramref name="issue"/> under load. Cancelling <paramref name="cancellationToken"/>
     /// ends the window at once; the in-flight transactions are still awaited.
     /// </summary>
@@ -118,11 +125,15 @@ public sealed class LoadDriver
             }
         }
 
+        using var windowOver = new CancellationTokenSource();
+        var during = DuringWindow is { } beside ? Task.Run(() => beside(window, windowOver.Token), CancellationToken.None) : Task.CompletedTask;
         await using (cancellationToken.Register(window.Interrupt))
         {
             await TickUntilEndAsync(recorder, window, cancellationToken);
             window.StopAtPlannedEnd();
         }
+
+        await windowOver.CancelAsync(); // the faults stop now; the requests still out are awaited after the drain
 
         var stillInFlight = 0L;
         var drainStarted = Stopwatch.GetTimestamp();
@@ -137,6 +148,7 @@ public sealed class LoadDriver
         }
 
         var drainSeconds = Stopwatch.GetElapsedTime(drainStarted).TotalSeconds;
+        await during;
         Totals = (recorder.TotalCommitted, recorder.TotalAborted);
         KindTotals = kindRecorders.Length > 1
             ? kindRecorders.ToDictionary(k => k.Mode, k => (k.TotalCommitted, k.TotalAborted), StringComparer.Ordinal)

@@ -1,3 +1,4 @@
+using Snapper.LoadGen.Nemesis;
 using Snapper.LoadGen.Workloads;
 using Snapper.LoadGen.Workloads.TpcC;
 
@@ -78,4 +79,7 @@ public sealed record RunResult
     /// retries inside <c>RunAct</c> (<c>--act-attempts</c>); set for act and act-elr.
     /// </summary>
     public double? AttemptsPerCommit { get; init; }
+
+    /// <summary>What the nemesis did in the measured window (<c>--nemesis</c>), and how the actors answered after it; null without one.</summary>
+    public NemesisSummary? Nemesis { get; init; }
 }

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.CommandLine.Parsing;
 using System.Globalization;
+using Snapper.LoadGen.Nemesis;
 
 namespace Snapper.LoadGen.Options;
 
@@ -109,6 +110,21 @@ public static class LoadGenCommandLine
         Description = "host:port[,host:port...]: gateways of running SiloHosts to drive as an Orleans client instead of embedded silos (the silos' own --logger applies).",
         HelpName = "gateways",
         Validators = { r => OptionChecks.Text(r, text => LoadGenValidation.Endpoints(text)) },
+    };
+
+    private static readonly Option<string?> Nemesis = new("--nemesis")
+    {
+        Description = "Faults during each mode's measured window, a comma list of: deactivate and migrate (random actors of the workload, --nemesis-rate a second, through Orleans' grain management extension; also against --cluster on loopback), delay (5% of grain calls wait 5-300 ms before they are sent) and timeout (Orleans' response timeout lowered to 2 s for the run, 0.5% of answers held past it); the last two need the embedded silos.",
+        HelpName = "list",
+        Validators = { r => OptionChecks.Text(r, text => NemesisFaults.Parse(text)) },
+    };
+
+    private static readonly Option<double> NemesisRate = new("--nemesis-rate")
+    {
+        Description = $"Deactivation and migration requests a second of --nemesis (alternating when both are listed), greater than 0, at most {NemesisFaults.MaxRate}.",
+        HelpName = "n",
+        DefaultValueFactory = _ => NemesisFaults.DefaultRate,
+        Validators = { r => Above(r, 0) },
     };
 
     private static readonly Option<FileInfo?> Json = new("--json")
@@ -247,6 +263,8 @@ public static class LoadGenCommandLine
             Json = parsed.GetValue(Json)?.FullName,
             Verify = parsed.GetValue(Verify),
             Seed = parsed.GetValue(Seed),
+            Nemesis = parsed.GetValue(Nemesis) is { } faults ? NemesisFaults.Parse(faults) : [],
+            NemesisRate = parsed.GetValue(NemesisRate),
         };
         return command.Name switch
         {
@@ -299,7 +317,7 @@ public static class LoadGenCommandLine
         var command = new Command(name, description)
         {
             modes, PactPercent, Dist, Zipf, TxnSize, Actors, Pipeline, Clients, Warmup, JitSettle, Duration,
-            Logger, LogDir, Connection, LogDelayMs, CheckpointInterval, Silos, Cluster, Json, Verify, Seed,
+            Logger, LogDir, Connection, LogDelayMs, CheckpointInterval, Silos, Cluster, Nemesis, NemesisRate, Json, Verify, Seed,
         };
         foreach (var option in own)
         {

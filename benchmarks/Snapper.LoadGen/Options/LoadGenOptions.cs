@@ -105,6 +105,15 @@ public sealed record LoadGenOptions
     /// <summary>smallbank and tpcc: how many times RunPact runs a PACT aborted by a cascade (<c>--pact-attempts</c>).</summary>
     public int PactAttempts { get; init; } = 1;
 
+    /// <summary>
+    /// Faults during each mode's measured window (<c>--nemesis</c>), names of
+    /// <see cref="Snapper.LoadGen.Nemesis.NemesisFaults"/>; empty: none.
+    /// </summary>
+    public IReadOnlyList<string> Nemesis { get; init; } = [];
+
+    /// <summary>Deactivation and migration requests a second of the nemesis (<c>--nemesis-rate</c>).</summary>
+    public double NemesisRate { get; init; } = Snapper.LoadGen.Nemesis.NemesisFaults.DefaultRate;
+
     /// <summary>Seed of every actor choice (<c>--seed</c>): same seed, same actor sequences per loop.</summary>
     public int Seed { get; init; } = 42;
 }

@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Net;
+using Snapper.LoadGen.Nemesis;
 
 namespace Snapper.LoadGen.Options;
 
@@ -60,6 +61,8 @@ public static class LoadGenValidation
             }
         }
 
+        CheckNemesis(options);
+
         Require(options.ActAttempts >= 1, $"--act-attempts must be at least 1 (was {options.ActAttempts}).");
         Require(options.ActAttempts == 1 || options.Workload == LoadGenCommandLine.SmallBank, $"--act-attempts is only for the smallbank workload, not {options.Workload}.");
 
@@ -100,6 +103,42 @@ public static class LoadGenValidation
         // Per-second epochs are kept in arrays sized by the duration.
         const double maxDuration = 24 * 3600;
         Require(options.DurationSeconds <= maxDuration && options.WarmupSeconds <= maxDuration, $"--duration and --warmup are limited to {maxDuration} seconds.");
+    }
+
+    // The nemesis faults the cluster under test only: its own silos, or from a client (requests,
+    // not filters) running SiloHosts on this machine.
+    private static void CheckNemesis(LoadGenOptions options)
+    {
+        try
+        {
+            if (options.Nemesis.Count > 0)
+            {
+                NemesisFaults.Parse(string.Join(',', options.Nemesis));
+            }
+        }
+        catch (FormatException e)
+        {
+            throw new UsageException($"--nemesis: {e.Message}.", e);
+        }
+
+        Require(options.NemesisRate > 0 && options.NemesisRate <= NemesisFaults.MaxRate, Invariant($"--nemesis-rate must be a number greater than 0, at most {NemesisFaults.MaxRate} (was {options.NemesisRate})."));
+        Require(
+            options.NemesisRate == NemesisFaults.DefaultRate || options.Nemesis.Any(NemesisFaults.FromAClient.Contains),
+            "--nemesis-rate paces deactivate and migrate, but --nemesis lists neither.");
+        if (options.Cluster is not { } cluster || options.Nemesis.Count == 0)
+        {
+            return;
+        }
+
+        if (options.Nemesis.FirstOrDefault(f => !NemesisFaults.FromAClient.Contains(f)) is { } filter)
+        {
+            throw new UsageException($"--nemesis {filter} needs this process's own silos (a call filter, a response timeout); with --cluster only {string.Join(" and ", NemesisFaults.FromAClient)} are possible.");
+        }
+
+        foreach (var gateway in cluster)
+        {
+            Require(IPAddress.IsLoopback(Endpoint(gateway).Address), $"--nemesis with --cluster: gateway {gateway} is not on loopback; the nemesis faults only a test cluster on this machine.");
+        }
     }
 
     /// <summary>

@@ -1,5 +1,6 @@
 using System.Globalization;
 using Snapper.LoadGen.Measurement;
+using Snapper.LoadGen.Nemesis;
 using Snapper.LoadGen.Options;
 using Snapper.LoadGen.Workloads.TpcC;
 using Spectre.Console;
@@ -148,6 +149,15 @@ public static class ResultsTable
             writer.WriteLine($"{run.Mode} aborts: {string.Join(", ", run.AbortReasons.Select(kv => Invariant($"{kv.Key} {kv.Value:N0}")))}");
         }
 
+        foreach (var run in report.Runs.Where(r => r.Nemesis is not null))
+        {
+            writer.WriteLine(NemesisLine(run.Mode, run.Nemesis!));
+            if (run.Nemesis!.Liveness is { } liveness)
+            {
+                writer.WriteLine(LivenessLine(run.Mode, liveness));
+            }
+        }
+
         foreach (var run in report.Runs.Where(r => r.Verification is not null))
         {
             var v = run.Verification!;
@@ -185,6 +195,51 @@ public static class ResultsTable
         }
 
         return line;
+    }
+
+    /// <summary>"<c>mode nemesis: ...</c>": what the nemesis did in <paramref name="mode"/>'s measured window, fault by fault.</summary>
+    public static string NemesisLine(string mode, NemesisSummary nemesis)
+    {
+        ArgumentNullException.ThrowIfNull(nemesis);
+        var parts = new List<string>();
+        if (nemesis.Faults.Contains(NemesisFaults.Deactivate))
+        {
+            parts.Add(Invariant($"{nemesis.Deactivations:N0} deactivations requested ({nemesis.DeactivationsFailed:N0} failed)"));
+        }
+
+        if (nemesis.Faults.Contains(NemesisFaults.Migrate))
+        {
+            parts.Add(Invariant($"{nemesis.Migrations:N0} migrations requested ({nemesis.MigrationsFailed:N0} failed)"));
+        }
+
+        if (nemesis.Faults.Contains(NemesisFaults.Delay))
+        {
+            parts.Add(Invariant($"{nemesis.DelayedCalls:N0} calls delayed {CallFaults.MinDelayMs}-{CallFaults.MaxDelayMs} ms"));
+        }
+
+        if (nemesis.ResponseTimeoutSeconds is { } timeout)
+        {
+            parts.Add(Invariant($"{nemesis.LateAnswers:N0} answers held past the {timeout:0.#} s response timeout"));
+        }
+
+        if (nemesis.Faults.Contains(NemesisFaults.Delay) || nemesis.Faults.Contains(NemesisFaults.Timeout))
+        {
+            parts.Add(Invariant($"{nemesis.TimedOutCalls:N0} calls timed out"));
+        }
+
+        var line = Invariant($"{mode} nemesis ({nemesis.Actors:N0} actors): {string.Join(", ", parts)}");
+        return nemesis.FirstRequestFailure is { } first ? $"{line}; first failed request: {first}" : line;
+    }
+
+    /// <summary>"<c>mode after the nemesis: ...</c>": how every actor answered a read once the nemesis stopped.</summary>
+    public static string LivenessLine(string mode, LivenessSummary liveness)
+    {
+        ArgumentNullException.ThrowIfNull(liveness);
+        var answered = liveness.Actors - liveness.Failed;
+        var line = liveness.Failed == 0
+            ? Invariant($"{mode} after the nemesis: all {liveness.Actors:N0} actors answered a read, the slowest in {liveness.SlowestMs:F1} ms")
+            : Invariant($"{mode} after the nemesis: {liveness.Failed:N0} of {liveness.Actors:N0} actors did not answer a read within {LivenessProbe.Patience.TotalSeconds:0} s (first: {liveness.FirstFailure}); the other {answered:N0}, the slowest in {liveness.SlowestMs:F1} ms");
+        return liveness.OverOneSecond > 0 ? line + Invariant($", {liveness.OverOneSecond:N0} after more than 1 s") : line;
     }
 
     /// <summary>One line naming the load, so a pasted table says what it measured.</summary>

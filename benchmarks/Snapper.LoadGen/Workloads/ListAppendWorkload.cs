@@ -12,7 +12,7 @@ namespace Snapper.LoadGen.Workloads;
 /// each mode uses the <see cref="IListActor"/> keys of its <see cref="ModeNames.KeyBlock"/>, so a
 /// later run with the same --actors finds the same lists; hybrid's PACTs and ACTs share theirs.
 /// </summary>
-public sealed class ListAppendWorkload
+public sealed class ListAppendWorkload : IWorkloadActors
 {
     private readonly ISnapperClient client;
     private readonly KeyBlockIds<IListActor> lists;
@@ -98,6 +98,21 @@ public sealed class ListAppendWorkload
         return result;
     }
 
+    /// <inheritdoc />
+    public IReadOnlyList<IAddressable> Grains(string mode, IGrainFactory grains) => ActorGrains.Of(grains, lists.For(mode), typeof(IListActor));
+
+    /// <inheritdoc />
+    public Func<int, Task>? Read(string mode)
+    {
+        var ids = lists.For(mode);
+        return i => ReadOnceAsync(mode, ids[i]);
+    }
+
+    private Task<List<long>> ReadOnceAsync(string mode, ActorId id) =>
+        mode == ModeNames.Act
+            ? client.RunAct<IListActor, List<long>>(id, (a, ctx) => a.Read(ctx), CancellationToken.None)
+            : client.RunPact<IListActor, List<long>>(id, (a, ctx) => a.Read(ctx), AccessSet.Of(id), CancellationToken.None);
+
     // A read-only transaction. Nothing else runs once the load drained, so it should not abort; if
     // the runtime still aborts it, retry a few times, then let the abort surface.
     private async Task<List<long>> ReadAsync(string mode, ActorId id)
@@ -107,9 +122,7 @@ public sealed class ListAppendWorkload
         {
             try
             {
-                return mode == ModeNames.Act
-                    ? await client.RunAct<IListActor, List<long>>(id, (a, ctx) => a.Read(ctx), CancellationToken.None)
-                    : await client.RunPact<IListActor, List<long>>(id, (a, ctx) => a.Read(ctx), AccessSet.Of(id), CancellationToken.None);
+                return await ReadOnceAsync(mode, id);
             }
             catch (TransactionAbortedException) when (attempt < attempts)
             {

@@ -10,7 +10,7 @@ namespace Snapper.LoadGen.Workloads;
 /// <see cref="ModeNames.KeyBlock"/> otherwise), so one mode's balances never leak into another's
 /// verification. Hybrid issues PACTs and ACTs on the same accounts.
 /// </summary>
-public sealed class SmallBankWorkload
+public sealed class SmallBankWorkload : IWorkloadActors
 {
     /// <summary>Money moved to each recipient.</summary>
     public const decimal Amount = 1m;
@@ -77,6 +77,17 @@ public sealed class SmallBankWorkload
         };
     }
 
+    /// <inheritdoc />
+    public IReadOnlyList<IAddressable> Grains(string mode, IGrainFactory grains) => mode switch
+    {
+        ModeNames.Nt => ActorGrains.Of(grains, plainIds, typeof(IPlainAccountActor)),
+        ModeNames.OrleansTxn => [.. Enumerable.Range(0, actors).Select(OrleansTxnAccount)],
+        _ => ActorGrains.Of(grains, accounts.For(mode), typeof(IAccountActor)),
+    };
+
+    /// <inheritdoc />
+    public Func<int, Task>? Read(string mode) => BalanceOf(mode);
+
     /// <summary>
     /// Sums the balances of <paramref name="keys"/> in <paramref name="mode"/> once the load has
     /// drained. MultiTransfer only moves money, so the sum must be keys × <see cref="InitialTotal"/>.
@@ -84,19 +95,21 @@ public sealed class SmallBankWorkload
     public async Task<VerificationResult> VerifyAsync(string mode, IReadOnlyList<int> keys, int parallelism, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(keys);
-        Func<int, Task<decimal>> read = mode switch
-        {
-            ModeNames.Nt => key => client.Call<IPlainAccountActor, decimal>(plainIds[key], a => a.Balance()),
-            ModeNames.OrleansTxn => key => OrleansTxnAccount(key).Balance(),
-            ModeNames.Pact => key => client.RunPact<IAccountActor, decimal>(accounts.For(mode)[key], (a, ctx) => a.Balance(ctx), AccessSet.Of(accounts.For(mode)[key]), CancellationToken.None),
-            _ => key => ReadCommittedBalance(accounts.For(mode)[key]),
-        };
-
+        var read = BalanceOf(mode, retry: true);
         var balances = new decimal[keys.Count];
         await Parallel.ForAsync(0, keys.Count, new ParallelOptions { MaxDegreeOfParallelism = Math.Max(1, parallelism), CancellationToken = cancellationToken }, async (i, _) =>
             balances[i] = await read(keys[i]));
         return new VerificationResult(keys.Count, keys.Count * InitialTotal, balances.Sum());
     }
+
+    // One balance read in mode's own way; the ACT read retries its concurrency aborts when asked.
+    private Func<int, Task<decimal>> BalanceOf(string mode, bool retry = false) => mode switch
+    {
+        ModeNames.Nt => key => client.Call<IPlainAccountActor, decimal>(plainIds[key], a => a.Balance()),
+        ModeNames.OrleansTxn => key => OrleansTxnAccount(key).Balance(),
+        ModeNames.Pact => key => client.RunPact<IAccountActor, decimal>(accounts.For(mode)[key], (a, ctx) => a.Balance(ctx), AccessSet.Of(accounts.For(mode)[key]), CancellationToken.None),
+        _ => key => ReadCommittedBalance(accounts.For(mode)[key], retry ? 5 : 1),
+    };
 
     private Task IssuePlain(int[] keys)
     {
@@ -157,9 +170,8 @@ public sealed class SmallBankWorkload
     // A read-only ACT. Nothing else runs once the load drained, so it should not abort; if the
     // runtime still aborts it (a lock not released, say), retry a few times rather than report a
     // money difference that is really a stuck lock, then let the abort surface.
-    private async Task<decimal> ReadCommittedBalance(ActorId account)
+    private async Task<decimal> ReadCommittedBalance(ActorId account, int attempts)
     {
-        const int attempts = 5;
         for (var attempt = 1; ; attempt++)
         {
             try

@@ -65,6 +65,37 @@ public sealed partial class CommandLineTests
         }
     }
 
+    [Theory]
+    [InlineData("--nemesis", "listappend --nemesis deactivate,bogus")]
+    [InlineData("--nemesis", "smallbank --nemesis deactivate,,migrate")]
+    [InlineData("--nemesis", "tpcc --nemesis migrate,migrate")]
+    [InlineData("--nemesis-rate", "smallbank --nemesis deactivate --nemesis-rate 0")]
+    [InlineData("--nemesis-rate", "listappend --nemesis migrate --nemesis-rate -2")]
+    [InlineData("--nemesis-rate", "listappend --nemesis delay --nemesis-rate 3")]
+    [InlineData("--nemesis delay", "tpcc --nemesis deactivate,delay --cluster 127.0.0.1:30000")]
+    [InlineData("--nemesis timeout", "listappend --nemesis timeout --cluster 127.0.0.1:30000")]
+    [InlineData("loopback", "smallbank --nemesis deactivate --cluster 192.0.2.1:30000")]
+    public async Task Bad_nemesis_flags_exit_2_with_one_line_naming_the_flag_before_any_load(string named, string commandLine)
+    {
+        var (stdout, stderr) = (new StringWriter(), new StringWriter());
+        var exit = await Runner.MainAsync(commandLine.Split(' '), stdout, stderr, CancellationToken.None);
+
+        Assert.Equal(ExitCodes.Usage, exit);
+        var error = Assert.Single(Lines(stderr), l => l.StartsWith("error:", StringComparison.Ordinal));
+        Assert.Contains(named, error, StringComparison.Ordinal);
+        Assert.DoesNotContain(Lines(stderr), l => l.StartsWith("at ", StringComparison.Ordinal)); // no stack trace
+        Assert.Empty(stdout.ToString()); // no cluster started or reached, nothing measured
+    }
+
+    [Fact]
+    public void Deactivation_and_migration_requests_may_go_to_a_cluster_on_loopback()
+    {
+        var options = new LoadGenOptions { Workload = "listappend", Modes = ["pact"], Cluster = ["127.0.0.1:30000", "localhost:30001"], Nemesis = ["deactivate", "migrate"], NemesisRate = 50 };
+
+        LoadGenValidation.Validate(options);
+        Assert.Throws<UsageException>(() => LoadGenValidation.Validate(options with { Nemesis = ["migrate", "delay"] }));
+    }
+
     [Fact]
     public void Every_flag_in_READMEs_table_is_accepted_and_every_workload_flag_is_in_it()
     {

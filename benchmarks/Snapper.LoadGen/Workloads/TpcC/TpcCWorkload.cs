@@ -1,6 +1,7 @@
 using Microsoft.Extensions.Logging;
 using Snapper.LoadGen.Options;
 using TpcC;
+using TpcC.Actors;
 using TpcC.Client;
 using TpcC.Consistency;
 using TpcC.Generation;
@@ -17,7 +18,7 @@ namespace Snapper.LoadGen.Workloads.TpcC;
 /// by the keys the load driver picked for it: those come from the loop's seeded Random, so a loop
 /// issues the same TPC-C inputs in every mode and every run.
 /// </summary>
-public sealed class TpcCWorkload
+public sealed class TpcCWorkload : IWorkloadActors
 {
     private readonly ISnapperClient client;
     private readonly TpcCInputGenerator generator;
@@ -65,6 +66,13 @@ public sealed class TpcCWorkload
 
     /// <summary>The database <paramref name="mode"/> runs on.</summary>
     public TpcCDatabase Database(string mode) => ClientOf(mode).Database;
+
+    /// <inheritdoc />
+    public IReadOnlyList<IAddressable> Grains(string mode, IGrainFactory grains) =>
+        ActorGrains.Of(grains, Database(mode).AllActors(), typeof(IItemActor), typeof(IWarehouseActor), typeof(IDistrictActor), typeof(ICustomerActor), typeof(IOrderActor), typeof(IStockActor));
+
+    /// <summary>None: TPC-C's actors have no one read they share, so the liveness probe skips them.</summary>
+    public Func<int, Task>? Read(string mode) => null;
 
     /// <summary>Loads <paramref name="mode"/>'s database with transactions of <see cref="StateModeOf"/> that mode.</summary>
     public Task<TpcCLoadResult> LoadAsync(string mode, ILogger? logger = null, CancellationToken cancellationToken = default) =>
