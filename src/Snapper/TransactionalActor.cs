@@ -187,7 +187,12 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
             context.Request.SetArgument(0, running);
             if (ctx.Mode == TxnMode.Pact)
             {
-                await PactEngine.RunPactAsRoot(running, context.Invoke);
+                if (await PactEngine.RunPactAsRoot(running, context.Invoke))
+                {
+                    // Ran, but this activation is going before the batch was decided: the caller's
+                    // filter asks the next activation for the outcome.
+                    context.Response = PendingPactResponse.Create(context.Response!, running.Tid, running.Bid, Engine.Id);
+                }
             }
             else if (await Engine.RunAsRoot(running, ctx.EarlyLockRelease, context.Invoke) is { } aborted)
             {
@@ -234,6 +239,8 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     }
 
     Task<PactAbortAnswer> ISnapperParticipant.AbortPact(long bid, long tid, Exception cause) => PactEngine.AbortPact(bid, tid, cause);
+
+    Task<TransactionAbortedException?> ISnapperParticipant.AwaitPact(long tid, long bid) => PactEngine.AwaitOutcome(tid, bid);
 
     Task<(long Tid, string Description)> ISnapperParticipant.DescribeWait(long bid) => Task.FromResult(PactEngine.DescribeWait(bid));
 

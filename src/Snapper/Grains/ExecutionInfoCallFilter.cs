@@ -1,3 +1,4 @@
+using Microsoft.Extensions.DependencyInjection;
 using System.Runtime.ExceptionServices;
 using Orleans.Serialization.Invocation;
 using Snapper.Act;
@@ -13,8 +14,11 @@ namespace Snapper.Grains;
 /// but is neither its transaction's first call (made once, with the start context) nor made
 /// through <c>CallActor</c>: a context kept past its transaction, or a call that would bypass Snapper.
 /// </summary>
-internal sealed class ExecutionInfoCallFilter : IOutgoingGrainCallFilter
+internal sealed class ExecutionInfoCallFilter(IServiceProvider services) : IOutgoingGrainCallFilter
 {
+    // Resolved at first use: the grain factory behind it is built with this filter.
+    private ActorResolver? actors;
+
     public Task Invoke(IOutgoingGrainCallContext context)
     {
         var sink = ExecutionInfoSink.Value; // read before any await: it belongs to this call's flow
@@ -42,9 +46,15 @@ internal sealed class ExecutionInfoCallFilter : IOutgoingGrainCallFilter
         return InvokeAndTakeInfo(context, sink);
     }
 
-    private static async Task InvokeAndTakeInfo(IOutgoingGrainCallContext context, ExecutionInfo? sink)
+    private async Task InvokeAndTakeInfo(IOutgoingGrainCallContext context, ExecutionInfo? sink)
     {
         await context.Invoke();
+        if (context.Response is PendingPactResponse pending)
+        {
+            await Settle(context, pending);
+            return;
+        }
+
         if (context.Response is ExecutionInfoResponse response)
         {
             if (sink is not null && !ReferenceEquals(sink, ExecutionInfoSink.PactCall))
@@ -67,6 +77,39 @@ internal sealed class ExecutionInfoCallFilter : IOutgoingGrainCallFilter
                     ExceptionDispatchInfo.Throw(failure);
                 }
             }
+        }
+    }
+
+    // A PACT's root answered before its batch was decided (its activation was going): its next
+    // activation is asked until one answers, and the caller gets the root's answer or the abort.
+    private async Task Settle(IOutgoingGrainCallContext context, PendingPactResponse pending)
+    {
+        actors ??= services.GetRequiredService<ActorResolver>();
+        TransactionAbortedException? aborted;
+        while (true)
+        {
+            try
+            {
+                aborted = await actors.Participant(pending.Root).AwaitPact(pending.Tid, pending.Bid);
+                break;
+            }
+            catch (ActorMovingException)
+            {
+                // That activation went too: the next one is asked.
+            }
+        }
+
+        if (aborted is null)
+        {
+            context.Response = pending.Inner;
+        }
+        else if (ExecutionInfoResponse.ReadsResult(context))
+        {
+            context.Response = Response.FromException(aborted);
+        }
+        else
+        {
+            ExceptionDispatchInfo.Throw(aborted);
         }
     }
 }

@@ -85,6 +85,14 @@ internal interface ISnapperParticipant : IGrain
     /// </summary>
     Task ResolveDeparted(string silo);
 
+    /// <summary>
+    /// The caller of a PACT's first call → the root's next activation, after the root answered with
+    /// a <see cref="PendingPactResponse"/>: completes once PACT <paramref name="tid"/> of batch
+    /// <paramref name="bid"/> is decided, with null if it committed, else its abort. Throws
+    /// <see cref="ActorMovingException"/> if this activation goes too before then.
+    /// </summary>
+    Task<TransactionAbortedException?> AwaitPact(long tid, long bid);
+
     /// <summary>Coordinator → actor: which PACT batch <paramref name="bid"/> waits for here, for a declaration-error message.</summary>
     Task<(long Tid, string Description)> DescribeWait(long bid);
 }

@@ -11,7 +11,20 @@ namespace Snapper.Pact;
 internal sealed record PactHandover(
     [property: Id(0)] ScheduleHandover Schedule,
     [property: Id(1)] ImmutableArray<BatchState> Completed,
-    [property: Id(2)] BatchState? Working);
+    [property: Id(2)] BatchState? Working)
+{
+    /// <summary>The highest bid whose state became committed on the actor.</summary>
+    [Id(3)]
+    public long LastCommittedBid { get; init; }
+
+    /// <summary>PACTs rooted on the actor whose callers wait for the outcome through the next activation, with their bids.</summary>
+    [Id(4)]
+    public ImmutableArray<(long Tid, long Bid)> MovedRoots { get; init; } = [];
+
+    /// <summary>PACTs rooted on the actor known aborted before their root learned it.</summary>
+    [Id(5)]
+    public ImmutableArray<(long Tid, long Bid, Exception Cause)> AbortedEarly { get; init; } = [];
+}
 
 /// <summary>The state batch <paramref name="Bid"/> left (or is writing) on the actor, as <paramref name="Version"/>; empty if it wrote nothing here.</summary>
 [GenerateSerializer, Immutable]

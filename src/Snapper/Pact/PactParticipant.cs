@@ -45,6 +45,10 @@ internal sealed class PactParticipant<TState>
 
     // Batches an earlier activation handed over (Resume): their accesses before that are not known here.
     private readonly HashSet<long> handedOver = new();
+
+    // PACTs rooted here whose caller waits for the outcome through AwaitOutcome (their root call
+    // answered when an activation went), by tid, with their bid: how they end is kept until asked.
+    private readonly Dictionary<long, long> movedRoots = new();
     private TState? working;
     private long workingVersion; // the version the running batch's writes become: one more than what it copied
     private TState? workingBase; // what working was copied from (version workingVersion - 1): a delta is logged against it
@@ -193,9 +197,10 @@ internal sealed class PactParticipant<TState>
     /// <summary>
     /// The root of PACT <paramref name="ctx"/>: runs its first call (<paramref name="invoke"/>),
     /// then waits for its batch to commit or abort (Snapper §4.2.4). Throws
-    /// <see cref="TransactionAbortedException"/> if the batch aborted.
+    /// <see cref="TransactionAbortedException"/> if the batch aborted. Returns true if this
+    /// activation is going before then: the caller then waits through <see cref="AwaitOutcome"/>.
     /// </summary>
-    public async Task RunPactAsRoot(TxnContext ctx, Func<Task> invoke)
+    public async Task<bool> RunPactAsRoot(TxnContext ctx, Func<Task> invoke)
     {
         var started = runtime.Clock.GetTimestamp();
         // Set only in this actor's turns (BatchCommit, an abort), so what follows the await below
@@ -243,6 +248,12 @@ internal sealed class PactParticipant<TState>
             batchCommit?.Dispose();
             runtime.Metrics.Committed(TxnMode.Pact, runtime.Clock.GetElapsedTime(started));
             SnapperTracing.Committed(span);
+            return false;
+        }
+        catch (ActorMovingException)
+        {
+            batchCommit?.Dispose();
+            return true; // this activation is going: the caller asks the next one (AwaitOutcome)
         }
         catch (TransactionAbortedException aborted)
         {
@@ -292,8 +303,54 @@ internal sealed class PactParticipant<TState>
         }
     }
 
-    /// <summary>The activation is going: calls still waiting for their turn are sent again by their callers (<see cref="LocalSchedule.Bounce"/>).</summary>
-    public void Leave() => schedule.Bounce(new ActorMovingException(Id));
+    /// <summary>
+    /// The activation is going: calls still waiting for their turn are sent again by their callers
+    /// (<see cref="LocalSchedule.Bounce"/>), and roots waiting for their batch answer now, for their
+    /// callers to wait through the next activation (<see cref="AwaitOutcome"/>).
+    /// </summary>
+    public void Leave()
+    {
+        var moving = new ActorMovingException(Id);
+        schedule.Bounce(moving);
+        foreach (var (tid, (bid, outcome)) in outcomes)
+        {
+            movedRoots[tid] = bid;
+            outcome.TrySetException(moving);
+        }
+
+        outcomes.Clear();
+    }
+
+    /// <summary>
+    /// A root that moved (<see cref="Leave"/>) is asked how PACT <paramref name="tid"/> of batch
+    /// <paramref name="bid"/> ended: null once it committed, else the abort.
+    /// </summary>
+    public async Task<TransactionAbortedException?> AwaitOutcome(long tid, long bid)
+    {
+        movedRoots[tid] = bid;
+        var known = abortedEarly.Remove(tid, out var early) ? ActCommitCoordinator.AbortedBy(tid, early.Cause)
+            : schedule.IsAborted(bid) ? Cascaded(tid)
+            : null;
+        if (known is not null || versions.LastCommittedBid >= bid)
+        {
+            movedRoots.Remove(tid);
+            return known;
+        }
+
+        var outcome = new TaskCompletionSource();
+        outcomes[tid] = (bid, outcome);
+        try
+        {
+            await outcome.Task;
+            movedRoots.Remove(tid);
+            return null;
+        }
+        catch (TransactionAbortedException aborted)
+        {
+            movedRoots.Remove(tid);
+            return aborted;
+        }
+    }
 
     public void OnBatch(SubBatch batch)
     {
@@ -343,6 +400,14 @@ internal sealed class PactParticipant<TState>
         if (schedule.AbortRange(bid, through, versions.LastBatch.Bid))
         {
             working = null;
+        }
+
+        foreach (var (tid, movedBid) in movedRoots)
+        {
+            if (movedBid >= bid && movedBid <= through && !outcomes.ContainsKey(tid))
+            {
+                abortedEarly.TryAdd(tid, (movedBid, failures.TryGetValue(tid, out var cause) ? cause : Cascaded(tid)));
+            }
         }
 
         Forget(b => b >= bid && b <= through);
@@ -395,7 +460,7 @@ internal sealed class PactParticipant<TState>
     /// </summary>
     public PactHandover? HandOver()
     {
-        if (!HasUncommittedBatches)
+        if (!HasUncommittedBatches && movedRoots.Count == 0 && versions.LastCommittedBid == 0)
         {
             return null;
         }
@@ -405,7 +470,12 @@ internal sealed class PactParticipant<TState>
             .ToImmutableArray();
         var schedule = this.schedule.HandOver();
         var running = working is null || schedule.Running is null ? null : new BatchState(schedule.Running.Bid, schedule.Running.Coordinator, workingVersion, runtime.Serializer.Serialize(working));
-        return new PactHandover(schedule, completed, running);
+        return new PactHandover(schedule, completed, running)
+        {
+            LastCommittedBid = versions.LastCommittedBid,
+            MovedRoots = [.. movedRoots.Select(m => (m.Key, m.Value))],
+            AbortedEarly = [.. abortedEarly.Select(a => (a.Key, a.Value.Bid, a.Value.Cause))],
+        };
     }
 
     /// <summary>
@@ -415,6 +485,17 @@ internal sealed class PactParticipant<TState>
     /// </summary>
     public void Resume(PactHandover handover)
     {
+        versions.CommittedThroughBid(handover.LastCommittedBid);
+        foreach (var (tid, bid) in handover.MovedRoots)
+        {
+            movedRoots[tid] = bid;
+        }
+
+        foreach (var (tid, bid, cause) in handover.AbortedEarly)
+        {
+            abortedEarly.TryAdd(tid, (bid, cause));
+        }
+
         foreach (var batch in handover.Completed)
         {
             versions.BatchCompleted(batch.Bid, batch.Coordinator, batch.State is null ? null : runtime.Serializer.Deserialize<TState>(batch.State), batch.Version);
@@ -687,7 +768,7 @@ internal sealed class PactParticipant<TState>
             failureReports.Remove(bid);
         }
 
-        foreach (var tid in abortedEarly.Where(a => resolved(a.Value.Bid)).Select(a => a.Key).ToList())
+        foreach (var tid in abortedEarly.Where(a => resolved(a.Value.Bid) && !movedRoots.ContainsKey(a.Key)).Select(a => a.Key).ToList())
         {
             abortedEarly.Remove(tid);
         }

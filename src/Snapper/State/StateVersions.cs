@@ -102,6 +102,9 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
     /// <summary>The highest bid whose state became committed here (0: none yet).</summary>
     public long LastCommittedBid { get; private set; }
 
+    /// <summary>An earlier activation had seen the batches through <paramref name="bid"/> commit (their states are in <see cref="Committed"/>).</summary>
+    public void CommittedThroughBid(long bid) => LastCommittedBid = Math.Max(LastCommittedBid, bid);
+
     /// <summary>True while a completed batch's state waits for its commit.</summary>
     public bool HasUncommitted => uncommitted.Count > 0;
 
