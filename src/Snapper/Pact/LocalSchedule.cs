@@ -218,7 +218,8 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
 
     /// <summary>
     /// Waits until it is <paramref name="ctx"/>'s turn, then counts the call in. Throws
-    /// <see cref="TransactionAbortedException"/> for a call beyond the declaration or into an aborted batch.
+    /// <see cref="TransactionAbortedException"/> for a call beyond the declaration, into an aborted
+    /// batch, or of a PACT that aborted here (with that PACT's abort).
     /// </summary>
     public ValueTask Enter(TxnContext ctx)
     {
@@ -247,6 +248,14 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
 
             pact.Turn ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
             return WaitThenEnter(pact.Turn.Task, ctx);
+        }
+
+        // Its PACT aborted here before this call came (a write it read was taken back, say, which
+        // ended its turn and perhaps its batch here): the call gets that abort, which the caller may
+        // retry, not the declaration error that a call after the batch completed would be.
+        if (AbortedHere(ctx.Bid, ctx.Tid) is { } abort)
+        {
+            throw ScheduledPact.Refuse(ctx.Tid, abort);
         }
 
         if (ctx.Bid <= HighestCompletedBid)
@@ -667,6 +676,22 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
         }
 
         return -1;
+    }
+
+    // Why PACT tid of batch bid, which is not running here, aborted here, if it did: a completed
+    // batch keeps its PACTs until it commits, a batch not started yet the aborts of the turns it
+    // will skip.
+    private Exception? AbortedHere(long bid, long tid)
+    {
+        foreach (var (completedBid, completedPacts) in completed)
+        {
+            if (completedBid == bid)
+            {
+                return Array.Find(completedPacts, p => p.Tid == tid)?.AbortedBy;
+            }
+        }
+
+        return abortedBeforeStart.TryGetValue(bid, out var skipped) ? skipped.GetValueOrDefault(tid) : null;
     }
 
     private ScheduledPact Find(long tid)
