@@ -290,6 +290,35 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
         AdvanceTurns();
     }
 
+    /// <summary>
+    /// What <see cref="Grains.ISnapperParticipant.DescribeWait"/> names instead of a tid when batch
+    /// bid waits here for what is ahead of it (ACTs not committed, an earlier batch still running),
+    /// not for a call of one of its PACTs: it could not have run meanwhile.
+    /// </summary>
+    public const long HeldUp = -1;
+
+    /// <summary>Batch <paramref name="bid"/> is placed here but waits for an earlier batch still running, or for ACTs ahead of it.</summary>
+    public bool IsHeldUp(long bid)
+    {
+        if (running is not null)
+        {
+            return running.Bid < bid;
+        }
+
+        var actsAhead = 0;
+        foreach (var entry in entries)
+        {
+            if (entry is SubBatch batch)
+            {
+                return batch.Bid == bid && actsAhead > 0;
+            }
+
+            actsAhead += ((ActGroup)entry).Members.Count;
+        }
+
+        return false;
+    }
+
     /// <summary>Which PACT the running batch waits for here, for a declaration-error message.</summary>
     public string DescribeWait(long bid)
     {
