@@ -76,6 +76,17 @@ internal sealed class BatchToken
     [Id(9)]
     public long ReservedThrough { get; set; }
 
+    /// <summary>
+    /// The epoch of the ring view the token was made for (at the ring's start or a failover): a
+    /// failover's new token counts its passes afresh.
+    /// </summary>
+    [Id(10)]
+    public long Generation { get; set; }
+
+    /// <summary>How often the token has been passed on: each pass is numbered, so one delivered twice is taken once.</summary>
+    [Id(11)]
+    public long Passes { get; set; }
+
     [Id(8)]
     private long prunedThrough;
 }

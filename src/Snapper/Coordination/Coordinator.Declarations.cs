@@ -1,11 +1,15 @@
+using Snapper.Pact;
+
 namespace Snapper.Coordination;
 
 /// <summary>
 /// A declared actor that is never called would stall its batch, and every later batch on its
-/// actors, forever. While this coordinator has unresolved batches, a timer looks for one older than
-/// the declaration timeout that has not completed, asks its stalled participants which PACT it
-/// waits for, and aborts that PACT with <see cref="AbortReason.DeclarationError"/> naming it (the
-/// whole batch if that PACT's abort is already under way and still stalls it).
+/// actors, forever. While this coordinator has unresolved batches, a timer looks for one that has
+/// not completed and could have run for longer than the declaration timeout, asks its stalled
+/// participants which PACT it waits for, and aborts that PACT with
+/// <see cref="AbortReason.DeclarationError"/> naming it (the whole batch if that PACT's abort is
+/// already under way and still stalls it). A batch found held up on an actor by what is ahead of it
+/// there (ACTs, an earlier batch) has its time counted afresh.
 /// </summary>
 internal sealed partial class Coordinator
 {
@@ -32,15 +36,24 @@ internal sealed partial class Coordinator
         }
 
         var now = clock.GetUtcNow();
-        var overdue = unresolved.Values.FirstOrDefault(b => b.Phase == BatchPhase.Emitted && now - b.EmittedAt > settings.DeclarationTimeout);
+        var overdue = unresolved.Values.FirstOrDefault(b => b.Phase == BatchPhase.Emitted && now - b.RunnableSince > settings.DeclarationTimeout);
         if (overdue is null || ongoingCascade != 0)
         {
             return;
         }
 
-        foreach (var actor in overdue.Pending.ToList())
+        var waits = await Task.WhenAll(overdue.Pending.ToList().Select(actor => actors.Participant(actor).DescribeWait(overdue.Bid)));
+        if (waits.Any(w => w.Tid == LocalSchedule.HeldUp))
         {
-            var (tid, description) = await actors.Participant(actor).DescribeWait(overdue.Bid);
+            // Queued behind ACTs (which have the transaction timeout) or an earlier batch (which has
+            // its own declaration timeout) on some actor, its PACTs may be waiting for that actor:
+            // the time it could not run does not count against their declarations.
+            overdue.RunnableSince = clock.GetUtcNow();
+            return;
+        }
+
+        foreach (var (tid, description) in waits)
+        {
             if (tid != 0)
             {
                 var stalled = new TransactionAbortedException(

@@ -136,26 +136,7 @@ internal sealed partial class Coordinator
     private async Task AbortPact(EmittedBatch batch, long tid, AccessSet declared, Exception cause)
     {
         batch.PactAbortsUnderway++;
-        var answers = await Task.WhenAll(declared.Accesses.Select(async access =>
-        {
-            try
-            {
-                return await actors.Participant(access.Key).AbortPact(batch.Bid, tid, cause);
-            }
-            catch (Exception e)
-            {
-                LogMessages.DeliveryFailed(diagnostics, e, access.Key);
-                return PactAbortAnswer.NotUndone;
-            }
-        }));
-
-        var undone = answers.All(a => a.Undone);
-        if (undone)
-        {
-            var readers = answers.SelectMany(a => a.Readers).Distinct().ToList();
-            undone = (await Task.WhenAll(readers.Select(reader => AbortReader(reader, tid)))).All(told => told);
-        }
-
+        var undone = (await Task.WhenAll(declared.Accesses.Select(access => TakeBack(batch, tid, access.Key, cause)))).All(done => done);
         batch.PactAbortsUnderway--;
         if (undone)
         {
@@ -167,6 +148,27 @@ internal sealed partial class Coordinator
             LogMessages.PactAbortTakesBatch(diagnostics, key, tid, batch.Bid);
             AbortWholeBatch(batch);
         }
+    }
+
+    // Aborted PACT tid takes its write back on one actor. The PACTs that read it there are aborted
+    // as soon as that actor answers, not once every actor has (another may be running a call of tid
+    // for as long as its user code takes): that actor has ended their turns already, so their
+    // callers hear now, and why. False if the write could not be taken back alone or a reader's
+    // coordinator could not be told.
+    private async Task<bool> TakeBack(EmittedBatch batch, long tid, ActorId actor, Exception cause)
+    {
+        PactAbortAnswer answer;
+        try
+        {
+            answer = await actors.Participant(actor).AbortPact(batch.Bid, tid, cause);
+        }
+        catch (Exception e)
+        {
+            LogMessages.DeliveryFailed(diagnostics, e, actor);
+            return false;
+        }
+
+        return answer.Undone && (await Task.WhenAll(answer.Readers.Select(reader => AbortReader(reader, tid)))).All(told => told);
     }
 
     // A PACT read the write of aborted PACT tid: it aborts too, told to its coordinator (answered

@@ -59,6 +59,7 @@ internal sealed partial class Coordinator(
     private bool parked;
     private bool reserving; // holding the token while a TidReservation is being logged
     private bool sawToken;
+    private (long Generation, long Pass) lastPass; // the last pass of the token taken here
     private (string? Holder, long Parkings) parkedAt;
     private List<PendingPact> buffer = [];
     private List<PendingTids> tidRequests = [];
@@ -105,13 +106,23 @@ internal sealed partial class Coordinator(
         return base.OnDeactivateAsync(reason, cancellationToken);
     }
 
-    public Task PassToken(BatchToken arrived)
+    public Task PassToken(BatchToken arrived, long pass)
     {
         NoteTids(arrived);
         if (arrived.View.Epoch < haltedBefore)
         {
             return Task.CompletedTask; // a token of the ring before a failover: the failover made a new one
         }
+
+        if (arrived.Generation < lastPass.Generation || (arrived.Generation == lastPass.Generation && pass <= lastPass.Pass))
+        {
+            // Taken already: its sender timed out waiting for the answer and passed it again, or
+            // this is the late first delivery. Taking it twice would make two holders.
+            LogMessages.TokenPassRepeated(diagnostics, key, pass);
+            return Task.CompletedTask;
+        }
+
+        lastPass = (arrived.Generation, pass);
 
         token = arrived;
         sawToken = true;
@@ -353,6 +364,7 @@ internal sealed partial class Coordinator(
 
     private async Task Pass(BatchToken passing)
     {
+        var pass = ++passing.Passes; // the same number each time it is tried again
         while (true)
         {
             if (view.Successor(key) is not { } next)
@@ -365,7 +377,7 @@ internal sealed partial class Coordinator(
 
             try
             {
-                await coordinators.Get(next).PassToken(passing);
+                await coordinators.Get(next).PassToken(passing, pass);
                 return;
             }
             catch (Exception e)

@@ -37,8 +37,14 @@ internal sealed class EmittedBatch(long bid, long previousBid, string? previousC
 
     public BatchPhase Phase { get; set; } = BatchPhase.Emitted;
 
-    /// <summary>When it was formed; the declaration timeout counts from here.</summary>
+    /// <summary>When it was formed.</summary>
     public DateTimeOffset EmittedAt { get; } = emittedAt;
+
+    /// <summary>
+    /// The declaration timeout counts from here: its emission, or the last time it was found held
+    /// up on an actor by what was ahead of it there (time it could not have run).
+    /// </summary>
+    public DateTimeOffset RunnableSince { get; set; } = emittedAt;
 
     /// <summary>Its predecessor has been decided without dooming it: it may decide to commit once complete.</summary>
     public bool PredecessorSettled { get; set; }

@@ -8,8 +8,14 @@ namespace Snapper.Coordination;
 /// </summary>
 internal interface ICoordinator : IGrainWithStringKey
 {
-    /// <summary>Coordinator → next coordinator (or the ring membership, once, to start the ring): the token.</summary>
-    Task PassToken(BatchToken token);
+    /// <summary>
+    /// Coordinator → next coordinator (or the ring membership, once, to start the ring): the token,
+    /// with the number of this pass (<see cref="BatchToken.Passes"/> when it was sent; a separate
+    /// argument because the token itself is not copied within a silo and its holders move it on).
+    /// The sender passes again if the call fails, though it may have been delivered: the receiver
+    /// takes each pass once.
+    /// </summary>
+    Task PassToken(BatchToken token, long pass);
 
     /// <summary>Ring membership → every coordinator: the ring changed (answered once taken in).</summary>
     Task UpdateView(RingView view);

@@ -45,8 +45,8 @@ internal sealed class RingMembership(
         if (!tokenIssued)
         {
             tokenIssued = true;
-            var token = new BatchToken { LastTid = view.TidFloor, View = view };
-            await GrainFactory.GetGrain<ICoordinator>(view.Members[0]).PassToken(token);
+            var token = new BatchToken { LastTid = view.TidFloor, View = view, Generation = view.Epoch, Passes = 1 };
+            await GrainFactory.GetGrain<ICoordinator>(view.Members[0]).PassToken(token, token.Passes);
         }
 
         return view;
@@ -97,7 +97,8 @@ internal sealed class RingMembership(
             if (!members.IsEmpty)
             {
                 tokenIssued = true;
-                await Coordinator(members[0]).PassToken(new BatchToken { LastTid = through, ReservedThrough = through, ResolvedThrough = through, View = view });
+                var token = new BatchToken { LastTid = through, ReservedThrough = through, ResolvedThrough = through, View = view, Generation = view.Epoch, Passes = 1 };
+                await Coordinator(members[0]).PassToken(token, token.Passes);
             }
 
             LogMessages.FailoverDone(diagnostics, silo, clock.GetElapsedTime(started), unresolved, members.Length, through);

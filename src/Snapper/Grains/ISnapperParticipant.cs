@@ -93,6 +93,10 @@ internal interface ISnapperParticipant : IGrain
     /// </summary>
     Task<TransactionAbortedException?> AwaitPact(long tid, long bid);
 
-    /// <summary>Coordinator → actor: which PACT batch <paramref name="bid"/> waits for here, for a declaration-error message.</summary>
+    /// <summary>
+    /// Coordinator → actor: which PACT batch <paramref name="bid"/> waits for here (0: none), or
+    /// <see cref="Pact.LocalSchedule.HeldUp"/> if it waits for ACTs or an earlier batch ahead of it,
+    /// with a description for a declaration-error message.
+    /// </summary>
     Task<(long Tid, string Description)> DescribeWait(long bid);
 }

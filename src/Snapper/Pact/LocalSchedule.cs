@@ -220,7 +220,8 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
 
     /// <summary>
     /// Waits until it is <paramref name="ctx"/>'s turn, then counts the call in. Throws
-    /// <see cref="TransactionAbortedException"/> for a call beyond the declaration or into an aborted batch.
+    /// <see cref="TransactionAbortedException"/> for a call beyond the declaration, into an aborted
+    /// batch, or of a PACT that aborted here (with that PACT's abort).
     /// </summary>
     public ValueTask Enter(TxnContext ctx)
     {
@@ -249,6 +250,14 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
 
             pact.Turn ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
             return WaitThenEnter(pact.Turn.Task, ctx);
+        }
+
+        // Its PACT aborted here before this call came (a write it read was taken back, say, which
+        // ended its turn and perhaps its batch here): the call gets that abort, which the caller may
+        // retry, not the declaration error that a call after the batch completed would be.
+        if (AbortedHere(ctx.Bid, ctx.Tid) is { } abort)
+        {
+            throw ScheduledPact.Refuse(ctx.Tid, abort);
         }
 
         if (ctx.Bid <= HighestCompletedBid)
@@ -281,6 +290,35 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
         var pact = Find(ctx.Tid);
         pact.CallsFinished++;
         AdvanceTurns();
+    }
+
+    /// <summary>
+    /// What <see cref="Grains.ISnapperParticipant.DescribeWait"/> names instead of a tid when batch
+    /// bid waits here for what is ahead of it (ACTs not committed, an earlier batch still running),
+    /// not for a call of one of its PACTs: it could not have run meanwhile.
+    /// </summary>
+    public const long HeldUp = -1;
+
+    /// <summary>Batch <paramref name="bid"/> is placed here but waits for an earlier batch still running, or for ACTs ahead of it.</summary>
+    public bool IsHeldUp(long bid)
+    {
+        if (running is not null)
+        {
+            return running.Bid < bid;
+        }
+
+        var actsAhead = 0;
+        foreach (var entry in entries)
+        {
+            if (entry is SubBatch batch)
+            {
+                return batch.Bid == bid && actsAhead > 0;
+            }
+
+            actsAhead += ((ActGroup)entry).Members.Count;
+        }
+
+        return false;
     }
 
     /// <summary>Which PACT the running batch waits for here, for a declaration-error message.</summary>
@@ -796,6 +834,22 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
         }
 
         return -1;
+    }
+
+    // Why PACT tid of batch bid, which is not running here, aborted here, if it did: a completed
+    // batch keeps its PACTs until it commits, a batch not started yet the aborts of the turns it
+    // will skip.
+    private Exception? AbortedHere(long bid, long tid)
+    {
+        foreach (var (completedBid, completedPacts) in completed)
+        {
+            if (completedBid == bid)
+            {
+                return Array.Find(completedPacts, p => p.Tid == tid)?.AbortedBy;
+            }
+        }
+
+        return abortedBeforeStart.TryGetValue(bid, out var skipped) ? skipped.GetValueOrDefault(tid) : null;
     }
 
     private ScheduledPact Find(long tid)

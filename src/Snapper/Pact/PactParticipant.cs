@@ -517,7 +517,8 @@ internal sealed class PactParticipant<TState>
         }
     }
 
-    public (long Tid, string Description) DescribeWait(long bid) => (schedule.CurrentPact(bid), schedule.DescribeWait(bid));
+    public (long Tid, string Description) DescribeWait(long bid) =>
+        (schedule.IsHeldUp(bid) ? LocalSchedule.HeldUp : schedule.CurrentPact(bid), schedule.DescribeWait(bid));
 
     /// <summary>
     /// PACT <paramref name="tid"/> of batch <paramref name="bid"/> aborted (coordinator → every actor

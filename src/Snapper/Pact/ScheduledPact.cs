@@ -23,8 +23,11 @@ internal sealed class ScheduledPact(long tid, int declaredCalls)
     public Exception? AbortedBy { get; set; }
 
     /// <summary>Refuses a call (or state access) of this PACT once it has aborted: the reason is its own abort's.</summary>
-    public TransactionAbortedException Refusal() =>
-        new(AbortedBy is TransactionAbortedException aborted ? aborted.Reason : AbortReason.User, $"PACT {Tid} has aborted: {AbortedBy?.Message}", AbortedBy) { Tid = Tid };
+    public TransactionAbortedException Refusal() => Refuse(Tid, AbortedBy);
+
+    /// <summary>Refuses a call of PACT <paramref name="tid"/>, which aborted because of <paramref name="abortedBy"/>: the reason is its own abort's.</summary>
+    public static TransactionAbortedException Refuse(long tid, Exception? abortedBy) =>
+        new(abortedBy is TransactionAbortedException aborted ? aborted.Reason : AbortReason.User, $"PACT {tid} has aborted: {abortedBy?.Message}", abortedBy) { Tid = tid };
 
     /// <summary>It has read or written the state here (its first access is in the actor's access log).</summary>
     public bool Accessed { get; set; }
