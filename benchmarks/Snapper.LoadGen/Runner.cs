@@ -370,6 +370,11 @@ public static class Runner
                 result = result with { Nemesis = nemesisLoop.Summary(await ProbeLivenessAsync(mode, result, nemesis!.Actors, nemesisActors!.Count, stderr)) };
             }
 
+            if (driver.FirstFailure is { } first && driver.StoppedByFailures is null)
+            {
+                await stderr.WriteLineAsync($"[{mode}] first error: {first}");
+            }
+
             if (driver.StoppedByFailures is { } why)
             {
                 await stderr.WriteLineAsync($"[{mode}] error: stopped: {why}");

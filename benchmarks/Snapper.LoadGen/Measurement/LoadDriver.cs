@@ -49,6 +49,9 @@ public sealed class LoadDriver
     /// <summary>Why the mode stopped early because every attempt failed (see <see cref="FailingSecondsToStop"/>), or null.</summary>
     public string? StoppedByFailures { get; private set; }
 
+    /// <summary>The first failure that was not an abort (a lost answer, a runtime error), if any: what "Error" counts.</summary>
+    public string? FirstFailure => Volatile.Read(ref firstFailure);
+
     /// <summary>
     /// Asked once a second whether the JIT compiled a lot in the last second (the warm-up is then
     /// extended, see <see cref="LoadGenOptions.JitSettleSeconds"/>); null: a <see cref="JitSettling"/>.

@@ -13,6 +13,9 @@ namespace Snapper.Coordination;
 /// </summary>
 internal sealed partial class Coordinator
 {
+    // A healthy actor answers at once; one that does not within this is taken as unresponsive.
+    private const long Unresponsive = -2;
+    private static readonly TimeSpan UnresponsiveAfter = TimeSpan.FromSeconds(1);
     private IGrainTimer? declarationSweep;
 
     private void EnsureDeclarationSweep()
@@ -42,13 +45,29 @@ internal sealed partial class Coordinator
             return;
         }
 
-        var waits = await Task.WhenAll(overdue.Pending.ToList().Select(actor => actors.Participant(actor).DescribeWait(overdue.Bid)));
+        var waits = await Task.WhenAll(overdue.Pending.ToList().Select(actor => Describe(actor, overdue.Bid)));
+        if (Array.Find(waits, w => w.Tid == Unresponsive) is { Description: { } silent })
+        {
+            // An actor whose activation is going takes no message until the calls running there
+            // return, and one of them may wait for this batch: abort it, so those calls can end.
+            FailBatch(overdue, 0, new TransactionAbortedException(AbortReason.Cascading, $"aborted with its batch {overdue.Bid}, which was stalled: {silent}"));
+            return;
+        }
+
         if (waits.Any(w => w.Tid == LocalSchedule.HeldUp))
         {
             // Queued behind ACTs (which have the transaction timeout) or an earlier batch (which has
             // its own declaration timeout) on some actor, its PACTs may be waiting for that actor:
             // the time it could not run does not count against their declarations.
             overdue.RunnableSince = clock.GetUtcNow();
+            return;
+        }
+
+        if (Array.TrueForAll(waits, w => w.Tid == 0))
+        {
+            // No PACT of it waits anywhere: its BatchMsg was lost on the way to an actor (a one-way
+            // message that Orleans could not forward to the actor's next activation, say).
+            FailBatch(overdue, 0, new TransactionAbortedException(AbortReason.Cascading, $"aborted with its batch {overdue.Bid}, which was stalled: {string.Join("; ", waits.Select(w => w.Description))}"));
             return;
         }
 
@@ -70,6 +89,20 @@ internal sealed partial class Coordinator
 
                 return;
             }
+        }
+    }
+
+    // What the batch waits for on one actor; Unresponsive if the actor does not say within
+    // UnresponsiveAfter (a deactivating activation takes no message while its calls run).
+    private async Task<(long Tid, string Description)> Describe(ActorId actor, long bid)
+    {
+        try
+        {
+            return await actors.Participant(actor).DescribeWait(bid).WaitAsync(UnresponsiveAfter, clock);
+        }
+        catch (TimeoutException)
+        {
+            return (Unresponsive, $"actor {actor} did not say what it waits for within {UnresponsiveAfter}");
         }
     }
 }

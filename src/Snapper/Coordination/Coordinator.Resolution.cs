@@ -37,6 +37,9 @@ namespace Snapper.Coordination;
 /// </remarks>
 internal sealed partial class Coordinator
 {
+    private const int RollbackAttempts = 5;
+    private static readonly TimeSpan RollbackRetry = TimeSpan.FromMilliseconds(100);
+
     private readonly SortedDictionary<long, EmittedBatch> unresolved = new();
 
     // Own batches that aborted, with the end of their cascade, remembered for WaitResolved for twice
@@ -160,7 +163,9 @@ internal sealed partial class Coordinator
         PactAbortAnswer answer;
         try
         {
-            answer = await actors.Participant(actor).AbortPact(batch.Bid, tid, cause);
+            // Bounded: an actor whose activation is going answers only once its running calls
+            // end, and one of them may wait for this batch. Unanswered, the whole batch aborts.
+            answer = await actors.Participant(actor).AbortPact(batch.Bid, tid, cause).WaitAsync(settings.DeclarationTimeout, clock);
         }
         catch (Exception e)
         {
@@ -412,13 +417,26 @@ internal sealed partial class Coordinator
         var through = batch.SealedThrough;
         await Task.WhenAll(batch.Participants.Select(async actor =>
         {
-            try
+            // Delivered until answered, a few times: an actor that misses it keeps the batch in
+            // its schedule, and every later batch there waits behind it. Orleans gives up
+            // forwarding a message to an actor that deactivated twice on its way, say.
+            for (var attempt = 1; ; attempt++)
             {
-                await actors.Participant(actor).OnAbort(batch.Bid, through, causes);
-            }
-            catch (Exception e)
-            {
-                LogMessages.DeliveryFailed(diagnostics, e, actor);
+                try
+                {
+                    await actors.Participant(actor).OnAbort(batch.Bid, through, causes);
+                    return;
+                }
+                catch (Exception e) when (attempt < RollbackAttempts)
+                {
+                    LogMessages.DeliveryFailed(diagnostics, e, actor);
+                    await Task.Delay(RollbackRetry * attempt, clock);
+                }
+                catch (Exception e)
+                {
+                    LogMessages.DeliveryFailed(diagnostics, e, actor);
+                    return;
+                }
             }
         }));
 

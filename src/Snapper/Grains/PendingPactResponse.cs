@@ -35,9 +35,11 @@ internal sealed class PendingPactResponse : Response
         set => inner.Result = value;
     }
 
+    // Null, as ExecutionInfoResponse's: Orleans' invokers throw a response's exception before the
+    // caller's filter could settle it. A caller without the filter reads the result and is told.
     public override Exception? Exception
     {
-        get => InDoubt();
+        get => null;
         set => inner.Exception = value;
     }
 
