@@ -63,10 +63,10 @@ internal sealed partial class Coordinator
             return;
         }
 
-        if (Array.TrueForAll(waits, w => w.Tid == 0))
+        if (Array.Exists(waits, w => w.Tid == LocalSchedule.NotArrived) && Array.TrueForAll(waits, w => w.Tid is 0 or LocalSchedule.NotArrived))
         {
-            // No PACT of it waits anywhere: its BatchMsg was lost on the way to an actor (a one-way
-            // message that Orleans could not forward to the actor's next activation, say).
+            // Its BatchMsg was lost on the way to an actor (a one-way message that Orleans could not
+            // forward to the actor's next activation, say), and no PACT of it waits anywhere.
             FailBatch(overdue, 0, new TransactionAbortedException(AbortReason.Cascading, $"aborted with its batch {overdue.Bid}, which was stalled: {string.Join("; ", waits.Select(w => w.Description))}"));
             return;
         }

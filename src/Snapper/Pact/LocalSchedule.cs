@@ -299,6 +299,17 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
     /// </summary>
     public const long HeldUp = -1;
 
+    /// <summary>
+    /// What <see cref="Grains.ISnapperParticipant.DescribeWait"/> names instead of a tid when batch
+    /// bid never arrived here (its BatchMsg was lost): nothing here waits for it.
+    /// </summary>
+    public const long NotArrived = -3;
+
+    /// <summary>True if batch <paramref name="bid"/> is not here and never was: not running, placed, waiting, completed or aborted.</summary>
+    public bool NeverArrived(long bid) =>
+        bid > HighestCompletedBid && running?.Bid != bid && !IsAborted(bid)
+        && !waitingForPredecessor.Values.Any(b => b.Bid == bid) && !entries.Any(e => e is SubBatch b && b.Bid == bid);
+
     /// <summary>Batch <paramref name="bid"/> is placed here but waits for an earlier batch still running, or for ACTs ahead of it.</summary>
     public bool IsHeldUp(long bid)
     {

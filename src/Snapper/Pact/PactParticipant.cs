@@ -518,7 +518,7 @@ internal sealed class PactParticipant<TState>
     }
 
     public (long Tid, string Description) DescribeWait(long bid) =>
-        (schedule.IsHeldUp(bid) ? LocalSchedule.HeldUp : schedule.CurrentPact(bid), schedule.DescribeWait(bid));
+        (schedule.IsHeldUp(bid) ? LocalSchedule.HeldUp : schedule.NeverArrived(bid) ? LocalSchedule.NotArrived : schedule.CurrentPact(bid), schedule.DescribeWait(bid));
 
     /// <summary>
     /// PACT <paramref name="tid"/> of batch <paramref name="bid"/> aborted (coordinator → every actor
