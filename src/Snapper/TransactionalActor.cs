@@ -268,6 +268,12 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         return Task.CompletedTask;
     }
 
+    Task ISnapperParticipant.StopWaiting(long tid)
+    {
+        Engine.OnStopWaiting(tid);
+        return Task.CompletedTask;
+    }
+
     Task<bool> ISnapperParticipant.ActOutcome(long tid, bool durable) => Engine.ActOutcome(tid, durable);
 
     Task ISnapperParticipant.Settle(SettleStep step, DateTimeOffset until) => Engine.Settle(step, until);

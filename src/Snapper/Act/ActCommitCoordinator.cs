@@ -1,3 +1,5 @@
+using Microsoft.Extensions.Options;
+using Snapper.Hosting;
 using Microsoft.Extensions.Logging;
 using Snapper.Grains;
 using Snapper.Diagnostics;
@@ -14,8 +16,13 @@ namespace Snapper.Act;
 /// With early lock release (Thorp §II) participants release their locks at Prepare; the root then
 /// waits for the ACT's commit dependencies before it logs CoordCommit.
 /// </summary>
-internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool loggers, TimeProvider clock, ILoggerFactory loggerFactory)
+internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool loggers, TimeProvider clock, ILoggerFactory loggerFactory, IOptions<SnapperOptions> options)
 {
+    // A vote that has not come by then counts as no (presumed abort makes a late yes harmless): a
+    // participant whose activation is going answers only once the calls running there end, and
+    // one of them may wait for a lock this ACT holds.
+    private readonly TimeSpan voteTimeout = TimeSpan.FromTicks(Math.Min(options.Value.TransactionTimeout.Ticks / 4, TimeSpan.FromSeconds(2).Ticks));
+
     private const int CommitAttempts = 3;
     private static readonly TimeSpan CommitRetry = TimeSpan.FromMilliseconds(100);
     private readonly ILogger diagnostics = loggerFactory.CreateLogger("Snapper.Act");
@@ -243,11 +250,11 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
         return votes;
     }
 
-    private static async Task<(Vote Vote, Exception? Cause)> PrepareSafely(ActorId actor, long tid, HybridDecision decision, bool earlyLockRelease, Recipients to)
+    private async Task<(Vote Vote, Exception? Cause)> PrepareSafely(ActorId actor, long tid, HybridDecision decision, bool earlyLockRelease, Recipients to)
     {
         try
         {
-            return (await to.Get(actor).Prepare(tid, decision, earlyLockRelease), null);
+            return (await to.Get(actor).Prepare(tid, decision, earlyLockRelease).WaitAsync(voteTimeout, clock), null);
         }
         catch (Exception e)
         {

@@ -103,7 +103,7 @@ internal sealed partial class ActParticipant<TState>
     {
         ArgumentNullException.ThrowIfNull(call);
         var callee = runtime.Resolver.Get<TActor>(target);
-        var frame = BeginCall(ctx);
+        var frame = BeginCall(ctx, target);
         try
         {
             return await call(callee);
@@ -124,7 +124,7 @@ internal sealed partial class ActParticipant<TState>
     {
         ArgumentNullException.ThrowIfNull(call);
         var callee = runtime.Resolver.Get<TActor>(target);
-        var frame = BeginCall(ctx);
+        var frame = BeginCall(ctx, target);
         try
         {
             await call(callee);
@@ -215,8 +215,40 @@ internal sealed partial class ActParticipant<TState>
     /// The activation is going: lock waits here end now (each aborts its ACT), for the activation
     /// takes no more messages, so the Commit or Abort that would end them could not come in.
     /// </summary>
-    public void Leave() =>
+    public void Leave()
+    {
         @lock.RefuseWaiters(tid => new TransactionAbortedException(AbortReason.Failure, $"actor {Id} was deactivated while the transaction waited for its lock") { Tid = tid });
+
+        // A call running here that waits on another actor keeps this activation, which takes no
+        // message meanwhile; if what it waits for there waits on a message to this actor (a lock
+        // held by an ACT whose Prepare is queued here), neither ends before the response timeout.
+        // Its ACT loses its record here anyway, so its waits elsewhere end now.
+        foreach (var (tid, record) in records)
+        {
+            foreach (var target in record.Calling ?? [])
+            {
+                Send(target, p => p.StopWaiting(tid));
+            }
+        }
+    }
+
+    /// <summary>
+    /// An actor the ACT reached is going: ACT <paramref name="tid"/>'s lock wait here ends (the
+    /// ACT aborts), and so do its waits on the actors its calls from here are waiting on.
+    /// </summary>
+    public void OnStopWaiting(long tid)
+    {
+        if (!records.TryGetValue(tid, out var record))
+        {
+            return;
+        }
+
+        @lock.RefuseWaiter(tid, new TransactionAbortedException(AbortReason.Failure, $"an actor it reached was deactivated while it waited for a lock on {Id}") { Tid = tid });
+        foreach (var target in record.Calling ?? [])
+        {
+            Send(target, p => p.StopWaiting(tid));
+        }
+    }
 
     /// <summary>
     /// Records past their transaction's deadline. Unprepared ones: their root has given up on them
@@ -264,10 +296,11 @@ internal sealed partial class ActParticipant<TState>
 
     // What a CallActor sets up around its call, and undoes after it: the callee's info goes to a
     // sink of its own (merged into the record afterwards), and the call counts as in flight.
-    private CallFrame BeginCall(TxnContext ctx)
+    private CallFrame BeginCall(TxnContext ctx, ActorId target)
     {
         var record = Running(ctx, nameof(CallActor));
-        var frame = new CallFrame(record, new ExecutionInfo(), ExecutionInfoSink.Value, CallScope.Current is { } current && current.Tid == ctx.Tid ? current : null);
+        var frame = new CallFrame(record, new ExecutionInfo(), ExecutionInfoSink.Value, CallScope.Current is { } current && current.Tid == ctx.Tid ? current : null, target);
+        (record.Calling ??= []).Add(target);
         frame.Scope?.Started();
         ExecutionInfoSink.Value = frame.Learned;
         ActPlacementHint.Set(Math.Max(Math.Max(record.BeforeBatch.Bid, precedingActsMaxBeforeBid), record.Learned.Bounds?.MaxBeforeBid ?? 0));
@@ -276,6 +309,7 @@ internal sealed partial class ActParticipant<TState>
 
     private static void EndCall(CallFrame frame)
     {
+        frame.Record.Calling?.Remove(frame.Target);
         ExecutionInfoSink.Value = frame.OuterSink;
         frame.Record.Learned.Merge(frame.Learned);
         frame.Scope?.Ended();
@@ -427,5 +461,5 @@ internal sealed partial class ActParticipant<TState>
         return record.Learned.Snapshot(Id, role, record.BeforeBatch, record.BeforeCommitted, after, precedingActsMaxBeforeBid, record.DependsOn);
     }
 
-    private readonly record struct CallFrame(ActRecord<TState> Record, ExecutionInfo Learned, ExecutionInfo? OuterSink, CallScope? Scope);
+    private readonly record struct CallFrame(ActRecord<TState> Record, ExecutionInfo Learned, ExecutionInfo? OuterSink, CallScope? Scope, ActorId Target);
 }

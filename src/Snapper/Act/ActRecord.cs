@@ -49,6 +49,9 @@ internal sealed class ActRecord<TState>(TxnContext ctx)
 
     private static Task<Exception?> Admitted { get; } = Task.FromResult<Exception?>(null);
 
+    /// <summary>The actors this actor's calls of the transaction are under way on (null: none yet).</summary>
+    public List<ActorId>? Calling { get; set; }
+
     /// <summary>What the calls this actor made in the transaction reported back.</summary>
     public ExecutionInfo Learned { get; } = new();
 }

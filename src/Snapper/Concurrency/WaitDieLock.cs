@@ -170,6 +170,22 @@ internal sealed class WaitDieLock
         }
     }
 
+    /// <summary>Fails <paramref name="tid"/>'s waiting request, if any, with <paramref name="refusal"/>.</summary>
+    public void RefuseWaiter(long tid, Exception refusal)
+    {
+        for (var i = 0; i < waiters.Count; i++)
+        {
+            if (waiters[i].Tid == tid)
+            {
+                var gone = waiters[i];
+                waiters.RemoveAt(i);
+                gone.Promise.TrySetException(refusal);
+                GrantWaiters();
+                return;
+            }
+        }
+    }
+
     private ValueTask Wait(long tid, long priority, LockMode mode, DateTimeOffset deadline, TimeProvider clock)
     {
         var waiter = new Waiter(tid, priority, mode);

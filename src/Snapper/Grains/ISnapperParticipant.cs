@@ -65,6 +65,14 @@ internal interface ISnapperParticipant : IGrain
     Task BatchWaitDoomed(long tid, long behind);
 
     /// <summary>
+    /// Actor → an actor a call of ACT <paramref name="tid"/> is under way on, one-way: the caller's
+    /// activation is going, so the ACT aborts; its lock wait there, and on the actors its calls
+    /// from there wait on, ends now.
+    /// </summary>
+    [OneWay]
+    Task StopWaiting(long tid);
+
+    /// <summary>
     /// An ACT's root → the root of an ACT it depends on (Thorp's commit dependency): completes with
     /// true once <paramref name="tid"/> committed (its commit durable, with <paramref name="durable"/>;
     /// ordered in the log, without), false once it aborted or if it is unknown (presumed abort).
