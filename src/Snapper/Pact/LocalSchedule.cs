@@ -51,6 +51,7 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
     private readonly List<(long From, long Through)> aborted = new();
 
     private SubBatch? running;
+    private Exception? leaving; // set by Bounce: the activation is going, so no call may start to wait here
     private ScheduledPact[] pacts = [];
     private int turn;
     private long chainTail; // bid of the last batch placed in the schedule and not aborted (0: none)
@@ -248,6 +249,7 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
                 return ValueTask.CompletedTask;
             }
 
+            ThrowIfLeaving();
             pact.Turn ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
             return WaitThenEnter(pact.Turn.Task, ctx);
         }
@@ -269,6 +271,7 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
         }
 
         // Its batch has not started here yet: wait for it to arrive and start.
+        ThrowIfLeaving();
         if (!callsBeforeBatch.TryGetValue(ctx.Bid, out var early))
         {
             callsBeforeBatch[ctx.Bid] = early = [];
@@ -546,6 +549,9 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
     /// </summary>
     public void Bounce(Exception moved)
     {
+        // Calls released from a wait before this, or let in by Orleans before it began to
+        // deactivate, may still reach Enter: they must not start to wait either.
+        leaving = moved;
         for (var i = turn + 1; i < pacts.Length; i++)
         {
             if (pacts[i].Turn is { } waiting)
@@ -874,6 +880,16 @@ internal sealed class LocalSchedule(ActorId actor, TimeProvider? clock = null)
         }
 
         throw new TransactionAbortedException(AbortReason.DeclarationError, $"PACT {tid} called actor {actor}, which its declaration does not name") { Tid = tid };
+    }
+
+    // A call that would wait here while the activation is going would keep it from going, and
+    // with it the messages that end the wait: its caller sends it to the next activation instead.
+    private void ThrowIfLeaving()
+    {
+        if (leaving is not null)
+        {
+            throw leaving;
+        }
     }
 
     private void ThrowIfAborted(TxnContext ctx)

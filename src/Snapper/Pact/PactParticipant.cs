@@ -49,6 +49,7 @@ internal sealed class PactParticipant<TState>
     // PACTs rooted here whose caller waits for the outcome through AwaitOutcome (their root call
     // answered when an activation went), by tid, with their bid: how they end is kept until asked.
     private readonly Dictionary<long, long> movedRoots = new();
+    private ActorMovingException? leaving; // set by Leave: this activation is going
     private TState? working;
     private long workingVersion; // the version the running batch's writes become: one more than what it copied
     private TState? workingBase; // what working was copied from (version workingVersion - 1): a delta is logged against it
@@ -241,6 +242,14 @@ internal sealed class PactParticipant<TState>
             outcome.TrySetException(ActCommitCoordinator.AbortedBy(ctx.Tid, early.Cause));
         }
 
+        if (leaving is not null && outcomes.Remove(ctx.Tid))
+        {
+            // This activation began to go while the root call ran: its outcome would be set by
+            // messages that wait for this call to return. The caller asks the next activation.
+            movedRoots[ctx.Tid] = ctx.Bid;
+            outcome.TrySetException(leaving);
+        }
+
         var batchCommit = SnapperTracing.StartPhase(SnapperTracing.BatchCommit);
         try
         {
@@ -310,7 +319,7 @@ internal sealed class PactParticipant<TState>
     /// </summary>
     public void Leave()
     {
-        var moving = new ActorMovingException(Id);
+        var moving = leaving = new ActorMovingException(Id);
         schedule.Bounce(moving);
         foreach (var (tid, (bid, outcome)) in outcomes)
         {
@@ -335,6 +344,11 @@ internal sealed class PactParticipant<TState>
         {
             movedRoots.Remove(tid);
             return known;
+        }
+
+        if (leaving is not null)
+        {
+            throw leaving; // waiting here would hold this activation: the caller asks the next one
         }
 
         var outcome = new TaskCompletionSource();
