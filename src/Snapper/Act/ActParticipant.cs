@@ -41,6 +41,9 @@ internal sealed partial class ActParticipant<TState>
     // conflicts with it here, so its BeforeSet is part of theirs (§4.4.3).
     private long precedingActsMaxBeforeBid;
 
+    // Orleans has started to deactivate this activation (Leave): no lock wait may start here.
+    private bool leaving;
+
     // A PACT batch has been placed here since activation: from then on an ACT's lock waits are
     // reported to its root (they may hold up batches); pure-ACT actors send nothing extra.
     private bool seenBatches;
@@ -217,7 +220,8 @@ internal sealed partial class ActParticipant<TState>
     /// </summary>
     public void Leave()
     {
-        @lock.RefuseWaiters(tid => new TransactionAbortedException(AbortReason.Failure, $"actor {Id} was deactivated while the transaction waited for its lock") { Tid = tid });
+        leaving = true;
+        @lock.RefuseWaiters(Deactivated);
 
         // A call running here that waits on another actor keeps this activation, which takes no
         // message meanwhile; if what it waits for there waits on a message to this actor (a lock
@@ -231,6 +235,9 @@ internal sealed partial class ActParticipant<TState>
             }
         }
     }
+
+    private TransactionAbortedException Deactivated(long tid) =>
+        new(AbortReason.Failure, $"actor {Id} was deactivated while the transaction waited for its lock") { Tid = tid };
 
     /// <summary>
     /// An actor the ACT reached is going: ACT <paramref name="tid"/>'s lock wait here ends (the
@@ -394,6 +401,12 @@ internal sealed partial class ActParticipant<TState>
     private async ValueTask<TState> AwaitLock(ValueTask acquire, ActRecord<TState> record, AccessMode mode)
     {
         var tid = record.Context.Tid;
+        if (leaving)
+        {
+            // A wait that starts once the activation is going would outlast it (see Leave).
+            @lock.RefuseWaiter(tid, Deactivated(tid));
+        }
+
         var ahead = new List<ActDependency>();
         if (seenBatches)
         {
