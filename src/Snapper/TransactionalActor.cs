@@ -108,6 +108,12 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         engine = new ActParticipant<TState>(id, runtime, versions, schedule);
         engine.Attach(EnsureExpiry, Retain, this);
         engine.AdoptUndecided([.. undecided, .. PreparedBefore(id, handedOver, undecided)]);
+        if (handedOver is { Outcomes.IsDefaultOrEmpty: false } kept)
+        {
+            engine.Roots.Adopt(kept.Outcomes);
+            Retain(engine.Roots.Retention);
+        }
+
         pact = new PactParticipant<TState>(id, runtime, versions, schedule);
         if (handedOver?.Batches is { } batches && handedOver.Value.Version == versions.CommittedVersion)
         {
@@ -132,6 +138,7 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
             {
                 Undecided = engine.HandOver(),
                 Batches = pact?.HandOver(),
+                Outcomes = engine.Roots.HandOver(),
             });
             runtime.Activations.TryRemove(new KeyValuePair<ActorId, object>(engine.Id, this));
         }

@@ -262,27 +262,43 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
         }
     }
 
-    // A Commit is delivered until applied: a participant that votes yes waits for it. Tried a few
-    // times (an answer may be late, an activation may be moving); false if it never got through,
-    // and the root then remembers the outcome for the participant to ask.
+    // A Commit is delivered until applied: a participant that votes yes waits for it. The root
+    // waits for the first try only as long as for a vote (the participant's activation may be
+    // going, and answer only once its running calls end, one of which may wait for this root); the
+    // later tries go on without it. False if the first did not get through: the root then
+    // remembers the outcome, for the participant to ask once its record is past the deadline.
     private async Task<bool> CommitSafely(ActorId actor, long tid, HybridDecision decision, Recipients to)
     {
-        for (var attempt = 1; ; attempt++)
+        try
         {
+            await to.Get(actor).Commit(tid, decision).WaitAsync(voteTimeout, clock);
+            return true;
+        }
+        catch (Exception)
+        {
+            _ = DeliverCommit(actor, tid, decision, to);
+            return false;
+        }
+    }
+
+    private async Task DeliverCommit(ActorId actor, long tid, HybridDecision decision, Recipients to)
+    {
+        for (var attempt = 2; ; attempt++)
+        {
+            await Task.Delay(CommitRetry * attempt, clock);
             try
             {
                 await to.Get(actor).Commit(tid, decision);
-                return true;
+                return;
+            }
+            catch (Exception e) when (attempt < CommitAttempts)
+            {
+                LogMessages.DeliveryFailed(diagnostics, e, actor);
             }
             catch (Exception e)
             {
-                if (attempt == CommitAttempts)
-                {
-                    LogMessages.CommitDeliveryFailed(diagnostics, e, tid, actor);
-                    return false;
-                }
-
-                await Task.Delay(CommitRetry * attempt, clock);
+                LogMessages.CommitDeliveryFailed(diagnostics, e, tid, actor);
+                return;
             }
         }
     }

@@ -64,6 +64,20 @@ internal sealed class ActRoots(IActSignals signals, TimeSpan retention, TimeProv
         }
     }
 
+    /// <summary>The outcomes kept here, for the actor's next activation when this one goes (<see cref="Adopt"/>).</summary>
+    public System.Collections.Immutable.ImmutableArray<RememberedOutcome> HandOver() =>
+        [.. forget.Where(f => ended.ContainsKey(f.Tid)).Select(f => new RememberedOutcome(f.Tid, ended[f.Tid].Decided, ended[f.Tid].Durable, f.Until))];
+
+    /// <summary>This activation follows one that kept <paramref name="outcomes"/>: they are answered here until their time is up.</summary>
+    public void Adopt(IEnumerable<RememberedOutcome> outcomes)
+    {
+        foreach (var outcome in outcomes.OrderBy(o => o.Until))
+        {
+            ended[outcome.Tid] = (outcome.Decided, outcome.Durable);
+            forget.Enqueue((outcome.Tid, outcome.Until));
+        }
+    }
+
     /// <summary>True once ACT <paramref name="tid"/>'s commit is ordered in the log, false once it aborted (see <see cref="RunningAct.WhenDecided"/>).</summary>
     public Task<bool> WhenDecided(long tid) =>
         running.TryGetValue(tid, out var act) ? act.WhenDecided

@@ -8,7 +8,8 @@ namespace Snapper.Recovery;
 /// older whole state that <see cref="Deltas"/>, applied in order, bring up to <see cref="Version"/>
 /// (an empty <see cref="State"/> with deltas: the actor's initial state, version 0).
 /// <see cref="Undecided"/>: writes a deactivated activation had prepared for ACTs not decided then;
-/// <see cref="Batches"/>: the PACT batches it had not seen committed (docs/architecture.md, "An activation goes").
+/// <see cref="Batches"/>: the PACT batches it had not seen committed; <see cref="Outcomes"/>: how the
+/// ACTs rooted there ended, for participants that may still ask (docs/architecture.md, "An activation goes").
 /// </summary>
 [GenerateSerializer, Immutable]
 internal readonly record struct CommittedState(
@@ -16,7 +17,8 @@ internal readonly record struct CommittedState(
     [property: Id(1)] ReadOnlyMemory<byte> State,
     [property: Id(2)] ImmutableArray<ReadOnlyMemory<byte>> Deltas = default,
     [property: Id(3)] ImmutableArray<PreparedWrite> Undecided = default,
-    [property: Id(4)] Pact.PactHandover? Batches = null)
+    [property: Id(4)] Pact.PactHandover? Batches = null,
+    [property: Id(5)] ImmutableArray<Act.RememberedOutcome> Outcomes = default)
 {
     /// <summary>The version of the whole <see cref="State"/>, before the deltas.</summary>
     public long WholeVersion => Version - (Deltas.IsDefault ? 0 : Deltas.Length);

@@ -23,7 +23,9 @@ internal sealed class CommittedStates
 
     /// <summary>Keeps <paramref name="state"/> for <paramref name="actor"/> unless a later version is already here.</summary>
     public void Offer(ActorId actor, CommittedState state) =>
-        states.AddOrUpdate(actor, state, (_, held) => Newer(state, held) with { Undecided = Union(state.Undecided, held.Undecided), Batches = state.Batches ?? held.Batches });
+        states.AddOrUpdate(actor, state, (_, held) => Newer(state, held) with { Undecided = Union(state.Undecided, held.Undecided), Batches = state.Batches ?? held.Batches, Outcomes = Concat(state.Outcomes, held.Outcomes) });
+
+    private static ImmutableArray<T> Concat<T>(ImmutableArray<T> a, ImmutableArray<T> b) => a.IsDefaultOrEmpty ? b : b.IsDefaultOrEmpty ? a : a.AddRange(b);
 
     private static CommittedState Newer(CommittedState offered, CommittedState held) => offered.Version >= held.Version ? offered : held;
 
