@@ -95,9 +95,16 @@ internal sealed partial class ActParticipant<TState>
         {
             await Abort(tid);
         }
-        else if (undecided?.ContainsKey(tid) == true || (records.TryGetValue(tid, out var record) && record.State == ActRecordState.Prepared))
+        else if (undecided?.ContainsKey(tid) == true)
         {
             await Commit(tid, Hybrid.HybridDecision.None);
+        }
+        else if (records.TryGetValue(tid, out var record) && record.State == ActRecordState.Prepared)
+        {
+            // The batch before the ACT here had committed when its root decided: it commits first,
+            // or its later BatchCommit would put back the state the ACT's write replaced.
+            var before = record.BeforeBatch.Bid;
+            await Commit(tid, new Hybrid.HybridDecision(before, before));
         }
     }
 
