@@ -220,11 +220,14 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
         {
             try
             {
-                await to.Get(actor).Abort(tid);
+                // Bounded like a vote: an activation that is going takes no message until its
+                // running calls end, and one of those may be a root waiting here for an Abort to it.
+                await to.Get(actor).Abort(tid).WaitAsync(voteTimeout, clock);
             }
             catch (Exception e)
             {
-                // Presumed abort: a participant that misses this finds no CoordCommit and aborts.
+                // Presumed abort: a participant that misses this (or gets it late) finds no
+                // CoordCommit and aborts.
                 LogMessages.ActAborted(diagnostics, tid, AbortReason.Failure, $"abort not delivered to {actor}: {e.Message}");
             }
         }));

@@ -65,6 +65,12 @@ internal sealed partial class ActParticipant<TState>
                 {
                     SignalRoot(record.Context.Root, p => p.BatchBehind(tid, bid), act => act.NoteBatchBehind(bid), tid);
                 }
+
+                if (@lock.IsEntrant(tid))
+                {
+                    // It held nothing while it waited; now the batch waits for it (see HoldsNothing).
+                    @lock.RefuseWaiter(tid, new TransactionAbortedException(AbortReason.WaitDie, $"batch {bid} was placed behind it while it waited for the lock of {id}") { Tid = tid });
+                }
             }
         };
         schedule.Started += _ => seenBatches = true;
@@ -92,7 +98,7 @@ internal sealed partial class ActParticipant<TState>
         }
 
         var record = Running(ctx, nameof(GetState));
-        var acquire = @lock.Acquire(ctx.Tid, ctx.PriorityOrTid, mode == AccessMode.ReadWrite ? LockMode.Write : LockMode.Read, ctx.Deadline, runtime.Clock);
+        var acquire = @lock.Acquire(ctx.Tid, ctx.PriorityOrTid, mode == AccessMode.ReadWrite ? LockMode.Write : LockMode.Read, ctx.Deadline, runtime.Clock, HoldsNothing(record));
         return acquire.IsCompletedSuccessfully ? new ValueTask<TState>(StateFor(record, mode)) : AwaitLock(acquire, record, mode);
     }
 
@@ -306,6 +312,12 @@ internal sealed partial class ActParticipant<TState>
     private CallFrame BeginCall(TxnContext ctx, ActorId target)
     {
         var record = Running(ctx, nameof(CallActor));
+        if (@lock.IsEntrant(ctx.Tid))
+        {
+            // It waits here as one that holds nothing, and is about to take locks elsewhere.
+            @lock.RefuseWaiter(ctx.Tid, new TransactionAbortedException(AbortReason.WaitDie, $"called {target} while it waited for the lock of its root {Id}") { Tid = ctx.Tid });
+        }
+
         var frame = new CallFrame(record, new ExecutionInfo(), ExecutionInfoSink.Value, CallScope.Current is { } current && current.Tid == ctx.Tid ? current : null, target);
         (record.Calling ??= []).Add(target);
         frame.Scope?.Started();
@@ -313,6 +325,12 @@ internal sealed partial class ActParticipant<TState>
         ActPlacementHint.Set(Math.Max(Math.Max(record.BeforeBatch.Bid, precedingActsMaxBeforeBid), record.Learned.Bounds?.MaxBeforeBid ?? 0));
         return frame;
     }
+
+    // At its root, before it has called anyone, an ACT holds no lock anywhere (WaitDieLock's
+    // entrant). Not where batches have run: there a batch may be placed behind the ACT's group,
+    // so a waiting ACT holds up batches, and plain wait-die stays.
+    private bool HoldsNothing(ActRecord<TState> record) =>
+        !seenBatches && record.Context.Root == Id && record.Calling is null && record.Learned.Participants.Count == 0 && @lock.HeldBy(record.Context.Tid) == LockMode.None;
 
     private static void EndCall(CallFrame frame)
     {

@@ -19,6 +19,19 @@ namespace Snapper.Concurrency;
 /// <item>on release, waiters are granted youngest first, and only while compatible, so the ones left
 /// waiting are older than the ones granted.</item>
 /// </list>
+/// <para>
+/// One refinement keeps a hot actor from thrashing: an <em>entrant</em>, a transaction that holds no
+/// lock anywhere yet (an ACT's first lock request at its root, before it has called anyone), waits
+/// instead of dying, in arrival order, whatever its age. Nobody can wait for a transaction that
+/// holds nothing, so its wait closes no cycle; and under plain wait-die a new transaction meeting a
+/// held lock dies at once and its caller starts another, which meets the same lock: on a few hot
+/// actors almost every attempt died and the dying ate the CPU. Entrants are granted only when no
+/// wait-die waiter is left (those hold locks elsewhere, and others may wait on them), so the
+/// invariant below still holds for every granted transaction. The queue is bounded, in length and in
+/// time (<see cref="MaxEntrants"/>, <see cref="EntrantPatience"/>): past either an entrant dies as
+/// before, so an actor whose lock is stuck (a holder whose call waits on a deactivating actor) sheds
+/// its newcomers instead of collecting every caller of the cluster.
+/// </para>
 /// A transaction never waits for itself: concurrent calls of one transaction to one actor may
 /// request the lock at the same time, so a second request of a tid that is already queued joins
 /// that waiter (raising its mode if needed) instead of queueing the tid twice, and a request of a
@@ -35,9 +48,18 @@ internal sealed class WaitDieLock
     // Waiters sorted by priority descending: the youngest first, the order in which they are granted.
     private readonly List<Waiter> waiters = new(2);
 
+    /// <summary>Entrants queued at most; one more dies at once.</summary>
+    internal const int MaxEntrants = 8;
+
+    /// <summary>How long an entrant waits at most (within its deadline) before it dies.</summary>
+    internal static readonly TimeSpan EntrantPatience = TimeSpan.FromSeconds(2);
+
+    // Entrants waiting, in arrival order: granted once no waiter above is left.
+    private readonly List<Waiter> entrants = new(2);
+
     public bool IsFree => writer.Tid == 0 && readers.Count == 0;
 
-    public int WaiterCount => waiters.Count;
+    public int WaiterCount => waiters.Count + entrants.Count;
 
     public LockMode HeldBy(long tid) =>
         writer.Tid == tid ? LockMode.Write : ReaderIndex(tid) >= 0 ? LockMode.Read : LockMode.None;
@@ -60,12 +82,18 @@ internal sealed class WaitDieLock
         }
 
         var priority = WaiterOf(waiter)?.Priority ?? long.MaxValue;
+        var entrant = entrants.FindIndex(w => w.Tid == waiter);
         foreach (var w in waiters)
         {
-            if (w.Priority > priority)
+            if (w.Priority > priority || entrant >= 0)
             {
                 ahead.Add(w.Tid);
             }
+        }
+
+        for (var i = 0; i < entrant; i++)
+        {
+            ahead.Add(entrants[i].Tid);
         }
 
         return ahead;
@@ -74,13 +102,18 @@ internal sealed class WaitDieLock
     /// <summary>Acquire for a transaction whose priority is its tid (a first attempt).</summary>
     public ValueTask Acquire(long tid, LockMode mode, DateTimeOffset deadline, TimeProvider clock) => Acquire(tid, tid, mode, deadline, clock);
 
+    /// <summary>Acquire under wait-die, for a transaction that may hold locks elsewhere.</summary>
+    public ValueTask Acquire(long tid, long priority, LockMode mode, DateTimeOffset deadline, TimeProvider clock) =>
+        Acquire(tid, priority, mode, deadline, clock, entrant: false);
+
     /// <summary>
     /// Grants <paramref name="mode"/> to <paramref name="tid"/>, waits for it, or throws
     /// <see cref="TransactionAbortedException"/> (wait-die, upgrade conflict, deadline passed).
-    /// <paramref name="priority"/> is its age for wait-die (smaller: older). Completes
-    /// synchronously when the lock is granted at once.
+    /// <paramref name="priority"/> is its age for wait-die (smaller: older). An
+    /// <paramref name="entrant"/> holds no lock anywhere: it waits in arrival order instead of dying.
+    /// Completes synchronously when the lock is granted at once.
     /// </summary>
-    public ValueTask Acquire(long tid, long priority, LockMode mode, DateTimeOffset deadline, TimeProvider clock)
+    public ValueTask Acquire(long tid, long priority, LockMode mode, DateTimeOffset deadline, TimeProvider clock, bool entrant)
     {
         var held = HeldBy(tid);
         if (held >= mode)
@@ -115,6 +148,30 @@ internal sealed class WaitDieLock
             return Await(queued, deadline, clock);
         }
 
+        if (entrant)
+        {
+            if (CompatibleWithHolders(mode) && waiters.Count == 0 && entrants.Count == 0)
+            {
+                Grant(tid, priority, mode);
+                return ValueTask.CompletedTask;
+            }
+
+            if (!CompatibleWithHolders(mode) && priority < OldestHolder().Priority)
+            {
+                return Wait(tid, priority, mode, deadline, clock); // old enough to wait as wait-die lets it (a retry)
+            }
+
+            if (entrants.Count >= MaxEntrants)
+            {
+                throw new TransactionAbortedException(AbortReason.WaitDie, $"died: {entrants.Count} transactions already wait to enter this lock") { Tid = tid };
+            }
+
+            var patience = clock.GetUtcNow() + EntrantPatience;
+            var waiting = new Waiter(tid, priority, mode) { GivesUpEarly = patience < deadline };
+            entrants.Add(waiting);
+            return Await(waiting, waiting.GivesUpEarly ? patience : deadline, clock);
+        }
+
         if (CompatibleWithHolders(mode) && (waiters.Count == 0 || priority > waiters[0].Priority))
         {
             Grant(tid, priority, mode);
@@ -145,15 +202,9 @@ internal sealed class WaitDieLock
             readers.RemoveAt(reader);
         }
 
-        for (var i = 0; i < waiters.Count; i++)
+        if (Dequeue(tid) is { } gone)
         {
-            if (waiters[i].Tid == tid)
-            {
-                var gone = waiters[i];
-                waiters.RemoveAt(i);
-                gone.Promise.TrySetException(new TransactionAbortedException(AbortReason.Failure, "its lock request was cancelled because the transaction ended") { Tid = tid });
-                break;
-            }
+            gone.Promise.TrySetException(new TransactionAbortedException(AbortReason.Failure, "its lock request was cancelled because the transaction ended") { Tid = tid });
         }
 
         GrantWaiters();
@@ -162,8 +213,9 @@ internal sealed class WaitDieLock
     /// <summary>Fails every waiting request with the exception <paramref name="refusal"/> makes for its tid; holders keep their locks.</summary>
     public void RefuseWaiters(Func<long, Exception> refusal)
     {
-        var gone = waiters.ToArray();
+        Waiter[] gone = [.. waiters, .. entrants];
         waiters.Clear();
+        entrants.Clear();
         foreach (var waiter in gone)
         {
             waiter.Promise.TrySetException(refusal(waiter.Tid));
@@ -173,17 +225,30 @@ internal sealed class WaitDieLock
     /// <summary>Fails <paramref name="tid"/>'s waiting request, if any, with <paramref name="refusal"/>.</summary>
     public void RefuseWaiter(long tid, Exception refusal)
     {
-        for (var i = 0; i < waiters.Count; i++)
+        if (Dequeue(tid) is { } gone)
         {
-            if (waiters[i].Tid == tid)
+            gone.Promise.TrySetException(refusal);
+            GrantWaiters();
+        }
+    }
+
+    /// <summary>Whether <paramref name="tid"/> waits here as an entrant (holding no lock anywhere).</summary>
+    public bool IsEntrant(long tid) => entrants.Exists(w => w.Tid == tid);
+
+    private Waiter? Dequeue(long tid)
+    {
+        foreach (var list in (ReadOnlySpan<List<Waiter>>)[waiters, entrants])
+        {
+            var i = list.FindIndex(w => w.Tid == tid);
+            if (i >= 0)
             {
-                var gone = waiters[i];
-                waiters.RemoveAt(i);
-                gone.Promise.TrySetException(refusal);
-                GrantWaiters();
-                return;
+                var gone = list[i];
+                list.RemoveAt(i);
+                return gone;
             }
         }
+
+        return null;
     }
 
     private ValueTask Wait(long tid, long priority, LockMode mode, DateTimeOffset deadline, TimeProvider clock)
@@ -215,8 +280,13 @@ internal sealed class WaitDieLock
                 return; // granted in the same instant the deadline passed: keep the lock
             }
 
-            waiters.Remove(waiter); // a no-op for the second of two requests sharing the waiter
+            _ = waiters.Remove(waiter) || entrants.Remove(waiter); // a no-op for the second of two requests sharing the waiter
             GrantWaiters();
+            if (waiter.GivesUpEarly)
+            {
+                throw new TransactionAbortedException(AbortReason.WaitDie, $"died after waiting {EntrantPatience.TotalSeconds:0.#} s to enter a {waiter.Mode} lock") { Tid = waiter.Tid };
+            }
+
             throw new TransactionAbortedException(AbortReason.Timeout, $"waited for a {waiter.Mode} lock until its deadline") { Tid = waiter.Tid };
         }
     }
@@ -230,20 +300,18 @@ internal sealed class WaitDieLock
             Grant(next.Tid, next.Priority, next.Mode);
             next.Promise.TrySetResult();
         }
-    }
 
-    private Waiter? WaiterOf(long tid)
-    {
-        foreach (var w in waiters)
+        // Entrants only once no waiter is left: one granted now would be younger than those waiters.
+        while (waiters.Count == 0 && entrants.Count > 0 && CompatibleWithHolders(entrants[0].Mode))
         {
-            if (w.Tid == tid)
-            {
-                return w;
-            }
+            var next = entrants[0];
+            entrants.RemoveAt(0);
+            Grant(next.Tid, next.Priority, next.Mode);
+            next.Promise.TrySetResult();
         }
-
-        return null;
     }
+
+    private Waiter? WaiterOf(long tid) => waiters.Find(w => w.Tid == tid) ?? entrants.Find(w => w.Tid == tid);
 
     private bool CompatibleWithHolders(LockMode mode) =>
         writer.Tid == 0 && (mode == LockMode.Read || readers.Count == 0);
@@ -300,6 +368,9 @@ internal sealed class WaitDieLock
 
         // Raised when a concurrent request of the same transaction asks for more.
         public LockMode Mode { get; set; } = mode;
+
+        /// <summary>An entrant whose wait ends at <see cref="EntrantPatience"/>, before its deadline: it dies then.</summary>
+        public bool GivesUpEarly { get; init; }
 
         public TaskCompletionSource Promise { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
     }

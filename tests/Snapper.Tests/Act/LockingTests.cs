@@ -17,13 +17,38 @@ public sealed class LockingTests
         var older = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.AddBetweenGates(ctx, "old may lock", "old locked", "old release"));
         await silo.Gates.Until("old locked");
 
+        // The younger one holds z's lock when it asks for x's.
+        var z = Actor("z");
         var younger = await Assert.ThrowsAsync<TransactionAbortedException>(() =>
-            silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.Add(ctx, 100)));
+            silo.Client.RunAct<ITestActor>(z, (a, ctx) => a.AddThenCall(ctx, 1, x, 100)));
         Assert.Equal(AbortReason.WaitDie, younger.Reason);
 
         silo.Gates.Signal("old release");
         await older;
         Assert.Equal(1, await silo.Client.RunAct<ITestActor, int>(x, (a, ctx) => a.Read(ctx)));
+        Assert.Equal(0, await silo.Client.RunAct<ITestActor, int>(z, (a, ctx) => a.Read(ctx)));
+        silo.AssertQuiescent<Counter>(x);
+        silo.AssertQuiescent<Counter>(z);
+    }
+
+    [Fact]
+    public async Task A_new_transaction_that_holds_nothing_waits_at_its_root_for_an_older_ones_lock_instead_of_dying()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var x = Actor("entrant");
+        silo.Gates.Signal("old may lock");
+        var older = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.AddBetweenGates(ctx, "old may lock", "old locked", "old release"));
+        await silo.Gates.Until("old locked");
+
+        // Under plain wait-die it would die; holding no lock anywhere, it cannot close a cycle: it waits.
+        var younger = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.Add(ctx, 100));
+        await WaitUntil(() => silo.Engine<Counter>(x).Lock.WaiterCount == 1);
+        Assert.False(younger.IsCompleted);
+
+        silo.Gates.Signal("old release");
+        await older;
+        await younger; // committed after the older one
+        Assert.Equal(101, await silo.Client.RunAct<ITestActor, int>(x, (a, ctx) => a.Read(ctx)));
         silo.AssertQuiescent<Counter>(x);
     }
 
@@ -64,9 +89,9 @@ public sealed class LockingTests
         await silo.Gates.Until("first read");
         Assert.False(silo.Engine<Counter>(x).Lock.IsFree);
 
-        // A second reader shares the lock while the first still holds it; a writer would die.
+        // A second reader shares the lock while the first still holds it; a writer (holding z's lock) would die.
         Assert.Equal(0, await silo.Client.RunAct<ITestActor, int>(x, (a, ctx) => a.Read(ctx)));
-        var writer = await Assert.ThrowsAsync<TransactionAbortedException>(() => silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.Add(ctx, 1)));
+        var writer = await Assert.ThrowsAsync<TransactionAbortedException>(() => silo.Client.RunAct<ITestActor>(Actor("rz"), (a, ctx) => a.AddThenCall(ctx, 1, x, 1)));
         Assert.Equal(AbortReason.WaitDie, writer.Reason);
 
         silo.Gates.Signal("first release");

@@ -119,6 +119,7 @@ public sealed class WaitDieLockTests
             var l = new WaitDieLock();
             var live = new List<long>();
             var pending = new List<(long Tid, Task Wait)>();
+            var entrants = new HashSet<long>(); // waited as holding nothing: may wait for anyone
             for (var step = 0; step < 30; step++)
             {
                 var tid = random.NextInt64(1, 40);
@@ -132,7 +133,15 @@ public sealed class WaitDieLockTests
                 {
                     try
                     {
-                        var request = Acquire(l, tid, random.Next(2) == 0 ? LockMode.Read : LockMode.Write);
+                        var mode = random.Next(2) == 0 ? LockMode.Read : LockMode.Write;
+                        var entrant = random.Next(3) == 0;
+                        entrants.Remove(tid); // a tid seen before is a new transaction now
+                        var request = l.Acquire(tid, tid, mode, Far, TimeProvider.System, entrant);
+                        if (entrant)
+                        {
+                            entrants.Add(tid);
+                        }
+
                         if (request.IsCompletedSuccessfully)
                         {
                             live.Add(tid);
@@ -156,7 +165,7 @@ public sealed class WaitDieLockTests
 
                 // Ask the lock itself: a grant is visible there before the waiting task completes.
                 var holders = live.Concat(pending.Select(p => p.Tid)).Where(t => l.HeldBy(t) != LockMode.None).ToList();
-                var waiters = pending.Where(p => l.HeldBy(p.Tid) == LockMode.None && !p.Wait.IsFaulted).Select(p => p.Tid).ToList();
+                var waiters = pending.Where(p => l.HeldBy(p.Tid) == LockMode.None && !p.Wait.IsFaulted && !entrants.Contains(p.Tid)).Select(p => p.Tid).ToList();
                 if (holders.Count > 0 && waiters.Count > 0)
                 {
                     Assert.True(waiters.Max() < holders.Min(), $"round {round} step {step}: waiter {waiters.Max()} is younger than holder {holders.Min()}");
@@ -182,5 +191,99 @@ public sealed class WaitDieLockTests
         var younger = Assert.Throws<TransactionAbortedException>(() => l.Acquire(5, 5, LockMode.Read, Far, TimeProvider.System));
         Assert.Equal(AbortReason.WaitDie, younger.Reason);
         Assert.Contains("older transaction 20", younger.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task An_entrant_waits_where_wait_die_would_kill_it_and_entrants_are_granted_in_arrival_order()
+    {
+        var l = new WaitDieLock();
+        await l.Acquire(5, 5, LockMode.Write, Far, TimeProvider.System);
+
+        // Both are younger than the holder: as transactions holding locks elsewhere they would die.
+        var later = l.Acquire(9, 9, LockMode.Write, Far, TimeProvider.System, entrant: true).AsTask();
+        var latest = l.Acquire(7, 7, LockMode.Write, Far, TimeProvider.System, entrant: true).AsTask();
+        Assert.False(later.IsCompleted);
+        Assert.False(latest.IsCompleted);
+        Assert.True(l.IsEntrant(9));
+        Assert.Equal(2, l.WaiterCount);
+
+        l.Release(5);
+        await later.WaitAsync(TimeSpan.FromSeconds(5)); // arrival order, not age
+        Assert.False(latest.IsCompleted);
+        l.Release(9);
+        await latest.WaitAsync(TimeSpan.FromSeconds(5));
+        Assert.Equal(LockMode.Write, l.HeldBy(7));
+    }
+
+    [Fact]
+    public async Task An_entrant_goes_after_every_waiter_that_may_hold_locks_elsewhere()
+    {
+        var l = new WaitDieLock();
+        await l.Acquire(10, 10, LockMode.Write, Far, TimeProvider.System);
+        var entrant = l.Acquire(20, 20, LockMode.Write, Far, TimeProvider.System, entrant: true).AsTask();
+        var older = l.Acquire(3, 3, LockMode.Write, Far, TimeProvider.System).AsTask(); // wait-die: older than 10, waits
+
+        l.Release(10);
+        await older.WaitAsync(TimeSpan.FromSeconds(5));
+        Assert.False(entrant.IsCompleted); // granted first, it would make waiter 3 wait for a younger holder
+
+        // A newcomer that may hold locks elsewhere still dies against the older holder.
+        var dies = Assert.Throws<TransactionAbortedException>(() => l.Acquire(30, 30, LockMode.Write, Far, TimeProvider.System));
+        Assert.Equal(AbortReason.WaitDie, dies.Reason);
+
+        l.Release(3);
+        await entrant.WaitAsync(TimeSpan.FromSeconds(5));
+        Assert.Equal(LockMode.Write, l.HeldBy(20));
+    }
+
+    [Fact]
+    public async Task A_refused_entrant_leaves_the_queue_and_the_next_one_is_granted()
+    {
+        var l = new WaitDieLock();
+        await l.Acquire(1, 1, LockMode.Write, Far, TimeProvider.System);
+        var first = l.Acquire(2, 2, LockMode.Write, Far, TimeProvider.System, entrant: true).AsTask();
+        var second = l.Acquire(3, 3, LockMode.Write, Far, TimeProvider.System, entrant: true).AsTask();
+
+        l.RefuseWaiter(2, new TransactionAbortedException(AbortReason.WaitDie, "refused") { Tid = 2 });
+        await Assert.ThrowsAsync<TransactionAbortedException>(() => first);
+        Assert.False(l.IsEntrant(2));
+
+        l.Release(1);
+        await second.WaitAsync(TimeSpan.FromSeconds(5));
+        Assert.Equal(LockMode.Write, l.HeldBy(3));
+        Assert.Equal(0, l.WaiterCount);
+    }
+
+    [Fact]
+    public async Task An_entrant_dies_when_the_entry_queue_is_full_or_its_patience_runs_out()
+    {
+        var l = new WaitDieLock();
+        await l.Acquire(1, 1, LockMode.Write, Far, TimeProvider.System);
+        var queued = Enumerable.Range(2, WaitDieLock.MaxEntrants).Select(t => l.Acquire(t, t, LockMode.Write, Far, TimeProvider.System, entrant: true).AsTask()).ToList();
+        Assert.All(queued, q => Assert.False(q.IsCompleted));
+
+        var shed = Assert.Throws<TransactionAbortedException>(() => l.Acquire(100, 100, LockMode.Write, Far, TimeProvider.System, entrant: true));
+        Assert.Equal(AbortReason.WaitDie, shed.Reason);
+
+        // The holder never lets go: each queued entrant gives up at its patience, as a retryable wait-die.
+        var gaveUp = await Assert.ThrowsAsync<TransactionAbortedException>(() => queued[0].WaitAsync(WaitDieLock.EntrantPatience * 5));
+        Assert.Equal(AbortReason.WaitDie, gaveUp.Reason);
+        Assert.False(l.IsEntrant(2));
+    }
+
+    [Fact]
+    public async Task An_entrant_old_enough_to_wait_under_wait_die_waits_there_ahead_of_the_entrants()
+    {
+        var l = new WaitDieLock();
+        await l.Acquire(10, 10, LockMode.Write, Far, TimeProvider.System);
+        var fresh = l.Acquire(20, 20, LockMode.Write, Far, TimeProvider.System, entrant: true).AsTask();
+        var retry = l.Acquire(30, 3, LockMode.Write, Far, TimeProvider.System, entrant: true).AsTask(); // a retry: its age is 3
+        Assert.False(l.IsEntrant(30));
+
+        l.Release(10);
+        await retry.WaitAsync(TimeSpan.FromSeconds(5));
+        Assert.False(fresh.IsCompleted);
+        l.Release(30);
+        await fresh.WaitAsync(TimeSpan.FromSeconds(5));
     }
 }
