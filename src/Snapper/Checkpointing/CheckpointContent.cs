@@ -13,7 +13,8 @@ namespace Snapper.Checkpointing;
 /// left, so the checkpoint writes:
 /// <list type="bullet">
 /// <item>for every actor with a state in a sealed part (a Prepare, BatchComplete or Commit record,
-/// whether it committed or not), its last committed state over all logs, as a Commit record (for an
+/// whether it committed or not), its last committed state over all logs as far as the records read
+/// chain it version by version (<see cref="Builder.Finish"/>), as a Commit record (for an
 /// <see cref="IDeltaState{TSelf, TDelta}"/> state, the last whole state and a Commit record per delta
 /// after it: the checkpoint cannot apply them, it does not know the type);</item>
 /// <item>the committed ACTs and batches whose CoordCommit or BatchCommit is in a sealed part, and
@@ -121,6 +122,10 @@ internal sealed class CheckpointContent
         private readonly HashSet<long> actsKept = [];
         private readonly HashSet<long> batchesKept = [];
 
+        // The highest committed version of each actor's state in a sealed part: the checkpoint
+        // must restate it, or truncating would lose it.
+        private readonly Dictionary<ActorId, long> sealedVersions = [];
+
         // An earlier checkpoint's decisions in a sealed part: written again only for a record that
         // stays (the log of a silo that no longer runs, say), never merely carried along; which
         // records stay is known only at the end of the second pass.
@@ -140,7 +145,7 @@ internal sealed class CheckpointContent
         /// <summary>Pass 2, after <see cref="LogEvaluator.Decide"/>.</summary>
         public void SecondPass(string log, int index, LogRecord record)
         {
-            Evaluator.AddState(record);
+            var committed = Evaluator.AddState(record);
             if (index >= seals.GetValueOrDefault(log))
             {
                 Kept(record);
@@ -150,13 +155,13 @@ internal sealed class CheckpointContent
             switch (record)
             {
                 case PrepareRecord r:
-                    actors.Add(r.Actor);
+                    Sealed(r.Actor, committed, r.Version);
                     break;
                 case BatchCompleteRecord r:
-                    actors.Add(r.Actor);
+                    Sealed(r.Actor, committed, r.Version);
                     break;
                 case CommitRecord r:
-                    actors.Add(r.Actor);
+                    Sealed(r.Actor, committed, r.Version);
                     break;
                 case CoordCommitRecord r when Evaluator.CommittedActs.Contains(r.Tid):
                     acts.Add(r.Tid);
@@ -172,7 +177,22 @@ internal sealed class CheckpointContent
 
         public CheckpointContent Finish(int recordsRead)
         {
-            var evaluation = Evaluator.Result();
+            // The logs were read one after another while transactions went on, so a state may
+            // count whose predecessor's decision was appended to a log already read: each actor's
+            // state is taken only as far as its versions follow each other. What lies past a gap
+            // was written after the seals (a sealed state's predecessors were all decided before
+            // anything was read), so it is kept, not truncated; a sealed one past it would be lost.
+            var evaluation = Evaluator.UnbrokenResult();
+            foreach (var (actor, version) in sealedVersions)
+            {
+                var restated = evaluation.States.TryGetValue(actor, out var state) ? state.Version : 0;
+                if (version > restated)
+                {
+                    throw new InvalidDataException(
+                        $"The log holds a committed change to actor {actor}'s state at version {version} in the part round {round} truncates, but the logs read hold its versions only through {restated}: records are missing.");
+                }
+            }
+
             foreach (var r in earlier)
             {
                 acts.UnionWith(r.Acts.Where(actsKept.Contains));
@@ -200,6 +220,15 @@ internal sealed class CheckpointContent
             }
 
             return new CheckpointContent(states, decisions, new TidReservationRecord(evaluation.MaxTid), recordsRead, seals.Values.Sum());
+        }
+
+        private void Sealed(ActorId actor, bool committed, long version)
+        {
+            actors.Add(actor);
+            if (committed && version > sealedVersions.GetValueOrDefault(actor))
+            {
+                sealedVersions[actor] = version;
+            }
         }
 
         private void Kept(LogRecord record)

@@ -63,20 +63,22 @@ internal sealed class LogEvaluator
         committedBatches = LogEvaluation.CommittedBatchesOf(batchCommits, decidedBatches);
     }
 
-    /// <summary>Pass 2: a record, which counts if it holds a committed state.</summary>
-    public void AddState(LogRecord record)
+    /// <summary>Pass 2: a record, which counts if it holds a committed state; returns whether it did.</summary>
+    public bool AddState(LogRecord record)
     {
         switch (record)
         {
             case CommitRecord { State.IsEmpty: false } commit:
                 Offer(commit.Actor, commit.Version, commit.Delta, commit.State);
-                break;
+                return true;
             case PrepareRecord prepare when CommittedActs.Contains(prepare.Tid):
                 Offer(prepare.Actor, prepare.Version, prepare.Delta, prepare.State);
-                break;
+                return true;
             case BatchCompleteRecord complete when !complete.State.IsEmpty && CommittedBatches.Contains(complete.Bid):
                 Offer(complete.Actor, complete.Version, complete.Delta, complete.State);
-                break;
+                return true;
+            default:
+                return false;
         }
     }
 
@@ -97,9 +99,28 @@ internal sealed class LogEvaluator
         }
     }
 
-    /// <summary>Ends pass 2.</summary>
+    /// <summary>Ends pass 2; a version missing below a committed one means records are missing (<see cref="InvalidDataException"/>).</summary>
     public LogEvaluation Result() =>
         new(chains.ToDictionary(c => c.Key, c => c.Value.Last(c.Key)), committedActs ?? throw NotDecided(), committedBatches!, maxTid);
+
+    /// <summary>
+    /// Ends pass 2 over logs read while transactions went on: each actor's state as far as its
+    /// versions follow each other (<see cref="StateChain.Unbroken"/>); an actor without even its
+    /// first version is left out.
+    /// </summary>
+    public LogEvaluation UnbrokenResult()
+    {
+        var states = new Dictionary<ActorId, CommittedState>(chains.Count);
+        foreach (var (actor, chain) in chains)
+        {
+            if (chain.Unbroken() is { } state)
+            {
+                states[actor] = state;
+            }
+        }
+
+        return new(states, committedActs ?? throw NotDecided(), committedBatches!, maxTid);
+    }
 
     private static InvalidOperationException NotDecided() => new("The decisions are not known before the first pass has ended (Decide).");
 

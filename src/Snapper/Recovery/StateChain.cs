@@ -29,6 +29,35 @@ internal sealed class StateChain
     // returned state says with an empty whole state. Any other gap means records are missing.
     public CommittedState Last(ActorId actor)
     {
+        var (state, end) = Chain();
+        if (state is null)
+        {
+            throw new InvalidDataException(
+                $"The log holds committed changes to actor {actor}'s state from version {versions.Keys[0]} but no whole state before them: records are missing.");
+        }
+
+        if (end < versions.Count)
+        {
+            throw new InvalidDataException(
+                $"The log holds a committed change to actor {actor}'s state at version {versions.Keys[end]} but none at version {state.Value.Version + 1}: records are missing.");
+        }
+
+        return state.Value;
+    }
+
+    /// <summary>
+    /// As <see cref="Last"/>, for logs read while they grew: the state as far as the versions follow
+    /// each other (null: not even the first one is there). A scan that reads one log after another
+    /// may miss a decision appended to a log it had already read, and still count a state built on
+    /// that transaction's from a log it read later; what lies past the gap is not vouched for by
+    /// what it read, so it is left out.
+    /// </summary>
+    public CommittedState? Unbroken() => Chain().State;
+
+    // The last whole state (empty: the initial one) and the deltas that follow it without a gap,
+    // and the index of the first version past them (versions.Count: none).
+    private (CommittedState? State, int End) Chain()
+    {
         var whole = versions.Count - 1;
         while (whole >= 0 && versions.Values[whole].Delta)
         {
@@ -37,23 +66,21 @@ internal sealed class StateChain
 
         if (whole < 0 && versions.Keys[0] != 1)
         {
-            throw new InvalidDataException(
-                $"The log holds committed changes to actor {actor}'s state from version {versions.Keys[0]} but no whole state before them: records are missing.");
+            return (null, 0);
         }
 
-        var deltas = ImmutableArray.CreateBuilder<ReadOnlyMemory<byte>>(versions.Count - 1 - whole);
-        for (var i = whole + 1; i < versions.Count; i++)
+        var end = whole + 1;
+        while (end < versions.Count && versions.Keys[end] == (end == 0 ? 1 : versions.Keys[end - 1] + 1))
         {
-            var expected = i == 0 ? 1 : versions.Keys[i - 1] + 1;
-            if (versions.Keys[i] != expected)
-            {
-                throw new InvalidDataException(
-                    $"The log holds a committed change to actor {actor}'s state at version {versions.Keys[i]} but none at version {expected}: records are missing.");
-            }
+            end++;
+        }
 
+        var deltas = ImmutableArray.CreateBuilder<ReadOnlyMemory<byte>>(end - 1 - whole);
+        for (var i = whole + 1; i < end; i++)
+        {
             deltas.Add(versions.Values[i].State);
         }
 
-        return new CommittedState(versions.Keys[^1], whole < 0 ? ReadOnlyMemory<byte>.Empty : versions.Values[whole].State, deltas.MoveToImmutable());
+        return (new CommittedState(versions.Keys[end - 1], whole < 0 ? ReadOnlyMemory<byte>.Empty : versions.Values[whole].State, deltas.MoveToImmutable()), end);
     }
 }
