@@ -19,6 +19,14 @@ public class WaitDieLockBenchmarks
         @lock.Release(t);
     }
 
+    [Benchmark(Description = "entrant (holds nothing yet) write lock: acquire + release")]
+    public void EntrantAcquireRelease()
+    {
+        var t = ++tid;
+        _ = @lock.Acquire(t, t, LockMode.Write, Far, TimeProvider.System, entrant: true);
+        @lock.Release(t);
+    }
+
     [Benchmark(Description = "two readers: acquire + release")]
     public void SharedReaders()
     {

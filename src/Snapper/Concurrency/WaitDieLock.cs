@@ -82,7 +82,7 @@ internal sealed class WaitDieLock
         }
 
         var priority = WaiterOf(waiter)?.Priority ?? long.MaxValue;
-        var entrant = entrants.FindIndex(w => w.Tid == waiter);
+        var entrant = IndexOf(entrants, waiter);
         foreach (var w in waiters)
         {
             if (w.Priority > priority || entrant >= 0)
@@ -233,22 +233,25 @@ internal sealed class WaitDieLock
     }
 
     /// <summary>Whether <paramref name="tid"/> waits here as an entrant (holding no lock anywhere).</summary>
-    public bool IsEntrant(long tid) => entrants.Exists(w => w.Tid == tid);
+    public bool IsEntrant(long tid) => entrants.Count > 0 && IndexOf(entrants, tid) >= 0;
 
     private Waiter? Dequeue(long tid)
     {
-        foreach (var list in (ReadOnlySpan<List<Waiter>>)[waiters, entrants])
+        var list = waiters;
+        var i = IndexOf(waiters, tid);
+        if (i < 0)
         {
-            var i = list.FindIndex(w => w.Tid == tid);
-            if (i >= 0)
-            {
-                var gone = list[i];
-                list.RemoveAt(i);
-                return gone;
-            }
+            (list, i) = (entrants, IndexOf(entrants, tid));
         }
 
-        return null;
+        if (i < 0)
+        {
+            return null;
+        }
+
+        var gone = list[i];
+        list.RemoveAt(i);
+        return gone;
     }
 
     private ValueTask Wait(long tid, long priority, LockMode mode, DateTimeOffset deadline, TimeProvider clock)
@@ -311,7 +314,22 @@ internal sealed class WaitDieLock
         }
     }
 
-    private Waiter? WaiterOf(long tid) => waiters.Find(w => w.Tid == tid) ?? entrants.Find(w => w.Tid == tid);
+    private Waiter? WaiterOf(long tid) =>
+        IndexOf(waiters, tid) is >= 0 and var i ? waiters[i] : IndexOf(entrants, tid) is >= 0 and var j ? entrants[j] : null;
+
+    // A loop, not List.FindIndex: a lambda capturing tid would allocate on every lock request.
+    private static int IndexOf(List<Waiter> list, long tid)
+    {
+        for (var i = 0; i < list.Count; i++)
+        {
+            if (list[i].Tid == tid)
+            {
+                return i;
+            }
+        }
+
+        return -1;
+    }
 
     private bool CompatibleWithHolders(LockMode mode) =>
         writer.Tid == 0 && (mode == LockMode.Read || readers.Count == 0);
