@@ -46,9 +46,10 @@ public sealed class NemesisLoop
         ArgumentNullException.ThrowIfNull(window);
         try
         {
-            while (Stopwatch.GetTimestamp() < window.Start)
+            // One reading per turn: a second one may already lie past the start (a negative delay).
+            for (var now = Stopwatch.GetTimestamp(); now < window.Start; now = Stopwatch.GetTimestamp())
             {
-                var toStart = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), window.Start);
+                var toStart = Stopwatch.GetElapsedTime(now, window.Start);
                 await Task.Delay(toStart < TimeSpan.FromMilliseconds(50) ? toStart : TimeSpan.FromMilliseconds(50), windowOver);
             }
 
