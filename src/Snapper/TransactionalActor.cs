@@ -198,7 +198,7 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
                 {
                     // Ran, but this activation is going before the batch was decided: the caller's
                     // filter asks the next activation for the outcome.
-                    context.Response = PendingPactResponse.Create(context.Response!, running.Tid, running.Bid, Engine.Id);
+                    context.Response = PendingPactResponse.Create(context.Response!, running.Tid, running.Bid, running.Coordinator!, Engine.Id);
                 }
             }
             else if (await Engine.RunAsRoot(running, ctx.EarlyLockRelease, context.Invoke) is { } aborted)
@@ -247,7 +247,7 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
 
     Task<PactAbortAnswer> ISnapperParticipant.AbortPact(long bid, long tid, Exception cause) => PactEngine.AbortPact(bid, tid, cause);
 
-    Task<TransactionAbortedException?> ISnapperParticipant.AwaitPact(long tid, long bid) => PactEngine.AwaitOutcome(tid, bid);
+    Task<TransactionAbortedException?> ISnapperParticipant.AwaitPact(long tid, long bid, string coordinator) => PactEngine.AwaitOutcome(tid, bid, coordinator);
 
     Task<(long Tid, string Description)> ISnapperParticipant.DescribeWait(long bid) => Task.FromResult(PactEngine.DescribeWait(bid));
 

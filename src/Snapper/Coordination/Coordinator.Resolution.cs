@@ -43,10 +43,13 @@ internal sealed partial class Coordinator
     private readonly SortedDictionary<long, EmittedBatch> unresolved = new();
 
     // Own batches that aborted, with the end of their cascade, remembered for WaitResolved for twice
-    // the transaction timeout (longer than anyone can still ask); an own bid not found is committed.
+    // the transaction timeout (longer than anyone can still ask); an own bid not found is committed
+    // if this activation emitted it (LocalOutcome).
     private readonly Dictionary<long, (long Through, DateTimeOffset At)> aborted = new();
 
     private long resolvedThrough;
+    private long firstTracked;   // the first batch this activation emitted
+    private long logsSawThrough; // the highest tid in the logs as the silo started: no bid above it is a previous incarnation's
     private bool cascading;      // holding the token until a cascade this coordinator sealed has ended
     private long ongoingCascade; // T of a cascade sealed anywhere and not known to be over (0: none)
 
@@ -102,6 +105,7 @@ internal sealed partial class Coordinator
 
     private void Track(EmittedBatch batch)
     {
+        firstTracked = firstTracked == 0 ? batch.Bid : firstTracked;
         unresolved[batch.Bid] = batch;
         EnsureDeclarationSweep();
         _ = AwaitPredecessor(batch);
@@ -483,8 +487,24 @@ internal sealed partial class Coordinator
             return batch.Resolved.Task;
         }
 
-        return Task.FromResult(aborted.TryGetValue(bid, out var abort) ? BatchOutcome.Abort(abort.Through) : BatchOutcome.Commit);
+        if (aborted.TryGetValue(bid, out var abort))
+        {
+            return Task.FromResult(BatchOutcome.Abort(abort.Through));
+        }
+
+        if (bid <= logsSawThrough && (firstTracked == 0 || bid < firstTracked) && settings.Logging != Hosting.LoggingMode.None)
+        {
+            // Not emitted by this activation: by its silo's previous incarnation, which died (a silo
+            // of the same name has joined since). The failover decided it from the logs, and they
+            // still say how: committed if its BatchCommit counts.
+            return OutcomeInLogs(bid);
+        }
+
+        return Task.FromResult(BatchOutcome.Commit);
     }
+
+    private async Task<BatchOutcome> OutcomeInLogs(long bid) =>
+        await departedSilos.BatchCommittedNow(bid) ? BatchOutcome.Commit : BatchOutcome.Abort(bid);
 
     private Task<BatchOutcome> LocalDecision(long bid) =>
         unresolved.TryGetValue(bid, out var batch) ? batch.Decided.Task : LocalOutcome(bid);

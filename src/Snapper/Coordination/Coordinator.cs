@@ -39,6 +39,8 @@ internal sealed partial class Coordinator(
     BatchLatency batchLatency,
     Pact.BatchCommits batchCommits,
     CoordinatorInboxes inboxes,
+    Failover.DepartedSilos departedSilos,
+    Recovery.CommittedStates recovered,
     TimeProvider clock,
     ILoggerFactory loggerFactory) : Grain, ICoordinator
 {
@@ -84,6 +86,7 @@ internal sealed partial class Coordinator(
     {
         await Task.Yield(); // never complete activation synchronously: see TransactionalActor.OnActivateAsync
         key = this.GetPrimaryKeyString();
+        logsSawThrough = recovered.MaxTid; // read by the silo's recovery before any grain activates
         log = loggers.ForCoordinator(key);
         _ = ReadMail(inboxes.Open(key));
         await base.OnActivateAsync(cancellationToken);

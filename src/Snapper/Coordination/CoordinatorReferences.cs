@@ -24,13 +24,14 @@ internal sealed class CoordinatorReferences(IGrainFactory grains, IServiceProvid
     public Task<BatchOutcome> WaitDecided(string coordinator, long bid) => Ask(coordinator, bid, static (c, b) => c.WaitDecided(b));
 
     // A coordinator whose silo departed cannot answer: the failover does, from the logs, once it is
-    // sealed. One whose silo is failing but not declared dead yet is asked again until it is.
+    // sealed; for a batch from before the seal, even once a silo of that name is back. One whose
+    // silo is failing but not declared dead yet is asked again until it is.
     private async Task<BatchOutcome> Ask(string coordinator, long bid, Func<ICoordinator, long, Task<BatchOutcome>> question)
     {
         var silo = CoordinatorKey.SiloOf(coordinator);
         while (true)
         {
-            if (departed.Value is { } failover && failover.IsDeparted(silo))
+            if (departed.Value is { } failover && (failover.IsDeparted(silo) || failover.SealedBefore(silo, bid)))
             {
                 return await failover.BatchOutcome(coordinator, bid);
             }

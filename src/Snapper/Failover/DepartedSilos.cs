@@ -86,6 +86,19 @@ internal sealed class DepartedSilos(
         return !cluster.CurrentSnapshot.Members.Values.Any(m => m.Name == silo && m.Status is SiloStatus.Active or SiloStatus.ShuttingDown or SiloStatus.Stopping or SiloStatus.Joining);
     }
 
+    /// <summary>
+    /// True if batch <paramref name="bid"/> of silo <paramref name="silo"/>'s coordinators was handed
+    /// out before a failover of that silo sealed: the seal decides it, even once a silo of that name
+    /// is back (its coordinators start afresh and know nothing of their predecessors' batches).
+    /// </summary>
+    public bool SealedBefore(string silo, long bid)
+    {
+        lock (sync)
+        {
+            return departed.TryGetValue(silo, out var failover) && failover.Task.IsCompletedSuccessfully && bid <= failover.Task.Result.Through;
+        }
+    }
+
     /// <summary>True if a silo named <paramref name="silo"/> is an active member of the cluster.</summary>
     public bool IsActive(string silo) => cluster.CurrentSnapshot.Members.Values.Any(m => m.Status == SiloStatus.Active && m.Name == silo);
 
@@ -154,6 +167,9 @@ internal sealed class DepartedSilos(
         var seal = await waiting.Task;
         return seal.Evaluation.CommittedBatches.Contains(bid) ? Coordination.BatchOutcome.Commit : Coordination.BatchOutcome.Abort(seal.Through);
     }
+
+    /// <summary>Whether batch <paramref name="bid"/>'s BatchCommit counts in the logs as they are now (read after this call began).</summary>
+    public async Task<bool> BatchCommittedNow(long bid) => (await ReadNow()).Evaluation.CommittedBatches.Contains(bid);
 
     /// <summary>Whether ACT <paramref name="tid"/>'s commit counts in the logs as they are now (read after this call began).</summary>
     public async Task<bool> ActCommittedNow(long tid) => (await ReadNow()).Evaluation.CommittedActs.Contains(tid);

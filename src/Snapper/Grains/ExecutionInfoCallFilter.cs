@@ -90,7 +90,7 @@ internal sealed class ExecutionInfoCallFilter(IServiceProvider services) : IOutg
         {
             try
             {
-                aborted = await actors.Participant(pending.Root).AwaitPact(pending.Tid, pending.Bid);
+                aborted = await actors.Participant(pending.Root).AwaitPact(pending.Tid, pending.Bid, pending.Coordinator);
                 break;
             }
             catch (ActorMovingException)

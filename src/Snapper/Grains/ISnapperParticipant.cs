@@ -96,10 +96,11 @@ internal interface ISnapperParticipant : IGrain
     /// <summary>
     /// The caller of a PACT's first call → the root's next activation, after the root answered with
     /// a <see cref="PendingPactResponse"/>: completes once PACT <paramref name="tid"/> of batch
-    /// <paramref name="bid"/> is decided, with null if it committed, else its abort. Throws
-    /// <see cref="ActorMovingException"/> if this activation goes too before then.
+    /// <paramref name="bid"/> (emitted by <paramref name="coordinator"/>) is decided, with null if it
+    /// committed, else its abort. Throws <see cref="ActorMovingException"/> if this activation goes
+    /// too before then.
     /// </summary>
-    Task<TransactionAbortedException?> AwaitPact(long tid, long bid);
+    Task<TransactionAbortedException?> AwaitPact(long tid, long bid, string coordinator);
 
     /// <summary>
     /// Coordinator → actor: which PACT batch <paramref name="bid"/> waits for here (0: none), or

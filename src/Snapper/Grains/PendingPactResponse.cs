@@ -24,7 +24,12 @@ internal sealed class PendingPactResponse : Response
     [Id(3)]
     public ActorId Root { get; private set; }
 
-    public static PendingPactResponse Create(Response inner, long tid, long bid, ActorId root) => new() { inner = inner, Tid = tid, Bid = bid, Root = root };
+    /// <summary>The coordinator that emitted the batch: it knows how the batch ended, or the failover does.</summary>
+    [Id(4)]
+    public string Coordinator { get; private set; } = "";
+
+    public static PendingPactResponse Create(Response inner, long tid, long bid, string coordinator, ActorId root) =>
+        new() { inner = inner, Tid = tid, Bid = bid, Coordinator = coordinator, Root = root };
 
     /// <summary>The root's own answer, to be given once the PACT is known to have committed.</summary>
     public Response Inner => inner;

@@ -50,6 +50,7 @@ internal sealed class PactParticipant<TState>
     // answered when an activation went), by tid, with their bid: how they end is kept until asked.
     private readonly Dictionary<long, long> movedRoots = new();
     private ActorMovingException? leaving; // set by Leave: this activation is going
+    private TaskCompletionSource? left;     // completed by Leave, for waits that must not hold the activation
     private TState? working;
     private long workingVersion; // the version the running batch's writes become: one more than what it copied
     private TState? workingBase; // what working was copied from (version workingVersion - 1): a delta is logged against it
@@ -320,6 +321,7 @@ internal sealed class PactParticipant<TState>
     public void Leave()
     {
         var moving = leaving = new ActorMovingException(Id);
+        left?.TrySetResult();
         schedule.Bounce(moving);
         foreach (var (tid, (bid, outcome)) in outcomes)
         {
@@ -332,18 +334,28 @@ internal sealed class PactParticipant<TState>
 
     /// <summary>
     /// A root that moved (<see cref="Leave"/>) is asked how PACT <paramref name="tid"/> of batch
-    /// <paramref name="bid"/> ended: null once it committed, else the abort.
+    /// <paramref name="bid"/>, emitted by <paramref name="coordinator"/>, ended: null once it
+    /// committed, else the abort.
     /// </summary>
-    public async Task<TransactionAbortedException?> AwaitOutcome(long tid, long bid)
+    public async Task<TransactionAbortedException?> AwaitOutcome(long tid, long bid, string coordinator)
     {
         movedRoots[tid] = bid;
         var known = abortedEarly.Remove(tid, out var early) ? ActCommitCoordinator.AbortedBy(tid, early.Cause)
             : schedule.IsAborted(bid) ? Cascaded(tid)
             : null;
-        if (known is not null || versions.LastCommittedBid >= bid)
+        if (known is not null)
         {
             movedRoots.Remove(tid);
             return known;
+        }
+
+        if (!Holds(bid))
+        {
+            // Not in this activation's chain of batches: it committed or rolled back here before,
+            // or it has not arrived yet, or the activation that held it died with its silo and
+            // handed nothing over. Only then does a later batch's commit here say nothing of it
+            // (the failover may have aborted it), so its coordinator is asked, or the failover.
+            return await OutcomeFromCoordinator(tid, bid, coordinator);
         }
 
         if (leaving is not null)
@@ -365,6 +377,32 @@ internal sealed class PactParticipant<TState>
             return aborted;
         }
     }
+
+    private async Task<TransactionAbortedException?> OutcomeFromCoordinator(long tid, long bid, string coordinator)
+    {
+        // Raced with Leave: the coordinator may need this activation to answer (a rollback of the
+        // batch's successors) before it resolves the batch, and a going activation takes no
+        // message until this call returns. The caller then asks the next activation.
+        var question = runtime.BatchOutcome(bid, coordinator);
+        var gone = (left ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)).Task;
+        if (leaving is not null || await Task.WhenAny(question, gone) == gone)
+        {
+            throw leaving!;
+        }
+
+        var batch = await question;
+        movedRoots.Remove(tid);
+
+        // A PACT of a committed batch may have failed alone: its coordinator told every actor it
+        // declared, this one among them, before it decided the batch.
+        return abortedEarly.Remove(tid, out var early) ? ActCommitCoordinator.AbortedBy(tid, early.Cause)
+            : batch.Committed ? null
+            : new TransactionAbortedException(AbortReason.Cascading, $"its batch {bid} was aborted (by coordinator {coordinator}, or by the failover of its silo)") { Tid = tid };
+    }
+
+    // True while batch bid is scheduled here or completed here and not committed.
+    private bool Holds(long bid) =>
+        schedule.Batches.Any(b => b.Bid == bid) || versions.UncommittedBatches.Any(b => b.Bid == bid);
 
     public void OnBatch(SubBatch batch)
     {

@@ -5,6 +5,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Snapper.Coordination;
 using Snapper.History;
 using Snapper.Logging;
+using Snapper.Recovery;
 using Snapper.Tests.Hybrid;
 using Snapper.Tests.Infrastructure;
 using Xunit.Abstractions;
@@ -49,6 +50,7 @@ public sealed class SiloFailureTests(ITestOutputHelper output)
         Assert.True(onVictim.Length > 0 && onVictim.Length < ids.Length, "random placement put every list on one silo");
 
         var history = new ConcurrentBag<HistoryEntry>();
+        var answeredAt = new ConcurrentDictionary<long, (long Started, long Ended)>();
         long slowest = 0;
         var committedAt = new ConcurrentBag<(long Started, long Ended, string Mode)>();
         var clock = Stopwatch.StartNew();
@@ -65,6 +67,7 @@ public sealed class SiloFailureTests(ITestOutputHelper output)
                 InterlockedMax(ref slowest, clock.ElapsedMilliseconds - started);
                 if (entry is not null)
                 {
+                    answeredAt[entry.Tid] = (started, clock.ElapsedMilliseconds);
                     history.Add(entry);
                     if (entry.Status == TransactionStatus.Committed)
                     {
@@ -104,6 +107,11 @@ public sealed class SiloFailureTests(ITestOutputHelper output)
             $"history: {after.Count(h => h.Status == TransactionStatus.Committed)} committed, " +
             $"{after.Count(h => h.Status == TransactionStatus.Aborted)} aborted ({string.Join(", ", after.Where(h => h.Status == TransactionStatus.Aborted).GroupBy(h => h.AbortReason).Select(g => $"{g.Key} {g.Count()}"))}), " +
             $"{after.Count(h => h.Status == TransactionStatus.Unknown)} unknown; checker: {(result.Ok ? "OK" : "FAILED")}");
+        if (!result.Ok)
+        {
+            await Explain(result, [.. history], storage, answeredAt, killedAt, onVictim);
+        }
+
         Assert.True(result.Ok, CheckReport.Render(result));
         Assert.All(onVictim, id => Assert.Equal(cluster.Cluster.Silos[0].Name, cluster.SiloOf(id)));
         Assert.Contains(dump, d => onVictim.Any(v => v.Key == d.Key) && d.Value.Count > 0);
@@ -114,6 +122,32 @@ public sealed class SiloFailureTests(ITestOutputHelper output)
         await using var restarted = await TestSilo.StartAsync(services: services => services.AddSingleton<ILogStorage>(storage));
         var recovered = await HybridConsistencyTests.ReadAll(restarted.Client, ids);
         Assert.All(ids, id => Assert.Equal(dump[id.Key], recovered[id.Key]));
+    }
+
+    // On a failed check: what the history and the logs say of each transaction a violation names.
+    private async Task Explain(CheckResult result, IReadOnlyList<HistoryEntry> history, InMemoryLogStorage storage, ConcurrentDictionary<long, (long Started, long Ended)> answeredAt, long killedAt, ActorId[] onVictim)
+    {
+        output.WriteLine($"killed at {killedAt} ms; on the victim: [{string.Join(", ", onVictim.Select(v => v.Key))}]");
+        var named = result.Violations.SelectMany(v => v.Tids).ToHashSet();
+        var tids = history.Where(h => named.Contains(h.Tid)).SelectMany(h => h.Appends.Where(a => a.PrevTid is not null).Select(a => a.PrevTid!.Value)).Concat(named).ToHashSet();
+        foreach (var entry in history.Where(h => tids.Contains(h.Tid)))
+        {
+            var at = answeredAt.TryGetValue(entry.Tid, out var t) ? $"{t.Started}..{t.Ended} ms" : "?";
+            output.WriteLine($"history: {entry.Tid} ({at}) {entry.Mode} {entry.Status} {entry.AbortReason} on [{string.Join(", ", entry.Actors)}] saw [{string.Join(", ", entry.Appends.Select(a => $"{a.Actor}:{a.PrefixLen}/{a.PrevTid}"))}]");
+        }
+
+        var logs = await LogRecovery.ReadAllAsync(storage, CancellationToken.None);
+        bool Near(LogRecord r) => r is BatchInfoRecord or BatchCommitRecord && named.Any(n => Math.Abs(n - r.Tid) <= 16);
+        foreach (var (log, records) in logs)
+        {
+            foreach (var record in records.Where(r => tids.Contains(r.Tid) || Near(r) || r is CoordCommitRecord c && c.DependsOn.Any(tids.Contains)))
+            {
+                output.WriteLine($"log {log}: {record}");
+            }
+        }
+
+        var now = LogEvaluation.Of([.. logs.SelectMany(l => l.Records)]);
+        output.WriteLine($"the logs now: committed batches near [{string.Join(", ", now.CommittedBatches.Where(b => named.Any(n => Math.Abs(n - b) <= 16)).Order())}], committed ACTs among them [{string.Join(", ", tids.Where(now.CommittedActs.Contains))}]");
     }
 
     private static void InterlockedMax(ref long target, long value)
