@@ -24,7 +24,10 @@ internal sealed class RingMembership(
     ILogger<RingMembership> diagnostics) : Grain, IRingMembership
 {
     private static readonly TimeSpan ResolvePoll = TimeSpan.FromMilliseconds(50);
+    // Silos by incarnation (SiloAddress), not by name: a silo may come back under its name, and the
+    // survivors' report of its old self's death may reach this grain before or after its join.
     private readonly HashSet<string> failedOver = new(StringComparer.Ordinal);
+    private readonly Dictionary<string, string> joined = new(StringComparer.Ordinal); // silo name → incarnation in the ring
     private RingView view = RingView.Empty;
     private bool tokenIssued;
 
@@ -36,9 +39,17 @@ internal sealed class RingMembership(
         await base.OnActivateAsync(cancellationToken);
     }
 
-    public async Task<RingView> Join(string silo, int coordinators, long tidFloor)
+    public async Task<RingView> Join(string silo, string incarnation, int coordinators, long tidFloor)
     {
-        failedOver.Remove(silo); // back under its name: it may depart again
+        if (joined.TryGetValue(silo, out var before) && before != incarnation && view.Members.Any(k => CoordinatorKey.SiloOf(k) == silo))
+        {
+            // Its earlier self is still in the ring: it died (two silos of one name cannot both be
+            // active), and the survivors have not reported it yet. Fail it over before the new one
+            // takes its coordinators' keys; the report, when it comes, finds it done.
+            await FailOver(silo, before);
+        }
+
+        joined[silo] = incarnation;
         var joining = Enumerable.Range(0, coordinators).Select(i => CoordinatorKey.For(silo, i)).Where(k => !view.Members.Contains(k));
         view = new RingView(view.Epoch + 1, [.. view.Members, .. joining], Math.Max(view.TidFloor, tidFloor));
         await Publish(view.Members);
@@ -65,9 +76,11 @@ internal sealed class RingMembership(
     // The failover, step by step, each finished on every survivor before the next (the
     // architecture document says why each is needed): halt the coordinators, flush the surviving
     // logs, read the logs, seal, let the surviving batches resolve, settle the actors, new token.
-    public async Task Departed(string silo)
+    public Task Departed(string silo, string incarnation) => FailOver(silo, incarnation);
+
+    private async Task FailOver(string silo, string incarnation)
     {
-        if (!failedOver.Add(silo))
+        if (!failedOver.Add(incarnation))
         {
             return;
         }
@@ -75,8 +88,10 @@ internal sealed class RingMembership(
         var started = clock.GetTimestamp();
         try
         {
+            // By address: a silo of the same name that has come back survives (its coordinators'
+            // keys are the dead one's, and stay in the ring).
             var survivors = cluster.CurrentSnapshot.Members.Values
-                .Where(m => m.Status == SiloStatus.Active && m.Name != silo)
+                .Where(m => m.Status == SiloStatus.Active && m.SiloAddress.ToParsableString() != incarnation)
                 .Select(m => m.Name)
                 .ToHashSet(StringComparer.Ordinal);
             var members = view.Members.Where(k => survivors.Contains(CoordinatorKey.SiloOf(k))).ToImmutableArray();
@@ -87,7 +102,7 @@ internal sealed class RingMembership(
             await Task.WhenAll(survivors.Select(s => GrainFactory.GetGrain<Checkpointing.ISiloCheckpoint>(Checkpointing.SiloCheckpoint.KeyOf(s)).Flush()));
             var logged = await Task.WhenAll(survivors.Select(s => SiloFailover(s).Evaluate(silo)));
             var through = new[] { view.TidFloor, known.DefaultIfEmpty().Max(), logged.DefaultIfEmpty().Max() }.Max();
-            await Task.WhenAll(survivors.Select(s => SiloFailover(s).Seal(silo, through)));
+            await Task.WhenAll(survivors.Select(s => SiloFailover(s).Seal(silo, incarnation, through)));
             await Task.WhenAll(members.Select(k => Coordinator(k).FailOver(through)));
             await WaitResolved(silo, members);
             await Task.WhenAll(survivors.Select(s => SiloFailover(s).Sweep(silo)));
@@ -105,7 +120,7 @@ internal sealed class RingMembership(
         }
         catch
         {
-            failedOver.Remove(silo); // the survivors report it again
+            failedOver.Remove(incarnation); // the survivors report it again
             throw;
         }
     }
@@ -162,6 +177,7 @@ internal sealed class RingMembership(
                 if (statuses.Any(s => s.ViewEpoch > 0))
                 {
                     members.AddRange(keys); // joined before this grain moved; a silo not joined yet joins itself
+                    joined[silo.Name] = silo.SiloAddress.ToParsableString();
                 }
 
                 tokenIssued |= statuses.Any(s => s.SawToken);

@@ -24,7 +24,7 @@ internal sealed class SiloRingMembership(
         lifecycle.Subscribe(nameof(SiloRingMembership), ServiceLifecycleStage.Active, Join, Leave);
 
     private Task Join(CancellationToken cancellationToken) =>
-        grains.GetGrain<IRingMembership>(0).Join(silo.Name, options.Value.CoordinatorCount, recovered.MaxTid).WaitAsync(cancellationToken);
+        grains.GetGrain<IRingMembership>(0).Join(silo.Name, silo.SiloAddress.ToParsableString(), options.Value.CoordinatorCount, recovered.MaxTid).WaitAsync(cancellationToken);
 
     private async Task Leave(CancellationToken cancellationToken)
     {

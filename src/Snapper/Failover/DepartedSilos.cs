@@ -46,6 +46,7 @@ internal sealed class DepartedSilos(
     private Task<LogsRead>? queuedRead;
     private readonly HashSet<SiloAddress> active = new();
     private readonly HashSet<SiloAddress> stopping = new(); // left Active, not dead yet
+    private readonly HashSet<string> sealedIncarnations = new(StringComparer.Ordinal); // silos (by address) failed over here
     private MembershipVersion observed = MembershipVersion.MinValue;
     private CancellationTokenSource? watching;
 
@@ -139,13 +140,14 @@ internal sealed class DepartedSilos(
         return read.Evaluation.MaxTid;
     }
 
-    /// <summary>The ring → this silo (<see cref="ISiloFailover.Seal"/>): batches of <paramref name="silo"/>'s coordinators not committed abort through <paramref name="through"/>.</summary>
-    public void Seal(string silo, long through)
+    /// <summary>The ring → this silo (<see cref="ISiloFailover.Seal"/>): batches of <paramref name="silo"/>'s coordinators (as <paramref name="incarnation"/>) not committed abort through <paramref name="through"/>.</summary>
+    public void Seal(string silo, string incarnation, long through)
     {
         TaskCompletionSource<FailoverSeal> waiting;
         FailoverSeal seal;
         lock (sync)
         {
+            sealedIncarnations.Add(incarnation);
             var read = evaluated ?? throw new InvalidOperationException($"The failover of silo {silo} was sealed before the logs were read.");
             seal = latest = new FailoverSeal(silo, through, read.Evaluation, read.Prepared);
             waiting = departed[silo];
@@ -289,7 +291,7 @@ internal sealed class DepartedSilos(
         }
 
         var leaving = new List<string>();
-        var died = new List<string>();
+        var died = new List<(string Name, SiloAddress Address)>();
         lock (sync)
         {
             if (snapshot.Version <= observed)
@@ -309,8 +311,11 @@ internal sealed class DepartedSilos(
                 {
                     active.Add(member.SiloAddress);
                 }
-                else if (member.Status is SiloStatus.ShuttingDown or SiloStatus.Stopping or SiloStatus.Dead && active.Remove(member.SiloAddress))
+                else if (member.Status is SiloStatus.ShuttingDown or SiloStatus.Stopping or SiloStatus.Dead
+                    && active.Remove(member.SiloAddress) && !sealedIncarnations.Contains(member.SiloAddress.ToParsableString()))
                 {
+                    // (Seen going only after its failover ended here: one that came back under its
+                    // name had the ring fail the old one over at its join. Nothing more to wait for.)
                     // Orleans may activate the silo's actors elsewhere from now on, before it is
                     // dead: they wait for the failover, which starts once it is.
                     leaving.Add(member.Name);
@@ -319,7 +324,7 @@ internal sealed class DepartedSilos(
 
                 if (member.Status == SiloStatus.Dead && stopping.Remove(member.SiloAddress))
                 {
-                    died.Add(member.Name);
+                    died.Add((member.Name, member.SiloAddress));
                 }
             }
         }
@@ -329,21 +334,21 @@ internal sealed class DepartedSilos(
             Mark(silo);
         }
 
-        foreach (var silo in died)
+        foreach (var (silo, address) in died)
         {
             LogMessages.SiloDeparted(diagnostics, silo);
-            _ = Task.Run(() => Report(silo, running.Token)); // out of any grain's turn: it retries for as long as it takes
+            _ = Task.Run(() => Report(silo, address, running.Token)); // out of any grain's turn: it retries for as long as it takes
         }
     }
 
     // Tells the ring, again until it answers: every survivor does, and the ring fails the silo over once.
-    private async Task Report(string silo, CancellationToken stop)
+    private async Task Report(string silo, SiloAddress address, CancellationToken stop)
     {
         while (!stop.IsCancellationRequested)
         {
             try
             {
-                await grains.GetGrain<IRingMembership>(0).Departed(silo);
+                await grains.GetGrain<IRingMembership>(0).Departed(silo, address.ToParsableString());
                 return;
             }
             catch (Exception e) when (!stop.IsCancellationRequested)

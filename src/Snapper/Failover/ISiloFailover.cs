@@ -10,8 +10,8 @@ internal interface ISiloFailover : IGrainWithStringKey
     /// <summary>Ring membership → survivor, once every survivor flushed its loggers (<see cref="Checkpointing.ISiloCheckpoint.Flush"/>): read every log for <paramref name="silo"/>'s failover; returns the highest tid in them.</summary>
     Task<long> Evaluate(string silo);
 
-    /// <summary>Ring membership → survivor: <paramref name="silo"/>'s batches that did not commit abort through <paramref name="through"/>.</summary>
-    Task Seal(string silo, long through);
+    /// <summary>Ring membership → survivor: the batches of <paramref name="silo"/> (as <paramref name="incarnation"/>) that did not commit abort through <paramref name="through"/>.</summary>
+    Task Seal(string silo, string incarnation, long through);
 
     /// <summary>
     /// Ring membership → survivor, once every surviving coordinator has resolved its batches: each

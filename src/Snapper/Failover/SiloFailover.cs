@@ -20,9 +20,9 @@ internal sealed class SiloFailover(SnapperRuntime runtime, DepartedSilos departe
 
     public Task<long> Evaluate(string silo) => departed.Evaluate(silo);
 
-    public Task Seal(string silo, long through)
+    public Task Seal(string silo, string incarnation, long through)
     {
-        departed.Seal(silo, through);
+        departed.Seal(silo, incarnation, through);
         return Task.CompletedTask;
     }
 
