@@ -314,10 +314,9 @@ internal sealed class DepartedSilos(
                 else if (member.Status is SiloStatus.ShuttingDown or SiloStatus.Stopping or SiloStatus.Dead
                     && active.Remove(member.SiloAddress) && !sealedIncarnations.Contains(member.SiloAddress.ToParsableString()))
                 {
-                    // (Seen going only after its failover ended here: one that came back under its
-                    // name had the ring fail the old one over at its join. Nothing more to wait for.)
                     // Orleans may activate the silo's actors elsewhere from now on, before it is
-                    // dead: they wait for the failover, which starts once it is.
+                    // dead: they wait for the failover, which starts once it is. Not if it was failed
+                    // over already (a silo back under its name had the ring do that at its join).
                     leaving.Add(member.Name);
                     stopping.Add(member.SiloAddress);
                 }
