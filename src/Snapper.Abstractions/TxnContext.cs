@@ -62,6 +62,11 @@ public sealed record TxnContext
     [Id(9)]
     internal long Priority { get; init; }
 
+    // For an ACT that releases its locks early: the silo its root runs on, which answers its
+    // dependents for it (they may read its prepared state; see ActOutcomes). Null otherwise.
+    [Id(10)]
+    internal SiloAddress? RootSilo { get; init; }
+
     internal long PriorityOrTid => Priority != 0 ? Priority : Tid;
 
     // Client side only (not serialized): the start context has been sent once; a second call with it is refused.

@@ -21,6 +21,7 @@ internal sealed class SnapperRuntime(
     ActorResolver resolver,
     LoggerPool loggers,
     ActCommitCoordinator commit,
+    ActOutcomes actOutcomes,
     IStateSerializer serializer,
     CommittedStates states,
     Failover.DepartedSilos departed,
@@ -48,6 +49,9 @@ internal sealed class SnapperRuntime(
     public LoggerPool Loggers { get; } = loggers;
 
     public ActCommitCoordinator Commit { get; } = commit;
+
+    /// <summary>The outcomes of early-lock-release ACTs rooted on this silo, and how to ask another silo for its own.</summary>
+    public ActOutcomes ActOutcomes { get; } = actOutcomes;
 
     public IStateSerializer Serializer { get; } = serializer;
 

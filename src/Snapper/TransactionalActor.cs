@@ -190,7 +190,7 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
             }
 
             // User code and every call it makes get the context without the start mark.
-            var running = ctx with { Start = false, EarlyLockRelease = false };
+            var running = ctx with { Start = false, EarlyLockRelease = false, RootSilo = ctx.EarlyLockRelease ? runtime!.ActOutcomes.Silo : null };
             context.Request.SetArgument(0, running);
             if (ctx.Mode == TxnMode.Pact)
             {

@@ -27,7 +27,7 @@ internal sealed partial class ActParticipant<TState>
         {
             // Thorp: release at Prepare, before the write below is durable; later ACTs build on
             // this state and depend on this ACT. Past the chain limit it keeps its lock instead.
-            activeVersions.Add((tid, new ActDependency(tid, record.Context.Root), record.Working, record.WorkingVersion));
+            activeVersions.Add((tid, new ActDependency(tid, record.Context.Root, record.Context.RootSilo), record.Working, record.WorkingVersion));
             record.ReleasedEarly = true;
             @lock.Release(tid);
         }

@@ -49,6 +49,11 @@ internal sealed partial class ActParticipant<TState>
     {
         var started = runtime.Clock.GetTimestamp();
         var act = roots.Begin(ctx.Tid);
+        if (earlyLockRelease)
+        {
+            runtime.ActOutcomes.Began(act); // its dependents ask the silo, not this activation
+        }
+
         using var span = SnapperTracing.StartTransaction(ctx);
         Exception? failure;
         var remember = earlyLockRelease;
@@ -74,6 +79,11 @@ internal sealed partial class ActParticipant<TState>
             // Remembered for those who may ask: dependents of an early-released ACT, and a writer
             // the Commit did not reach (it asks once its record is past the deadline).
             roots.End(ctx.Tid, mayHaveDependents: remember);
+            if (earlyLockRelease)
+            {
+                runtime.ActOutcomes.Ended(ctx.Tid, roots.Retention);
+            }
+
             if (remember)
             {
                 keepAlive(roots.Retention);
@@ -208,9 +218,14 @@ internal sealed partial class ActParticipant<TState>
         {
             try
             {
-                return dependency.Root == Id
-                    ? await ActOutcome(dependency.Tid, durable)
-                    : await runtime.Resolver.Participant(dependency.Root).ActOutcome(dependency.Tid, durable);
+                if (dependency.Root == Id)
+                {
+                    return await ActOutcome(dependency.Tid, durable);
+                }
+
+                // The silo answers even while the root's activation is going (ActOutcomes).
+                return await runtime.ActOutcomes.Ask(dependency, durable)
+                    ?? await runtime.Resolver.Participant(dependency.Root).ActOutcome(dependency.Tid, durable);
             }
             catch (Exception e) when (e is not TransactionAbortedException)
             {

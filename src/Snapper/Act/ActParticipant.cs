@@ -432,7 +432,7 @@ internal sealed partial class ActParticipant<TState>
             {
                 if (records.TryGetValue(holder, out var held))
                 {
-                    var dependency = new ActDependency(holder, held.Context.Root);
+                    var dependency = new ActDependency(holder, held.Context.Root, held.Context.RootSilo);
                     ahead.Add(dependency);
                     SignalRoot(record.Context.Root, p => p.LockWait(tid, dependency, true), act => act.BlockedBy(dependency), tid);
                 }

@@ -65,6 +65,7 @@ public static class SnapperSiloBuilderExtensions
         services.AddSingleton<CoordinatorInboxes>();
         services.AddSingleton<LoggerPool>();
         services.AddSingleton<ActCommitCoordinator>();
+        services.AddSingleton<ActOutcomes>();
         services.AddSingleton<CommittedStates>();
         services.AddSingleton<LogRecovery>();
         services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>>(sp => sp.GetRequiredService<LogRecovery>());

@@ -1,0 +1,90 @@
+using Microsoft.Extensions.DependencyInjection;
+using Orleans.Configuration;
+using Orleans.Core.Internal;
+using Snapper.Logging;
+using Snapper.Tests.Infrastructure;
+
+namespace Snapper.Tests.Regression;
+
+/// <summary>
+/// Early lock release on a living cluster: an activation that is going takes no message until its
+/// running calls end, so an ACT's outcome must not be something only its root's activation can
+/// answer.
+/// </summary>
+public sealed class ElrDeactivationRegressionTests
+{
+    /// <summary>
+    /// Two roots going at once, each running an ACT that waits for the outcome of an ACT rooted at
+    /// the other: T1 (root a) read T2's prepared write on c, T2 (root b) read T3's (root a). Asked
+    /// of the going activations, neither question is delivered until the other's call ends; the
+    /// wait lasted until T2's deadline (and, past a logged CoordCommit, for ever). Answered by the
+    /// roots' silo (the same silo, or each its own), both commit.
+    /// </summary>
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    public async Task Two_going_roots_that_wait_for_each_others_outcomes_both_commit(int silos)
+    {
+        var storage = new ScriptedLogStorage();
+        await using var silo = await TestSilo.StartAsync(
+            s => s.Configure(o =>
+            {
+                o.EarlyLockRelease = true;
+                o.TransactionTimeout = TimeSpan.FromSeconds(10);
+            }),
+            services =>
+            {
+                services.AddSingleton<ILogStorage>(storage);
+                services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(30));
+            },
+            silos);
+        var (a, b) = silos == 1 ? (ActorId.Create<ITestActor>("a"), ActorId.Create<ITestActor>("b")) : await OnDifferentSilos(silo);
+        var c = ActorId.Create<ITestActor>("c");
+
+        // T3 (root a) writes a and c, releases both at Prepare, and is held before its commit is durable.
+        var t3Durable = storage.Hold(r => r is CoordCommitRecord);
+        var t3 = silo.Client.RunAct<ITestActor>(a, (actor, ctx) => actor.AddThenCall(ctx, 1, c, 1));
+        await t3Durable.Arrived;
+
+        // T1 (root a, the older) writes a on T3's state and waits; T2 (root b) writes c on T3's state and waits.
+        var t1 = silo.Client.RunAct<ITestActor>(a, (actor, ctx) => actor.AddWaitThenCall(ctx, "t1-in", "t1-go", c));
+        await silo.Gates.Until("t1-in");
+        var t2 = silo.Client.RunAct<ITestActor>(b, (actor, ctx) => actor.CallThenWait(ctx, c, "t2-in", "t2-go", false));
+        await silo.Gates.Until("t2-in");
+
+        // Both roots are asked to go while their ACTs run: from now on neither takes a message.
+        _ = Deactivate(silo, a);
+        _ = Deactivate(silo, b);
+        await Task.Delay(300);
+
+        silo.Gates.Signal("t2-go"); // T2 prepares (c released to T1) and asks about T3
+        silo.Gates.Signal("t1-go"); // T1 writes c on T2's state and asks about T2
+        await Task.Delay(300);
+        t3Durable.Release();
+
+        var outcomes = await Task.WhenAll(t1, t2, t3).WaitAsync(TimeSpan.FromSeconds(25)).ContinueWith(t => t.Exception?.InnerException);
+        Assert.Null(outcomes);
+        Assert.Equal(2, await Read(silo, a));
+        Assert.Equal(3, await Read(silo, c));
+    }
+
+    // Activates actors until it has one on each silo.
+    private static async Task<(ActorId, ActorId)> OnDifferentSilos(TestSilo cluster)
+    {
+        var found = new Dictionary<string, ActorId>();
+        for (var i = 0; i < 200 && found.Count < 2; i++)
+        {
+            var id = ActorId.Create<ITestActor>($"spread-{i}");
+            await Read(cluster, id);
+            found.TryAdd(cluster.SiloOf(id)!, id);
+        }
+
+        Assert.True(found.Count == 2, "random placement put 200 actors on one silo");
+        return (found.Values.First(), found.Values.Last());
+    }
+
+    private static Task Deactivate(TestSilo silo, ActorId actor) =>
+        silo.Grains.GetGrain<ITestActor>(actor.Key).AsReference<IGrainManagementExtension>().DeactivateOnIdle().AsTask();
+
+    private static Task<int> Read(TestSilo silo, ActorId id) => silo.Client.RunAct<ITestActor, int>(id, (actor, ctx) => actor.Read(ctx));
+}
