@@ -23,6 +23,9 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool logg
     // one of them may wait for a lock this ACT holds.
     private readonly TimeSpan voteTimeout = TimeSpan.FromTicks(Math.Min(options.Value.TransactionTimeout.Ticks / 4, TimeSpan.FromSeconds(2).Ticks));
 
+    /// <summary>How long a vote, an Abort or a Commit is waited for: the transaction timeout's quarter, at most 2 s.</summary>
+    public TimeSpan VoteTimeout => voteTimeout;
+
     private const int CommitAttempts = 3;
     private static readonly TimeSpan CommitRetry = TimeSpan.FromMilliseconds(100);
     private readonly ILogger diagnostics = loggerFactory.CreateLogger("Snapper.Act");

@@ -102,6 +102,11 @@ internal sealed partial class ActParticipant<TState>
             return Task.CompletedTask; // a one-phase commit is this actor's decision, not the root's
         }
 
+        if (!records.ContainsKey(tid))
+        {
+            abortedUnknown.Remember(tid); // a call of it that was held on its way may still come: refused
+        }
+
         SettleUndecided(tid, committed: false);
         Forget(tid);
         return Task.CompletedTask;

@@ -48,6 +48,9 @@ internal sealed partial class ActParticipant<TState>
     // reported to its root (they may hold up batches); pure-ACT actors send nothing extra.
     private bool seenBatches;
 
+    // ACTs aborted here before any call of theirs arrived (a caller gave up on a call Orleans held).
+    private readonly RecentTids abortedUnknown = new(256);
+
     public ActParticipant(ActorId id, SnapperRuntime runtime, StateVersions<TState> versions, LocalSchedule schedule)
     {
         Id = id;
@@ -115,7 +118,8 @@ internal sealed partial class ActParticipant<TState>
         var frame = BeginCall(ctx, target);
         try
         {
-            return await call(callee);
+            var answer = call(callee);
+            return seenBatches && !answer.IsCompleted ? await Patiently(answer, ctx, frame) : await answer;
         }
         catch (Exception e) when (frame.Learned.FailAndPass(e))
         {
@@ -136,7 +140,8 @@ internal sealed partial class ActParticipant<TState>
         var frame = BeginCall(ctx, target);
         try
         {
-            await call(callee);
+            var answer = call(callee);
+            await (seenBatches && !answer.IsCompleted ? Patiently(answer, ctx, frame) : answer);
         }
         catch (Exception e) when (frame.Learned.FailAndPass(e))
         {
@@ -162,6 +167,11 @@ internal sealed partial class ActParticipant<TState>
             {
                 throw new SnapperException(
                     $"{Id} was called with the TxnContext of {ctx}, which has already finished or run past its deadline; a TxnContext is valid only inside its own transaction.");
+            }
+
+            if (abortedUnknown.Contains(ctx.Tid))
+            {
+                throw new TransactionAbortedException(AbortReason.Deadlock, $"its call reached {Id} after the ACT had aborted there (the caller gave up waiting for it)") { Tid = ctx.Tid };
             }
 
             record = new ActRecord<TState>(ctx) { Group = schedule.JoinAct(ctx.Tid, ActPlacementHint.Read()) };
@@ -304,6 +314,32 @@ internal sealed partial class ActParticipant<TState>
         catch (TimeoutException)
         {
             // The calls still running will be expired where they landed.
+        }
+    }
+
+    // Where batches run, an ACT's call not answered within the vote timeout aborts the ACT (a
+    // hybrid deadlock no detector sees): the callee's activation may be going, and Orleans then
+    // holds the call until the calls running there end; one of those may be a PACT whose batch
+    // waits behind this ACT on another actor. The callee is told to drop the ACT with the rest
+    // (a Visitor), and refuses the held call if the Abort gets there first.
+    private async Task<TResult> Patiently<TResult>(Task<TResult> answer, TxnContext ctx, CallFrame frame)
+    {
+        await Patiently((Task)answer, ctx, frame);
+        return await answer;
+    }
+
+    private async Task Patiently(Task answer, TxnContext ctx, CallFrame frame)
+    {
+        var patience = runtime.Commit.VoteTimeout;
+        try
+        {
+            await answer.WaitAsync(patience, runtime.Clock);
+        }
+        catch (TimeoutException) when (!answer.IsCompleted)
+        {
+            _ = answer.ContinueWith(static t => _ = t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+            frame.Learned.Add(frame.Target, ParticipantRole.Visitor);
+            throw new TransactionAbortedException(AbortReason.Deadlock, $"its call from {Id} to {frame.Target} was not answered within {patience.TotalMilliseconds:0} ms while batches run there (a wait no detector sees: the callee's activation may be going)") { Tid = ctx.Tid };
         }
     }
 
