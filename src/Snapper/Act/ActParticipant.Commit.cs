@@ -104,7 +104,7 @@ internal sealed partial class ActParticipant<TState>
 
         if (!records.ContainsKey(tid))
         {
-            abortedUnknown.Remember(tid); // a call of it that was held on its way may still come: refused
+            refusedOnArrival.Remember(tid); // a call of it that was held on its way may still come
         }
 
         SettleUndecided(tid, committed: false);

@@ -48,8 +48,9 @@ internal sealed partial class ActParticipant<TState>
     // reported to its root (they may hold up batches); pure-ACT actors send nothing extra.
     private bool seenBatches;
 
-    // ACTs aborted here before any call of theirs arrived (a caller gave up on a call Orleans held).
-    private readonly RecentTids abortedUnknown = new(256);
+    // ACTs told here to abort or to stop waiting before their call arrived (it was held or slow on
+    // its way): the call is refused when it comes, instead of taking locks no one will release.
+    private readonly RecentTids refusedOnArrival = new(256);
 
     public ActParticipant(ActorId id, SnapperRuntime runtime, StateVersions<TState> versions, LocalSchedule schedule)
     {
@@ -169,9 +170,9 @@ internal sealed partial class ActParticipant<TState>
                     $"{Id} was called with the TxnContext of {ctx}, which has already finished or run past its deadline; a TxnContext is valid only inside its own transaction.");
             }
 
-            if (abortedUnknown.Contains(ctx.Tid))
+            if (refusedOnArrival.Contains(ctx.Tid))
             {
-                throw new TransactionAbortedException(AbortReason.Deadlock, $"its call reached {Id} after the ACT had aborted there (the caller gave up waiting for it)") { Tid = ctx.Tid };
+                throw new TransactionAbortedException(AbortReason.Failure, $"its call reached {Id} after the ACT was aborted there or told to stop waiting") { Tid = ctx.Tid };
             }
 
             record = new ActRecord<TState>(ctx) { Group = schedule.JoinAct(ctx.Tid, ActPlacementHint.Read()) };
@@ -263,6 +264,7 @@ internal sealed partial class ActParticipant<TState>
     {
         if (!records.TryGetValue(tid, out var record))
         {
+            refusedOnArrival.Remember(tid); // its call may still be on its way
             return;
         }
 
@@ -348,6 +350,15 @@ internal sealed partial class ActParticipant<TState>
     private CallFrame BeginCall(TxnContext ctx, ActorId target)
     {
         var record = Running(ctx, nameof(CallActor));
+        if (leaving)
+        {
+            // Leave told the calls already under way to stop waiting; a call started now could
+            // wait on a message to this activation, which takes none until this call returns.
+            var refused = new TransactionAbortedException(AbortReason.Failure, $"actor {Id} is being deactivated: the ACT may start no call from it") { Tid = ctx.Tid };
+            record.Learned.Fail(refused);
+            throw refused;
+        }
+
         if (@lock.IsEntrant(ctx.Tid))
         {
             // It waits here as one that holds nothing, and is about to take locks elsewhere.

@@ -48,6 +48,8 @@ public interface ITestActor : ITransactionalActor, IGrainWithStringKey
 
     Task CallThenWait(TxnContext ctx, ActorId next, string called, string release, bool thenThrow);
 
+    Task CallAddBetweenGates(TxnContext ctx, ActorId next, string before, string locked, string release);
+
     Task CallTwoFirstThrows(TxnContext ctx, ActorId first, ActorId second);
 
     Task CallWithoutAwaiting(TxnContext ctx, ActorId next);
@@ -180,6 +182,9 @@ public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestA
             throw new InvalidOperationException("the PACT gives up after its call");
         }
     }
+
+    public Task CallAddBetweenGates(TxnContext ctx, ActorId next, string before, string locked, string release) =>
+        CallActor<ITestActor>(ctx, next, a => a.AddBetweenGates(ctx, before, locked, release));
 
     public async Task CallTwoFirstThrows(TxnContext ctx, ActorId first, ActorId second)
     {

@@ -46,9 +46,11 @@ public sealed class ElrDeactivationRegressionTests
         var t3 = silo.Client.RunAct<ITestActor>(a, (actor, ctx) => actor.AddThenCall(ctx, 1, c, 1));
         await t3Durable.Arrived;
 
-        // T1 (root a, the older) writes a on T3's state and waits; T2 (root b) writes c on T3's state and waits.
-        var t1 = silo.Client.RunAct<ITestActor>(a, (actor, ctx) => actor.AddWaitThenCall(ctx, "t1-in", "t1-go", c));
-        await silo.Gates.Until("t1-in");
+        // T1 (root a, the older) has a call on c that waits before it writes; T2 (root b) writes c
+        // on T3's state and waits.
+        silo.Gates.Signal("t1-release");
+        var t1 = silo.Client.RunAct<ITestActor>(a, (actor, ctx) => actor.CallAddBetweenGates(ctx, c, "t1-go", "t1-written", "t1-release"));
+        await Task.Delay(200);
         var t2 = silo.Client.RunAct<ITestActor>(b, (actor, ctx) => actor.CallThenWait(ctx, c, "t2-in", "t2-go", false));
         await silo.Gates.Until("t2-in");
 
@@ -57,14 +59,15 @@ public sealed class ElrDeactivationRegressionTests
         _ = Deactivate(silo, b);
         await Task.Delay(300);
 
-        silo.Gates.Signal("t2-go"); // T2 prepares (c released to T1) and asks about T3
-        silo.Gates.Signal("t1-go"); // T1 writes c on T2's state and asks about T2
+        silo.Gates.Signal("t1-go"); // T1 waits for T2's lock on c
+        await Task.Delay(200);
+        silo.Gates.Signal("t2-go"); // T2 prepares (c released to T1, which reads it) and asks about T3; T1 asks about T2
         await Task.Delay(300);
         t3Durable.Release();
 
         var outcomes = await Task.WhenAll(t1, t2, t3).WaitAsync(TimeSpan.FromSeconds(25)).ContinueWith(t => t.Exception?.InnerException);
         Assert.Null(outcomes);
-        Assert.Equal(2, await Read(silo, a));
+        Assert.Equal(1, await Read(silo, a));
         Assert.Equal(3, await Read(silo, c));
     }
 

@@ -6,10 +6,11 @@ using Snapper.Tests.Infrastructure;
 namespace Snapper.Tests.Regression;
 
 /// <summary>
-/// PACTs and ACTs on a living cluster: Orleans holds a call to an activation that is going until
-/// the calls running there end, so a wait can close a cycle that no detector sees.
+/// Orleans holds a call to an activation that is going until the calls running there end, so a
+/// wait can close a cycle that no detector sees: one of those calls waits, directly or through a
+/// batch, for the transaction whose call is held.
 /// </summary>
-public sealed class HybridDeactivationRegressionTests
+public sealed class HeldCallRegressionTests
 {
     private static readonly TimeSpan ResponseTimeout = TimeSpan.FromSeconds(20);
 
@@ -45,6 +46,38 @@ public sealed class HybridDeactivationRegressionTests
         var tCommitted = tOutcome is null ? 1 : 0;
         Assert.Equal(10 + 1 + tCommitted, await Read(silo, y));
         Assert.Equal(tCommitted, await Read(silo, g));
+    }
+
+    /// <summary>
+    /// T1 (root x) holds x's lock; x is asked to go; T2 (root z) holds z's lock and calls x, which
+    /// holds the call; then T1 calls z, where it would wait for T2's lock. A call from a going
+    /// actor is refused at once (T1 aborts), so x goes and T2 commits, instead of both waiting
+    /// until T1's deadline.
+    /// </summary>
+    [Fact]
+    public async Task An_ACT_starts_no_call_from_a_going_actor()
+    {
+        await using var silo = await TestSilo.StartAsync(
+            s => s.Configure(o => o.TransactionTimeout = TimeSpan.FromSeconds(10)),
+            services => services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = ResponseTimeout));
+        var (x, z) = (ActorId.Create<ITestActor>("x"), ActorId.Create<ITestActor>("z"));
+
+        var t1 = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.AddWaitThenCall(ctx, "t1-locked", "t1-go", z));
+        await silo.Gates.Until("t1-locked");
+        _ = silo.Grains.GetGrain<ITestActor>(x.Key).AsReference<IGrainManagementExtension>().DeactivateOnIdle().AsTask();
+        await Task.Delay(300);
+
+        var t2 = silo.Client.RunAct<ITestActor>(z, (a, ctx) => a.AddWaitThenCall(ctx, "t2-locked", "t2-go", x));
+        await silo.Gates.Until("t2-locked");
+        silo.Gates.Signal("t2-go"); // held at x
+        await Task.Delay(300);
+        silo.Gates.Signal("t1-go");
+
+        await t2.WaitAsync(TimeSpan.FromSeconds(5)); // committed, well before T1's deadline
+        var t1Outcome = await Record.ExceptionAsync(() => t1);
+        Assert.True(t1Outcome is TransactionAbortedException { Reason: AbortReason.Failure }, $"T1: {t1Outcome}");
+        Assert.Equal(1, await Read(silo, x));
+        Assert.Equal(1, await Read(silo, z));
     }
 
     private static Task<int> Read(TestSilo silo, ActorId id) => silo.Client.RunAct<ITestActor, int>(id, (actor, ctx) => actor.Read(ctx));
