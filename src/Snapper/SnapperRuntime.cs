@@ -35,6 +35,7 @@ internal sealed class SnapperRuntime(
     ILoggerFactory loggerFactory)
 {
     private static readonly TimeSpan HandOverPoll = TimeSpan.FromMilliseconds(500);
+    private const int HandOverAttempts = 5;
 
     static SnapperRuntime() => DeactivationSignal.EnsureSubscribed();
 
@@ -111,27 +112,42 @@ internal sealed class SnapperRuntime(
     }
 
     // A silo that stops or dies while it is asked may never answer (its messages are lost with it):
-    // once it is no longer active, what it held is in the logs, which the failover reads.
+    // once it is no longer active, what it held is in the logs, which the failover reads. An active
+    // silo is asked again with the same request when an answer is lost (it gave the state away with
+    // that answer), and the activation fails rather than start from an older state.
     private async Task<CommittedState?> HandOver(string member, ActorId actor)
     {
-        try
+        var handoff = grains.GetGrain<IStateHandoff>(StateHandoff.KeyOf(member));
+        var request = Guid.NewGuid();
+        for (var attempt = 1; ; attempt++)
         {
-            var take = grains.GetGrain<IStateHandoff>(StateHandoff.KeyOf(member)).Take(actor);
-            while (await Task.WhenAny(take, Task.Delay(HandOverPoll, Clock)) != take)
+            try
             {
-                if (!Departed.IsActive(member))
+                var take = handoff.Take(actor, request);
+                while (await Task.WhenAny(take, Task.Delay(HandOverPoll, Clock)) != take)
                 {
-                    return null;
+                    if (!Departed.IsActive(member))
+                    {
+                        return null;
+                    }
                 }
-            }
 
-            return await take;
-        }
-        catch (Exception e)
-        {
-            // A silo that is stopping cannot hand over; its logs are read at the next start, or by the failover.
-            Diagnostics.LogWarning(e, "Silo {Silo} could not hand over the state of {Actor}", member, actor);
-            return null;
+                return await take;
+            }
+            catch (Exception e) when (!Departed.IsActive(member))
+            {
+                Diagnostics.LogWarning(e, "Silo {Silo} left before it handed over the state of {Actor}", member, actor);
+                return null;
+            }
+            catch (Exception e) when (attempt >= HandOverAttempts)
+            {
+                throw new SnapperException($"Silo {member} did not hand over the committed state of {actor} in {HandOverAttempts} attempts; the activation fails rather than start from an older state.", e);
+            }
+            catch (Exception e)
+            {
+                Diagnostics.LogWarning(e, "Silo {Silo} did not answer the hand-over of {Actor}; asking again", member, actor);
+                await Task.Delay(HandOverPoll, Clock);
+            }
         }
     }
 

@@ -13,6 +13,7 @@ namespace Snapper.Recovery;
 internal sealed class CommittedStates
 {
     private readonly ConcurrentDictionary<ActorId, CommittedState> states = new();
+    private readonly ConcurrentDictionary<ActorId, TakenState> taken = new();
     private long maxTid;
 
     /// <summary>The highest tid or bid found in any log (0 for empty logs).</summary>
@@ -36,6 +37,31 @@ internal sealed class CommittedStates
     /// <summary>Removes and returns the state held for <paramref name="actor"/>, if any.</summary>
     public CommittedState? Take(ActorId actor) => states.TryRemove(actor, out var state) ? state : null;
 
+    /// <summary>
+    /// <see cref="Take(ActorId)"/> for an activation on another silo, whose answer may be lost on the way:
+    /// the same <paramref name="request"/> asked again until <paramref name="until"/> gets the same
+    /// state, instead of nothing (the state is gone from here once taken).
+    /// </summary>
+    public CommittedState? Take(ActorId actor, Guid request, DateTimeOffset now, DateTimeOffset until)
+    {
+        if (taken.TryGetValue(actor, out var earlier) && earlier.Request == request)
+        {
+            return earlier.State;
+        }
+
+        foreach (var (other, answer) in taken)
+        {
+            if (answer.Until < now)
+            {
+                taken.TryRemove(new KeyValuePair<ActorId, TakenState>(other, answer));
+            }
+        }
+
+        var state = Take(actor);
+        taken[actor] = new TakenState(request, state, until);
+        return state;
+    }
+
     internal void SawTid(long tid)
     {
         long seen;
@@ -43,4 +69,7 @@ internal sealed class CommittedStates
         {
         }
     }
+
+    // The last state handed to another silo for an actor, kept for a repeated request.
+    private sealed record TakenState(Guid Request, CommittedState? State, DateTimeOffset Until);
 }

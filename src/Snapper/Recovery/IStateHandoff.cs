@@ -6,6 +6,9 @@ namespace Snapper.Recovery;
 /// </summary>
 internal interface IStateHandoff : IGrainWithStringKey
 {
-    /// <summary>An actor activating elsewhere → this silo: hand over its last committed state, if held here.</summary>
-    Task<CommittedState?> Take(ActorId actor);
+    /// <summary>
+    /// An actor activating elsewhere → this silo: hand over its last committed state, if held here.
+    /// Asked again with the same <paramref name="request"/> (its answer was lost), it answers the same.
+    /// </summary>
+    Task<CommittedState?> Take(ActorId actor, Guid request);
 }
