@@ -5,7 +5,7 @@ using System.Net.Sockets;
 namespace Snapper.Tests.Infrastructure;
 
 /// <summary>
-/// Azurite's table service (npm <c>azurite</c>, pinned in tools/azurite; .ci/run installs it) on a
+/// Azurite's table service (npm <c>azurite</c>, pinned in tools/azurite; installed on first use) on a
 /// free loopback port, in memory (or in <see cref="Location"/>, to outlive a restart), without
 /// telemetry, for the tests of one class. Each test uses its
 /// own table. Dispose stops it; <see cref="StopAsync"/> and <see cref="StartAsync"/> take it away and
@@ -13,6 +13,8 @@ namespace Snapper.Tests.Infrastructure;
 /// </summary>
 public sealed class Azurite : IAsyncLifetime
 {
+    private static readonly SemaphoreSlim Installing = new(1, 1);
+    private static readonly TimeSpan InstallTimeout = TimeSpan.FromMinutes(5);
     private const string AccountKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
     private Process? process;
     private int port;
@@ -37,11 +39,7 @@ public sealed class Azurite : IAsyncLifetime
     /// <summary>Starts the table service on its port (again, after <see cref="StopAsync"/>: with empty memory unless <see cref="Location"/> is set).</summary>
     public async Task StartAsync()
     {
-        var executable = Path.Combine(RepositoryPaths.Root(), "tools", "azurite", "node_modules", ".bin", "azurite-table");
-        if (!File.Exists(executable))
-        {
-            throw new InvalidOperationException($"Azurite is not installed ({executable} is missing): run `npm ci --prefix tools/azurite`, as .ci/run does.");
-        }
+        var executable = await EnsureInstalled();
 
         var info = new ProcessStartInfo(executable) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
         string[] persistence = Location is null ? ["--inMemoryPersistence"] : ["--location", Location];
@@ -60,6 +58,58 @@ public sealed class Azurite : IAsyncLifetime
             }
 
             await Task.Delay(100);
+        }
+    }
+
+    /// <summary>
+    /// The table service's executable, installed first from the pinned lock file if it is missing
+    /// (once per test run), so README's test command needs no step before it: only npm.
+    /// </summary>
+    private static async Task<string> EnsureInstalled()
+    {
+        var folder = Path.Combine(RepositoryPaths.Root(), "tools", "azurite");
+        var executable = Path.Combine(folder, "node_modules", ".bin", "azurite-table");
+        await Installing.WaitAsync();
+        try
+        {
+            if (File.Exists(executable))
+            {
+                return executable;
+            }
+
+            await Console.Error.WriteLineAsync($"Azurite is not installed for the tests: running `npm ci --prefix tools/azurite` (once)");
+            var info = new ProcessStartInfo("npm") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+            foreach (var arg in (string[])["ci", "--prefix", folder, "--no-audit", "--no-fund", "--loglevel=error"])
+            {
+                info.ArgumentList.Add(arg);
+            }
+
+            Process npm;
+            try
+            {
+                npm = Process.Start(info)!;
+            }
+            catch (System.ComponentModel.Win32Exception)
+            {
+                throw new InvalidOperationException("Azurite is not installed and npm is not on PATH: install npm (Debian: apt-get install npm), or run `npm ci --prefix tools/azurite`.");
+            }
+
+            using (npm)
+            {
+                var output = npm.StandardOutput.ReadToEndAsync();
+                var errors = npm.StandardError.ReadToEndAsync();
+                await npm.WaitForExitAsync().WaitAsync(InstallTimeout);
+                if (npm.ExitCode != 0 || !File.Exists(executable))
+                {
+                    throw new InvalidOperationException($"`npm ci --prefix tools/azurite` failed (exit {npm.ExitCode}): {(await errors).Trim()} {(await output).Trim()}");
+                }
+            }
+
+            return executable;
+        }
+        finally
+        {
+            Installing.Release();
         }
     }
 
