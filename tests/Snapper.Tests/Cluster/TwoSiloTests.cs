@@ -23,7 +23,7 @@ public sealed class TwoSiloTests
     public async Task A_PACT_batch_spans_both_silos_and_the_token_forms_batches_on_each()
     {
         await using var cluster = await TestSilo.StartAsync(s => s.Configure(o => o.CoordinatorCount = 1), silos: 2);
-        var (a, b) = await OnDifferentSilos(cluster);
+        var (a, b) = await cluster.ActorsOnTwoSilos();
 
         // One PACT writing an actor on each silo: its batch has a sub-batch on both.
         await cluster.Client.RunPact<ITestActor>(a, (x, ctx) => x.AddThenCall(ctx, 1, b, 10), AccessSet.Of(a).And(b)).WaitAsync(Bound);
@@ -54,7 +54,7 @@ public sealed class TwoSiloTests
     public async Task An_ACT_commits_and_aborts_across_silos_with_two_phase_commit()
     {
         await using var cluster = await TestSilo.StartAsync(silos: 2);
-        var (a, b) = await OnDifferentSilos(cluster);
+        var (a, b) = await cluster.ActorsOnTwoSilos();
 
         await cluster.Client.RunAct<ITestActor>(a, (x, ctx) => x.AddThenCall(ctx, 1, b, 10)).WaitAsync(Bound);
         var aborted = await Assert.ThrowsAsync<TransactionAbortedException>(() => cluster.Client.RunAct<ITestActor>(a, (x, ctx) => x.AddThenCallThrowing(ctx, 5, b)).WaitAsync(Bound));
@@ -109,7 +109,7 @@ public sealed class TwoSiloTests
     public async Task An_actor_keeps_its_committed_state_when_deactivated_or_moved_to_the_other_silo()
     {
         await using var cluster = await TestSilo.StartAsync(silos: 2);
-        var (a, b) = await OnDifferentSilos(cluster);
+        var (a, b) = await cluster.ActorsOnTwoSilos();
         await cluster.Client.RunAct<ITestActor>(a, (x, ctx) => x.AddThenCall(ctx, 3, b, 4)).WaitAsync(Bound);
         await cluster.Client.RunPact<ITestActor>(a, (x, ctx) => x.AddThenCall(ctx, 10, b, 20), AccessSet.Of(a).And(b)).WaitAsync(Bound);
         await Poll.Until(() => !cluster.Actor<Counter>(a).PactEngine.HasUncommittedBatches && !cluster.Actor<Counter>(b).PactEngine.HasUncommittedBatches, "both actors received BatchCommit");
@@ -137,7 +137,7 @@ public sealed class TwoSiloTests
         ActorId moved;
         await using (var cluster = await TestSilo.StartAsync(services: s => s.AddSingleton<ILogStorage>(storage), silos: 2))
         {
-            var (a, b) = await OnDifferentSilos(cluster);
+            var (a, b) = await cluster.ActorsOnTwoSilos();
             moved = a;
             await cluster.Client.RunAct<ITestActor>(a, (x, ctx) => x.AddThenCall(ctx, 1, b, 1)).WaitAsync(Bound);
 
@@ -194,23 +194,6 @@ public sealed class TwoSiloTests
         var view = await cluster.Grains.GetGrain<IRingMembership>(0).View();
         Assert.Contains(newcomer, view.Members);
         Assert.Equal(2 * Volatile.Read(ref committed), (await Task.WhenAll(accounts.Select(a => Read(cluster, a)))).Sum());
-    }
-
-    // Activates actors until it has one on each silo: the first on the first silo (the one a
-    // restarted one-silo cluster is named after), the second on the other.
-    private static async Task<(ActorId, ActorId)> OnDifferentSilos(TestSilo cluster)
-    {
-        var found = new Dictionary<string, ActorId>();
-        for (var i = 0; i < 200 && found.Count < 2; i++)
-        {
-            var id = Actor($"spread-{i}");
-            await Read(cluster, id);
-            found.TryAdd(cluster.SiloOf(id)!, id);
-        }
-
-        Assert.True(found.Count == 2, "random placement put 200 actors on one silo");
-        var first = cluster.Cluster.Silos[0].Name;
-        return (found[first], found.Single(kv => kv.Key != first).Value);
     }
 
     private static Task<int> Read(TestSilo cluster, ActorId id) => cluster.Client.RunAct<ITestActor, int>(id, (x, ctx) => x.Read(ctx));

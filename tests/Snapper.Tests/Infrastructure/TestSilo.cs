@@ -117,6 +117,25 @@ public sealed class TestSilo : IAsyncDisposable
     }
 
     /// <summary>The name of the silo <paramref name="id"/> is active on, or null.</summary>
+    /// <summary>
+    /// Activates test actors (a read each) until it has one on each of two silos: the first on the
+    /// first silo (the one a restarted one-silo cluster is named after), the second on another.
+    /// </summary>
+    internal async Task<(ActorId First, ActorId Other)> ActorsOnTwoSilos()
+    {
+        var found = new Dictionary<string, ActorId>();
+        for (var i = 0; i < 200 && found.Count < 2; i++)
+        {
+            var id = ActorId.Create<ITestActor>($"spread-{i}");
+            await Client.RunAct<ITestActor, int>(id, (x, ctx) => x.Read(ctx));
+            found.TryAdd(SiloOf(id)!, id);
+        }
+
+        Assert.True(found.Count == 2, "random placement put 200 actors on one silo");
+        var first = cluster.Silos[0].Name;
+        return (found[first], found.Single(kv => kv.Key != first).Value);
+    }
+
     internal string? SiloOf(ActorId id) =>
         cluster.Silos.FirstOrDefault(s => s.ServiceProvider.GetRequiredService<SnapperRuntime>().Activations.ContainsKey(id))?.Name;
 

@@ -38,7 +38,7 @@ public sealed class ElrDeactivationRegressionTests
                 services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(30));
             },
             silos);
-        var (a, b) = silos == 1 ? (ActorId.Create<ITestActor>("a"), ActorId.Create<ITestActor>("b")) : await OnDifferentSilos(silo);
+        var (a, b) = silos == 1 ? (ActorId.Create<ITestActor>("a"), ActorId.Create<ITestActor>("b")) : await silo.ActorsOnTwoSilos();
         var c = ActorId.Create<ITestActor>("c");
 
         // T3 (root a) writes a and c, releases both at Prepare, and is held before its commit is durable.
@@ -69,21 +69,6 @@ public sealed class ElrDeactivationRegressionTests
         Assert.Null(outcomes);
         Assert.Equal(1, await Read(silo, a));
         Assert.Equal(3, await Read(silo, c));
-    }
-
-    // Activates actors until it has one on each silo.
-    private static async Task<(ActorId, ActorId)> OnDifferentSilos(TestSilo cluster)
-    {
-        var found = new Dictionary<string, ActorId>();
-        for (var i = 0; i < 200 && found.Count < 2; i++)
-        {
-            var id = ActorId.Create<ITestActor>($"spread-{i}");
-            await Read(cluster, id);
-            found.TryAdd(cluster.SiloOf(id)!, id);
-        }
-
-        Assert.True(found.Count == 2, "random placement put 200 actors on one silo");
-        return (found.Values.First(), found.Values.Last());
     }
 
     private static Task Deactivate(TestSilo silo, ActorId actor) =>
