@@ -35,6 +35,11 @@ public sealed class StrayCallTests
         silo.Gates.Signal("go");
         var txn = silo.Client.RunAct<ITestActor>(root, (a, ctx) => a.CallWithoutAwaiting(ctx, x));
         await silo.Gates.Until("stray-locked");
+
+        // Released only once the method has surely returned with its call still running: released
+        // at once, the call could end first on a loaded machine (CI saw it), and there would be no
+        // stray call to report. Until released the root waits for it (bounded by the deadline).
+        await Task.Delay(500);
         silo.Gates.Signal("stray-release");
 
         var aborted = await Assert.ThrowsAsync<TransactionAbortedException>(() => txn);
