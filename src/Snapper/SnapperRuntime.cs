@@ -19,7 +19,7 @@ internal sealed class SnapperRuntime(
     IGrainFactory grains,
     CoordinatorReferences coordinators,
     ActorResolver resolver,
-    LoggerPool loggers,
+    LogWriterPool loggers,
     ActCommitCoordinator commit,
     ActOutcomes actOutcomes,
     IStateSerializer serializer,
@@ -47,7 +47,7 @@ internal sealed class SnapperRuntime(
     /// <summary>The transactional actors active on this silo, by id (for diagnostics and tests).</summary>
     public ConcurrentDictionary<ActorId, object> Activations { get; } = new();
 
-    public LoggerPool Loggers { get; } = loggers;
+    public LogWriterPool Loggers { get; } = loggers;
 
     public ActCommitCoordinator Commit { get; } = commit;
 

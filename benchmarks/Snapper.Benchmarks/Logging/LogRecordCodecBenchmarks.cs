@@ -32,7 +32,7 @@ public class LogRecordCodecBenchmarks
         return buffer.WrittenCount;
     }
 
-    [Benchmark(Description = "encode Prepare to a new array (what Logger does)")]
+    [Benchmark(Description = "encode Prepare to a new array (what LogWriter does)")]
     public byte[] EncodeToArray() => LogRecordCodec.Encode(prepare);
 
     [Benchmark(Description = "decode Prepare")]

@@ -16,7 +16,7 @@ namespace Snapper.Act;
 /// With early lock release (Thorp §II) participants release their locks at Prepare; the root then
 /// waits for the ACT's commit dependencies before it logs CoordCommit.
 /// </summary>
-internal sealed class ActCommitCoordinator(ActorResolver actors, LoggerPool loggers, TimeProvider clock, ILoggerFactory loggerFactory, IOptions<SnapperOptions> options)
+internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool loggers, TimeProvider clock, ILoggerFactory loggerFactory, IOptions<SnapperOptions> options)
 {
     // A vote that has not come by then counts as no (presumed abort makes a late yes harmless): a
     // participant whose activation is going answers only once the calls running there end, and

@@ -25,7 +25,7 @@ internal sealed partial class ActParticipant<TState>
     where TState : class
 {
     private readonly SnapperRuntime runtime;
-    private readonly Logger? logger;
+    private readonly LogWriter? logger;
     private readonly StateVersions<TState> versions;
     private readonly LocalSchedule schedule;
     private readonly WaitDieLock @lock = new();

@@ -20,7 +20,7 @@ internal readonly record struct CoordinatorMail
     /// <summary>
     /// BatchComplete: 0 if the actor's BatchComplete record is durable; else its sequence number in
     /// the log the coordinator writes too, where it is queued but maybe not written yet (the
-    /// coordinator's BatchCommit then names it: <see cref="Logging.Logger.AppendAfter"/>).
+    /// coordinator's BatchCommit then names it: <see cref="Logging.LogWriter.AppendAfter"/>).
     /// </summary>
     public long Sequenced { get; }
 

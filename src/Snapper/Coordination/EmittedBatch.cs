@@ -58,7 +58,7 @@ internal sealed class EmittedBatch(long bid, long previousBid, string? previousC
     /// <summary>
     /// The lowest and highest sequence numbers, in this coordinator's log, of BatchComplete records
     /// its participants reported queued there rather than durable (0: none). Its BatchCommit is
-    /// durable only if they are (<see cref="Logging.Logger.AppendAfter"/>).
+    /// durable only if they are (<see cref="Logging.LogWriter.AppendAfter"/>).
     /// </summary>
     public long SequencedFrom { get; set; }
 

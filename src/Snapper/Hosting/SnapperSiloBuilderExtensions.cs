@@ -63,7 +63,7 @@ public static class SnapperSiloBuilderExtensions
         services.AddSingleton<Snapper.Hybrid.BatchLatency>();
         services.AddSingleton<Snapper.Pact.BatchCommits>();
         services.AddSingleton<CoordinatorInboxes>();
-        services.AddSingleton<LoggerPool>();
+        services.AddSingleton<LogWriterPool>();
         services.AddSingleton<ActCommitCoordinator>();
         services.AddSingleton<ActOutcomes>();
         services.AddSingleton<CommittedStates>();

@@ -31,7 +31,7 @@ internal sealed class PactParticipant<TState>
 {
     private readonly SnapperRuntime runtime;
     private readonly StateVersions<TState> versions;
-    private readonly Logger? logger;
+    private readonly LogWriter? logger;
     private readonly LocalSchedule schedule;
     private readonly Dictionary<long, (long Bid, TaskCompletionSource Outcome)> outcomes = new();
 

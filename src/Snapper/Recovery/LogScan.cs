@@ -42,7 +42,7 @@ internal static class LogScan
         var counts = new Dictionary<string, int>(StringComparer.Ordinal);
         await foreach (var log in storage.ListAsync(cancellationToken))
         {
-            if (!LoggerPool.IsSnapperLog(log))
+            if (!LogWriterPool.IsSnapperLog(log))
             {
                 continue;
             }

@@ -16,7 +16,7 @@ internal static class RingPlacement
     public static string CoordinatorKey(int index) => Snapper.Coordination.CoordinatorKey.For(FirstSilo, index);
 
     /// <summary>The pseudo actor whose id picks the first silo's coordinator <paramref name="index"/>'s logger.</summary>
-    public static ActorId Coordinator(int index) => ActorId.FromParts(Snapper.Coordination.Coordinator.LogActorType, CoordinatorKey(index));
+    public static ActorId Coordinator(int index) => ActorId.FromParts(Snapper.Logging.LogWriterPool.CoordinatorActorType, CoordinatorKey(index));
 
     /// <summary>The logger <paramref name="actor"/> writes through, of <paramref name="loggers"/>.</summary>
     public static ulong LogIndex(ActorId actor, int loggers) => StableHash.Of(actor) % (ulong)loggers;

@@ -36,7 +36,7 @@ public sealed class RecoveryTests : IDisposable
             new BatchCommitRecord(20),                                             // decided: committed
             new BatchCompleteRecord(30, Actor("batch"), "silo/0", State(31)),             // no BatchCommit: aborted
         ];
-        await storage.AppendAsync(LoggerPool.LogName("an-earlier-silo", 0), [.. log.Select(r => (ReadOnlyMemory<byte>)LogRecordCodec.Encode(r))], CancellationToken.None);
+        await storage.AppendAsync(LogWriterPool.LogName("an-earlier-silo", 0), [.. log.Select(r => (ReadOnlyMemory<byte>)LogRecordCodec.Encode(r))], CancellationToken.None);
 
         await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.LoggerCount = 1), services => services.AddSingleton<ILogStorage>(storage));
 
@@ -139,7 +139,7 @@ public sealed class RecoveryTests : IDisposable
     public async Task A_logged_state_that_no_longer_fits_the_state_type_fails_activation_naming_the_actor()
     {
         var storage = new InMemoryLogStorage();
-        await storage.AppendAsync(LoggerPool.LogName("an-earlier-silo", 0), [LogRecordCodec.Encode(new CommitRecord(1, Actor("bad"), "{\"Value\":\"not a number\"}"u8.ToArray()))], CancellationToken.None);
+        await storage.AppendAsync(LogWriterPool.LogName("an-earlier-silo", 0), [LogRecordCodec.Encode(new CommitRecord(1, Actor("bad"), "{\"Value\":\"not a number\"}"u8.ToArray()))], CancellationToken.None);
         await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.LoggerCount = 1), services => services.AddSingleton<ILogStorage>(storage));
 
         var failure = await Assert.ThrowsAsync<SnapperException>(() => silo.Client.RunAct<ITestActor, int>(Actor("bad"), (a, ctx) => a.Read(ctx)));

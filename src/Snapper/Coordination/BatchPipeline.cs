@@ -1,11 +1,19 @@
+using System.Collections.Immutable;
+using Microsoft.Extensions.Logging;
 using Snapper.Diagnostics;
+using Snapper.Failover;
+using Snapper.Grains;
+using Snapper.Hosting;
+using Snapper.Hybrid;
 using Snapper.Logging;
 using Snapper.Pact;
 
 namespace Snapper.Coordination;
 
 /// <summary>
-/// Commit and abort of the batches this coordinator emitted (Snapper §4.2.4).
+/// A coordinator's room for its batches (Snapper §4.2.2–4.2.4): the PACTs waiting for the token,
+/// forming a batch under it, emitting it (BatchInfo and the BatchMsgs), and then deciding, logging,
+/// resolving and acknowledging it in bid order across the whole ring, or aborting it.
 /// </summary>
 /// <remarks>
 /// <para><b>Commit in bid order across the ring, logged in a pipeline.</b> Each batch waits for the
@@ -17,25 +25,28 @@ namespace Snapper.Coordination;
 /// resolved. So decisions follow one another at the speed of a message, the BatchCommits of many
 /// batches share one group commit, and still "batch b has resolved" means every batch before it has
 /// too, durably. Were batch b's record lost, recovery drops every later BatchCommit that depends on
-/// it; were its write to fail, b aborts and the cascade below takes the batches that decided after it.</para>
+/// it; were its write to fail, b aborts and the cascade (<see cref="Cascades"/>) takes the batches
+/// that decided after it.</para>
 /// <para><b>A PACT aborts with its readers only.</b> A PACT that throws (or makes a declaration
 /// error) is reported here; every actor it declared is told (<see cref="Grains.ISnapperParticipant.AbortPact"/>)
 /// to skip or end its turn and take its write back, naming the PACTs that read it, which are
 /// aborted the same way; the batch decides only once all that is done. Its other PACTs, and the
 /// batches after it, are untouched. If an actor could not take the write back (an ACT read it),
-/// the whole batch fails as below.</para>
-/// <para><b>Abort cascade.</b> A PACT whose writes an ACT read (or a failed log write) fails its
-/// batch b. The paper aborts every uncommitted batch; here the batches before b are left
-/// to commit, and every batch emitted after b up to the point the cascade is <em>sealed</em> aborts,
-/// since each may have read b's writes: the coordinator that holds the token next seals the cascade
-/// at the token's last bid T (emission pauses while it holds the token), tells the other
-/// coordinators T, and each doomed batch aborts once its predecessor has resolved — b with the
-/// PACTs' causes, the batches after it because their predecessor's outcome says "aborted through T".
-/// Participants roll back the batches from the aborted one through T. When batch T has resolved,
-/// nothing of the cascade is left in any schedule, so the token forgets its prevBids and emission
-/// resumes; a batch formed after that follows T but is beyond it, so T's outcome does not doom it.</para>
+/// the whole batch fails and a cascade starts.</para>
 /// </remarks>
-internal sealed partial class Coordinator
+internal sealed class BatchPipeline(
+    string key,
+    SnapperOptions settings,
+    LogWriter? log,
+    ActorResolver actors,
+    CoordinatorReferences coordinators,
+    SnapperMetrics metrics,
+    BatchLatency batchLatency,
+    BatchCommits batchCommits,
+    DepartedSilos departedSilos,
+    long logsSawThrough,
+    TimeProvider clock,
+    ILogger diagnostics)
 {
     private const int RollbackAttempts = 5;
     private static readonly TimeSpan RollbackRetry = TimeSpan.FromMilliseconds(100);
@@ -47,20 +58,130 @@ internal sealed partial class Coordinator
     // if this activation emitted it (LocalOutcome).
     private readonly Dictionary<long, (long Through, DateTimeOffset At)> aborted = new();
 
+    private TokenRing ring = null!;
+    private Cascades cascades = null!;
+    private List<PendingPact> buffer = [];
+    private bool stopped; // NewPacts still queued in process are refused
+    private int batchInfoWrites; // BatchInfo records of this coordinator's batches not yet durable
+    private long batchesFormed;
     private long resolvedThrough;
-    private long firstTracked;   // the first batch this activation emitted
-    private long logsSawThrough; // the highest tid in the logs as the silo started: no bid above it is a previous incarnation's
-    private bool cascading;      // holding the token until a cascade this coordinator sealed has ended
-    private long ongoingCascade; // T of a cascade sealed anywhere and not known to be over (0: none)
+    private long firstTracked; // the first batch this activation emitted
 
-    public Task BatchComplete(long bid, ActorId actor)
+    /// <summary>
+    /// A batch is formed only when the previous one's BatchInfo is durable and fewer than
+    /// MaxBatchesInFlight of this coordinator's batches are unresolved. While the log or the batches
+    /// are slow (long PACTs, states costly to copy or log), PACTs gather for the next batch instead of
+    /// each token visit emitting a small one: batches grow with the latency (group commit at the
+    /// ring), the per-batch costs are shared, and the chain of batches committing in order stays short.
+    /// </summary>
+    public bool ReadyToForm => buffer.Count > 0 && batchInfoWrites == 0 && unresolved.Count < settings.MaxBatchesInFlight;
+
+    /// <summary>PACTs waiting for the token.</summary>
+    public int Waiting => buffer.Count;
+
+    public int Unresolved => unresolved.Count;
+
+    public long BatchesFormed => batchesFormed;
+
+    /// <summary>Every batch of this coordinator up to here has resolved.</summary>
+    public long ResolvedThrough => resolvedThrough;
+
+    /// <summary>A batch of this coordinator failed and no cascade has been sealed for it yet.</summary>
+    public bool HasUnsealedFailure => unresolved.Values.Any(b => b.Phase == BatchPhase.Aborting && b.SealedThrough == 0);
+
+    public void Connect(TokenRing tokenRing, Cascades aborts)
     {
-        Completed(bid, actor, sequenced: 0);
-        return Task.CompletedTask;
+        ring = tokenRing;
+        cascades = aborts;
     }
 
-    // BatchComplete. `sequenced`: see CoordinatorMail.Sequenced.
-    private void Completed(long bid, ActorId actor, long sequenced)
+    /// <summary>NewPact: waits for the token; false if this coordinator is stopping.</summary>
+    public bool Enqueue(PendingPact pending)
+    {
+        if (stopped)
+        {
+            pending.Placed.TrySetException(new TransactionAbortedException(AbortReason.Failure, $"coordinator {key} stopped before the PACT joined a batch"));
+            return false;
+        }
+
+        buffer.Add(pending);
+        return true;
+    }
+
+    /// <summary>
+    /// The coordinator is deactivating (the silo is stopping): PACTs that have not joined a batch
+    /// never will here, so their callers hear it now instead of waiting for ever.
+    /// </summary>
+    public void Stop(string reason)
+    {
+        stopped = true;
+        FailWaiting(new TransactionAbortedException(AbortReason.Failure, $"coordinator {key} stopped ({reason}) before the PACT joined a batch"));
+    }
+
+    /// <summary>Fails every PACT waiting for the token.</summary>
+    public void FailWaiting(Exception failure)
+    {
+        foreach (var pact in buffer)
+        {
+            pact.Placed.TrySetException(failure);
+        }
+
+        buffer = [];
+    }
+
+    /// <summary>Under the token: the waiting PACTs become one batch, tracked from now on.</summary>
+    public FormedBatch Form(BatchToken held)
+    {
+        var pacts = buffer.ToImmutableArray();
+        buffer = [];
+        var now = clock.GetUtcNow();
+        var formed = BatchFormation.Form(held, pacts, key, now + settings.TransactionTimeout, now);
+        metrics.BatchFormed(pacts.Length);
+        batchesFormed++;
+        firstTracked = firstTracked == 0 ? formed.Batch.Bid : firstTracked;
+        unresolved[formed.Batch.Bid] = formed.Batch;
+        cascades.EnsureDeclarationSweep();
+        _ = AwaitPredecessor(formed.Batch);
+        return formed;
+    }
+
+    // BatchMsgs go out at once; BatchInfo is logged alongside rather than ahead of them (a departure
+    // from Snapper §4.2.4, deliberate): recovery presumes abort for a batch without a BatchCommit and
+    // never needs its participant list, and BatchCommit is appended to the same log after
+    // BatchInfo, so whenever a batch counts as committed its BatchInfo is in the log too. Waiting for
+    // it would put one more log write on every PACT's path.
+    public async Task Emit(FormedBatch formed)
+    {
+        var batch = formed.Batch;
+        batchInfoWrites++;
+        var written = log?.Append(new BatchInfoRecord(batch.Bid, key, batch.Participants)) ?? Task.CompletedTask;
+        foreach (var (actor, sub) in formed.SubBatches)
+        {
+            SendBatchMsg(actor, sub);
+        }
+
+        for (var i = 0; i < formed.Pacts.Length; i++)
+        {
+            formed.Pacts[i].Placed.TrySetResult(formed.Contexts[i]);
+        }
+
+        try
+        {
+            await written;
+        }
+        catch (Exception e)
+        {
+            FailBatch(batch, 0, new TransactionAbortedException(AbortReason.Failure, $"coordinator {key} could not log BatchInfo of batch {batch.Bid}: {e.Message}", e));
+        }
+        finally
+        {
+            batchInfoWrites--;
+            AskForTokenIfPactsWait(); // held back while this BatchInfo was being written
+        }
+    }
+
+    /// <summary>BatchComplete. <paramref name="sequenced"/>: see <see cref="CoordinatorMail.Sequenced"/>.</summary>
+    public void Completed(long bid, ActorId actor, long sequenced)
     {
         if (unresolved.TryGetValue(bid, out var batch) && batch.Phase == BatchPhase.Emitted && batch.Pending.Remove(actor))
         {
@@ -78,40 +199,55 @@ internal sealed partial class Coordinator
         }
     }
 
-    public Task Fail(long bid, long tid, Exception cause)
+    /// <summary><see cref="ICoordinator.Fail"/>: PACT <paramref name="tid"/> of batch <paramref name="bid"/> failed (0: the whole batch).</summary>
+    public void Fail(long bid, long tid, Exception cause)
     {
         if (unresolved.TryGetValue(bid, out var batch))
         {
             FailBatch(batch, tid, cause);
         }
-
-        return Task.CompletedTask;
     }
 
-    public Task<BatchOutcome> WaitResolved(long bid) => LocalOutcome(bid);
-
-    public Task<BatchOutcome> WaitDecided(long bid) => LocalDecision(bid);
-
-    public Task CascadeSealed(long through)
+    /// <summary>A silo departed: the batches not decided yet abort (<see cref="ICoordinator.Halt"/>).</summary>
+    public void FailUndecided(Exception cause)
     {
-        ongoingCascade = Math.Max(ongoingCascade, through);
+        foreach (var batch in unresolved.Values.Where(b => b.Phase is BatchPhase.Emitted or BatchPhase.Completed).ToList())
+        {
+            FailBatch(batch, 0, cause);
+        }
+    }
+
+    /// <summary>The oldest batch still waiting for BatchCompletes since longer than <paramref name="allowed"/>, or null.</summary>
+    public EmittedBatch? Overdue(DateTimeOffset now, TimeSpan allowed) =>
+        unresolved.Values.FirstOrDefault(b => b.Phase == BatchPhase.Emitted && now - b.RunnableSince > allowed);
+
+    /// <summary>
+    /// A cascade through <paramref name="through"/> was sealed here or elsewhere: the own failed
+    /// batches it covers abort with it, once their predecessors are settled.
+    /// </summary>
+    public void SealFailed(long through)
+    {
         foreach (var batch in unresolved.Values.Where(b => b.Phase == BatchPhase.Aborting && b.SealedThrough == 0 && b.Bid <= through).ToList())
         {
             Seal(batch, through);
         }
-
-        return Task.CompletedTask;
     }
 
-    private void Track(EmittedBatch batch)
-    {
-        firstTracked = firstTracked == 0 ? batch.Bid : firstTracked;
-        unresolved[batch.Bid] = batch;
-        EnsureDeclarationSweep();
-        _ = AwaitPredecessor(batch);
-    }
+    /// <summary><see cref="ICoordinator.WaitResolved"/>.</summary>
+    public Task<BatchOutcome> WaitResolved(long bid) => LocalOutcome(bid);
 
-    private void FailBatch(EmittedBatch batch, long tid, Exception cause)
+    /// <summary><see cref="ICoordinator.WaitDecided"/>.</summary>
+    public Task<BatchOutcome> WaitDecided(long bid) =>
+        unresolved.TryGetValue(bid, out var batch) ? batch.Decided.Task : LocalOutcome(bid);
+
+    /// <summary>How batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> resolved, once it has.</summary>
+    public Task<BatchOutcome> OutcomeOf(long bid, string? coordinator) => Ask(bid, coordinator, LocalOutcome, coordinators.WaitResolved);
+
+    /// <summary>
+    /// Fails PACT <paramref name="tid"/> of <paramref name="batch"/>, or with 0 the whole batch;
+    /// nothing once the batch has decided to commit.
+    /// </summary>
+    public void FailBatch(EmittedBatch batch, long tid, Exception cause)
     {
         if (batch.Phase is BatchPhase.Committing or BatchPhase.CommitLogged or BatchPhase.Resolved)
         {
@@ -187,11 +323,7 @@ internal sealed partial class Coordinator
         var cause = reader.ReadAbortedWrite(tid);
         if (reader.Coordinator == key)
         {
-            if (unresolved.TryGetValue(reader.Bid, out var batch))
-            {
-                FailBatch(batch, reader.Tid, cause);
-            }
-
+            Fail(reader.Bid, reader.Tid, cause);
             return true;
         }
 
@@ -215,51 +347,15 @@ internal sealed partial class Coordinator
         }
 
         batch.Phase = BatchPhase.Aborting;
-        if (ongoingCascade >= batch.Bid)
+        if (cascades.OngoingThrough >= batch.Bid)
         {
             // Emission is paused for a cascade sealed past this batch: it ends there too.
-            Seal(batch, ongoingCascade);
+            Seal(batch, cascades.OngoingThrough);
         }
         else
         {
-            RequestToken(); // sealed where the token is (OnToken → SealCascade)
+            ring.Request(); // sealed where the token is (Cascades.Seal)
         }
-    }
-
-    private bool NeedsCascade()
-    {
-        foreach (var batch in unresolved.Values)
-        {
-            if (batch.Phase == BatchPhase.Aborting && batch.SealedThrough == 0)
-            {
-                return true;
-            }
-        }
-
-        return false;
-    }
-
-    // The token is here and a batch of this coordinator failed: everything emitted so far is in
-    // the cascade. Hold the token (no batch is formed meanwhile) until the cascade has ended.
-    private void SealCascade(BatchToken held)
-    {
-        cascading = true;
-        var through = held.LastBid;
-        ongoingCascade = through;
-        foreach (var batch in unresolved.Values.Where(b => b.Phase == BatchPhase.Aborting && b.SealedThrough == 0).ToList())
-        {
-            Seal(batch, through);
-        }
-
-        foreach (var member in view.Members)
-        {
-            if (member != key)
-            {
-                _ = Send(member, c => c.CascadeSealed(through));
-            }
-        }
-
-        _ = EndCascade(held, through, held.LastBidCoordinator);
     }
 
     private void Seal(EmittedBatch batch, long through)
@@ -271,27 +367,13 @@ internal sealed partial class Coordinator
         }
     }
 
-    private async Task EndCascade(BatchToken held, long through, string? throughCoordinator)
-    {
-        await OutcomeOf(through, throughCoordinator); // every batch up to T has resolved
-
-        // No batch of the cascade is left in any schedule: the prevBids in the token point at
-        // batches that are committed or gone (§4.2.5).
-        held.PrevBid.Clear();
-        held.ResolvedThrough = Math.Max(held.ResolvedThrough, through);
-        LogMessages.PactCascade(diagnostics, key, through);
-        cascading = false;
-        ongoingCascade = 0;
-        OnToken();
-    }
-
     // Batches are decided, and resolve, in bid order. Each waits for its predecessor's decision,
     // then decides to commit once complete, or aborts if the predecessor's cascade takes it (or it
     // failed itself); then for its predecessor's resolution, which may still doom it (a BatchCommit
     // that could not be logged) and without which it cannot resolve.
     private async Task AwaitPredecessor(EmittedBatch batch)
     {
-        var decided = await DecisionOf(batch.PreviousBid, batch.PreviousCoordinator);
+        var decided = await Ask(batch.PreviousBid, batch.PreviousCoordinator, WaitDecided, coordinators.WaitDecided);
         batch.PredecessorSettled = true;
         batch.CommitDependency = decided.Logging ? batch.PreviousBid : 0; // else it aborted, or its commit is durable already
         if (decided.Dooms(batch.Bid))
@@ -419,35 +501,37 @@ internal sealed partial class Coordinator
         }
 
         var through = batch.SealedThrough;
-        await Task.WhenAll(batch.Participants.Select(async actor =>
-        {
-            // Delivered until answered, a few times: an actor that misses it keeps the batch in
-            // its schedule, and every later batch there waits behind it. Orleans gives up
-            // forwarding a message to an actor that deactivated twice on its way, say.
-            for (var attempt = 1; ; attempt++)
-            {
-                try
-                {
-                    await actors.Participant(actor).OnAbort(batch.Bid, through, causes);
-                    return;
-                }
-                catch (Exception e) when (attempt < RollbackAttempts)
-                {
-                    LogMessages.DeliveryFailed(diagnostics, e, actor);
-                    await Task.Delay(RollbackRetry * attempt, clock);
-                }
-                catch (Exception e)
-                {
-                    LogMessages.DeliveryFailed(diagnostics, e, actor);
-                    return;
-                }
-            }
-        }));
+        await Task.WhenAll(batch.Participants.Select(actor => RollBack(actor, batch.Bid, through, causes)));
 
         // An abort resolves after its predecessor: a batch that follows it may then log its
         // BatchCommit without a dependency, since everything before is durable.
         await batch.PredecessorResolved.Task;
         Resolve(batch, BatchOutcome.Abort(through));
+    }
+
+    // Delivered until answered, a few times: an actor that misses it keeps the batch in its
+    // schedule, and every later batch there waits behind it. Orleans gives up forwarding a message
+    // to an actor that deactivated twice on its way, say.
+    private async Task RollBack(ActorId actor, long bid, long through, Dictionary<long, Exception> causes)
+    {
+        for (var attempt = 1; ; attempt++)
+        {
+            try
+            {
+                await actors.Participant(actor).OnAbort(bid, through, causes);
+                return;
+            }
+            catch (Exception e) when (attempt < RollbackAttempts)
+            {
+                LogMessages.DeliveryFailed(diagnostics, e, actor);
+                await Task.Delay(RollbackRetry * attempt, clock);
+            }
+            catch (Exception e)
+            {
+                LogMessages.DeliveryFailed(diagnostics, e, actor);
+                return;
+            }
+        }
     }
 
     private void Resolve(EmittedBatch batch, BatchOutcome outcome)
@@ -480,6 +564,15 @@ internal sealed partial class Coordinator
         AskForTokenIfPactsWait(); // held back while MaxBatchesInFlight were unresolved
     }
 
+    // PACTs held back (ReadyToForm) form the next batch at the token's next visit here.
+    private void AskForTokenIfPactsWait()
+    {
+        if (ReadyToForm)
+        {
+            ring.Request();
+        }
+    }
+
     private Task<BatchOutcome> LocalOutcome(long bid)
     {
         if (unresolved.TryGetValue(bid, out var batch))
@@ -492,7 +585,7 @@ internal sealed partial class Coordinator
             return Task.FromResult(BatchOutcome.Abort(abort.Through));
         }
 
-        if (bid <= logsSawThrough && (firstTracked == 0 || bid < firstTracked) && settings.Logging != Hosting.LoggingMode.None)
+        if (bid <= logsSawThrough && (firstTracked == 0 || bid < firstTracked) && settings.Logging != LoggingMode.None)
         {
             // Not emitted by this activation: by its silo's previous incarnation, which died (a silo
             // of the same name has joined since). The failover decided it from the logs, and they
@@ -506,15 +599,6 @@ internal sealed partial class Coordinator
     private async Task<BatchOutcome> OutcomeInLogs(long bid) =>
         await departedSilos.BatchCommittedNow(bid) ? BatchOutcome.Commit : BatchOutcome.Abort(bid);
 
-    private Task<BatchOutcome> LocalDecision(long bid) =>
-        unresolved.TryGetValue(bid, out var batch) ? batch.Decided.Task : LocalOutcome(bid);
-
-    /// <summary>How batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> was decided, once it is.</summary>
-    private Task<BatchOutcome> DecisionOf(long bid, string? coordinator) => Ask(bid, coordinator, LocalDecision, coordinators.WaitDecided);
-
-    /// <summary>How batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> resolved, once it has.</summary>
-    private Task<BatchOutcome> OutcomeOf(long bid, string? coordinator) => Ask(bid, coordinator, LocalOutcome, coordinators.WaitResolved);
-
     // Bid 0 (no batch before) counts as committed; this coordinator's own batches are asked locally.
     private async Task<BatchOutcome> Ask(long bid, string? coordinator, Func<long, Task<BatchOutcome>> local, Func<string, long, Task<BatchOutcome>> remote)
     {
@@ -524,5 +608,36 @@ internal sealed partial class Coordinator
         }
 
         return coordinator == key ? await local(bid) : await remote(coordinator, bid);
+    }
+
+    // BatchMsg, one-way as in the paper: a lost one stalls its batch until the declaration sweep
+    // aborts it. (BatchCommit goes once per silo: Pact/BatchCommits.) A one-way call's task is
+    // complete once the message is handed to Orleans, so only a send that failed needs awaiting.
+    private void SendBatchMsg(ActorId actor, SubBatch sub)
+    {
+        try
+        {
+            var sent = actors.Participant(actor).OnBatch(sub);
+            if (!sent.IsCompletedSuccessfully)
+            {
+                _ = Observe(actor, sent);
+            }
+        }
+        catch (Exception e)
+        {
+            LogMessages.DeliveryFailed(diagnostics, e, actor);
+        }
+    }
+
+    private async Task Observe(ActorId actor, Task sent)
+    {
+        try
+        {
+            await sent;
+        }
+        catch (Exception e)
+        {
+            LogMessages.DeliveryFailed(diagnostics, e, actor);
+        }
     }
 }

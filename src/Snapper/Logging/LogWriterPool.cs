@@ -10,11 +10,11 @@ namespace Snapper.Logging;
 /// the records of many actors share each group commit. The logs are this silo's own (named after it). With <see cref="LoggingMode.None"/> there
 /// are no loggers and <see cref="For"/> returns null: nothing is persisted.
 /// </summary>
-internal sealed class LoggerPool
+internal sealed class LogWriterPool
 {
-    private readonly Logger[] loggers;
+    private readonly LogWriter[] loggers;
 
-    public LoggerPool(IOptions<SnapperOptions> options, ILogStorage storage, ILocalSiloDetails silo, SnapperMetrics metrics, TimeProvider clock, ILoggerFactory loggerFactory)
+    public LogWriterPool(IOptions<SnapperOptions> options, ILogStorage storage, ILocalSiloDetails silo, SnapperMetrics metrics, TimeProvider clock, ILoggerFactory loggerFactory)
     {
         var settings = options.Value;
         var diagnostics = loggerFactory.CreateLogger("Snapper.Logging");
@@ -25,13 +25,13 @@ internal sealed class LoggerPool
 
         loggers = settings.Logging == LoggingMode.None
             ? []
-            : Enumerable.Range(0, settings.EffectiveLoggerCount).Select(i => new Logger(LogName(silo.Name, i), storage, metrics, diagnostics)).ToArray();
+            : Enumerable.Range(0, settings.EffectiveLoggerCount).Select(i => new LogWriter(LogName(silo.Name, i), storage, metrics, diagnostics)).ToArray();
     }
 
     public bool Enabled => loggers.Length > 0;
 
     /// <summary>The silo's loggers, one per log it writes (empty when logging is off).</summary>
-    public IReadOnlyList<Logger> All => loggers;
+    public IReadOnlyList<LogWriter> All => loggers;
 
     /// <summary>
     /// The name of silo <paramref name="silo"/>'s logger <paramref name="index"/>'s log in the
@@ -56,8 +56,11 @@ internal sealed class LoggerPool
         });
 
     /// <summary>The logger of <paramref name="actor"/>, or null when logging is off.</summary>
-    public Logger? For(ActorId actor) => loggers.Length == 0 ? null : loggers[StableHash.Of(actor) % (ulong)loggers.Length];
+    public LogWriter? For(ActorId actor) => loggers.Length == 0 ? null : loggers[StableHash.Of(actor) % (ulong)loggers.Length];
 
     /// <summary>The logger of this silo's coordinator <paramref name="key"/>, or null when logging is off.</summary>
-    public Logger? ForCoordinator(string key) => For(ActorId.FromParts(Coordination.Coordinator.LogActorType, key));
+    public LogWriter? ForCoordinator(string key) => For(ActorId.FromParts(CoordinatorActorType, key));
+
+    /// <summary>The pseudo actor type whose id, with a coordinator's key, picks that coordinator's log writer.</summary>
+    internal const string CoordinatorActorType = "snapper.coordinator";
 }

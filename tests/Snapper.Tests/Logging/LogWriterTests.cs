@@ -5,14 +5,14 @@ using Snapper.Logging;
 
 namespace Snapper.Tests.Logging;
 
-public sealed class LoggerTests
+public sealed class LogWriterTests
 {
     [Fact]
     public async Task Records_appended_while_a_write_is_in_flight_share_the_next_group()
     {
         var storage = new SlowStorage();
         using var metrics = new SnapperMetrics();
-        var logger = new Logger("log", storage, metrics, NullLogger.Instance);
+        var logger = new LogWriter("log", storage, metrics, NullLogger.Instance);
 
         var first = logger.Append(new CoordCommitRecord(1));
         await storage.Entered.Task.WaitAsync(TimeSpan.FromSeconds(5));
@@ -38,7 +38,7 @@ public sealed class LoggerTests
         var storage = new SlowStorage { FailNext = true };
         storage.Release.SetResult();
         using var metrics = new SnapperMetrics();
-        var logger = new Logger("log", storage, metrics, NullLogger.Instance);
+        var logger = new LogWriter("log", storage, metrics, NullLogger.Instance);
 
         var failure = await Assert.ThrowsAsync<IOException>(() => logger.Append(new CoordCommitRecord(1)));
         Assert.Contains("Log 'log' could not persist", failure.Message);
@@ -51,7 +51,7 @@ public sealed class LoggerTests
     {
         var storage = new SlowStorage();
         using var metrics = new SnapperMetrics();
-        var logger = new Logger("log", storage, metrics, NullLogger.Instance);
+        var logger = new LogWriter("log", storage, metrics, NullLogger.Instance);
 
         var first = new TaskCompletionSource<Exception?>(TaskCreationOptions.RunContinuationsAsynchronously);
         logger.AppendSequenced(new CoordCommitRecord(1), failure => first.SetResult(failure));
@@ -77,7 +77,7 @@ public sealed class LoggerTests
     {
         var storage = new SlowStorage { FailNext = true };
         using var metrics = new SnapperMetrics();
-        var logger = new Logger("log", storage, metrics, NullLogger.Instance);
+        var logger = new LogWriter("log", storage, metrics, NullLogger.Instance);
 
         var lost = new TaskCompletionSource<Exception?>(TaskCreationOptions.RunContinuationsAsynchronously);
         var first = logger.AppendSequenced(new CoordCommitRecord(1), failure => lost.SetResult(failure));
@@ -107,7 +107,7 @@ public sealed class LoggerTests
         var storage = new SlowStorage { FailWrites = 3 };
         storage.Release.SetResult();
         using var metrics = new SnapperMetrics();
-        var logger = new Logger("log", storage, metrics, NullLogger.Instance);
+        var logger = new LogWriter("log", storage, metrics, NullLogger.Instance);
 
         // Three groups fail one after another (one outage), one is written, one more fails.
         var sequences = new List<long>();

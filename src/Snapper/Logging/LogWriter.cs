@@ -4,15 +4,15 @@ using Snapper.Diagnostics;
 namespace Snapper.Logging;
 
 /// <summary>
-/// A logger (Snapper §4.1.1): an in-memory object shared by the actors of a silo that hash to it.
-/// It batches the records appended while its previous write was in flight into one storage append
+/// A log writer, the paper's "logger" (Snapper §4.1.1): an in-memory object shared by the actors of
+/// a silo that hash to it. It batches the records appended while its previous write was in flight into one storage append
 /// (group commit), so many actors share one durable write.
 /// </summary>
 /// <remarks>
 /// <see cref="Append(LogRecord)"/> completes only when the record is durable (the callback of <see cref="AppendSequenced"/> runs then): write-ahead callers await it
 /// before sending the message that depends on it.
 /// </remarks>
-internal sealed class Logger
+internal sealed class LogWriter
 {
     private readonly string log;
     private readonly ILogStorage storage;
@@ -35,7 +35,7 @@ internal sealed class Logger
     private long activity = 1;
     private long activityAtSeal;
 
-    public Logger(string log, ILogStorage storage, SnapperMetrics metrics, ILogger diagnostics)
+    public LogWriter(string log, ILogStorage storage, SnapperMetrics metrics, ILogger diagnostics)
     {
         this.log = log;
         this.storage = storage;
