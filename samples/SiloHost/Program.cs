@@ -62,7 +62,7 @@ void ConfigureSilo(ISiloBuilder silo)
             {
                 "none" => LoggingMode.None,
                 "file" => LoggingMode.File,
-                _ => LoggingMode.Memory,
+                _ => LoggingMode.RegisteredStorage,
             };
             o.LogDirectory = options.LogDirectory?.FullName;
             o.LogWriteDelay = TimeSpan.FromMilliseconds(options.LogDelayMs);

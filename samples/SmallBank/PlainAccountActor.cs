@@ -1,3 +1,4 @@
+using System.Globalization;
 using Orleans.Concurrency;
 using Snapper;
 
@@ -5,7 +6,7 @@ namespace SmallBank;
 
 /// <summary>SmallBank with plain actor calls: no locks, no logging, no commit; a failed step is not rolled back.</summary>
 [Reentrant] // as Snapper's actors are: MultiTransfers calling each other would otherwise deadlock into timeouts
-public sealed class PlainAccountActor(ISnapperClient actors) : Grain, IPlainAccountActor
+public sealed class PlainAccountActor : Grain, IPlainAccountActor
 {
     private readonly Account account = new();
 
@@ -41,11 +42,7 @@ public sealed class PlainAccountActor(ISnapperClient actors) : Grain, IPlainAcco
         }
 
         account.Checking -= debit;
-        await Task.WhenAll(input.To.Select(to => actors.Call<IPlainAccountActor, bool>(to, async a =>
-        {
-            await a.DepositChecking(input.Amount);
-            return true;
-        })));
+        await Task.WhenAll(input.To.Select(to => GrainFactory.GetGrain<IPlainAccountActor>(long.Parse(to.Key, CultureInfo.InvariantCulture)).DepositChecking(input.Amount)));
         return account.Checking;
     }
 }

@@ -35,11 +35,4 @@ public interface ISnapperClient
     /// <summary>Runs a PACT with no result. See <see cref="RunPact{TActor, TResult}"/>.</summary>
     Task RunPact<TActor>(ActorId first, Func<TActor, TxnContext, Task> body, AccessSet declared, CancellationToken cancellationToken = default)
         where TActor : ITransactionalActor;
-
-    /// <summary>
-    /// Calls a plain (non-transactional) actor method: the baseline that transactions are measured
-    /// against. The call runs in the actor's turn, like an ordinary Orleans grain call.
-    /// </summary>
-    Task<TResult> Call<TActor, TResult>(ActorId actor, Func<TActor, Task<TResult>> call)
-        where TActor : IActor;
 }

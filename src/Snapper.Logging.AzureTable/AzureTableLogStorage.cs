@@ -150,7 +150,7 @@ public sealed class AzureTableLogStorage : ILogStorage
         {
             // A group in one entity (most are: LogEntity packs records) is as atomic as a single
             // Add, which costs the service and the client less than a one-entity transaction: no
-            // multipart batch to build and parse. SmallBank PACT on Azurite: about 7% more txn/s.
+            // multipart batch to build and parse (docs/decisions.md).
             await table.AddEntityAsync((TableEntity)actions[0].Entity, cancellationToken);
             return;
         }

@@ -130,7 +130,7 @@ public sealed class EmbeddedCluster : ILoadGenCluster
                     {
                         LoggerKind.None => LoggingMode.None,
                         LoggerKind.File => LoggingMode.File,
-                        _ => LoggingMode.Memory,
+                        _ => LoggingMode.RegisteredStorage,
                     };
                     o.LogDirectory = logDirectory;
                     o.LogWriteDelay = TimeSpan.FromMilliseconds(options.LogDelayMs);

@@ -26,6 +26,7 @@ public sealed class SmallBankWorkload : IWorkloadActors
 
     // Ids are built once: ActorId.Create formats the key, which would otherwise run per call.
     private readonly ActorId[] plainIds;
+    private readonly IPlainAccountActor?[] plainAccounts;
     private readonly int pactPercent;
 
     private readonly KeyBlockIds<IAccountActor> accounts;
@@ -47,6 +48,7 @@ public sealed class SmallBankWorkload : IWorkloadActors
         this.pactPercent = pactPercent;
         accounts = new KeyBlockIds<IAccountActor>(actors);
         plainIds = new ActorId[actors];
+        plainAccounts = new IPlainAccountActor?[actors];
         for (var key = 0; key < actors; key++)
         {
             plainIds[key] = ActorId.Create<IPlainAccountActor>(key);
@@ -105,7 +107,7 @@ public sealed class SmallBankWorkload : IWorkloadActors
     // One balance read in mode's own way; the ACT read retries its concurrency aborts when asked.
     private Func<int, Task<decimal>> BalanceOf(string mode, bool retry = false) => mode switch
     {
-        ModeNames.Nt => key => client.Call<IPlainAccountActor, decimal>(plainIds[key], a => a.Balance()),
+        ModeNames.Nt => key => PlainAccount(key).Balance(),
         ModeNames.OrleansTxn => key => OrleansTxnAccount(key).Balance(),
         ModeNames.Pact => key => client.RunPact<IAccountActor, decimal>(accounts.For(mode)[key], (a, ctx) => a.Balance(ctx), AccessSet.Of(accounts.For(mode)[key]), CancellationToken.None),
         _ => key => ReadCommittedBalance(accounts.For(mode)[key], retry ? 5 : 1),
@@ -120,7 +122,7 @@ public sealed class SmallBankWorkload : IWorkloadActors
         }
 
         var input = new MultiTransferInput(Amount, to);
-        return client.Call<IPlainAccountActor, decimal>(plainIds[keys[0]], a => a.MultiTransfer(input));
+        return PlainAccount(keys[0]).MultiTransfer(input);
     }
 
     // Orleans' transactions: the grain's [Transaction(Create)] method starts one at this caller.
@@ -137,6 +139,8 @@ public sealed class SmallBankWorkload : IWorkloadActors
 
     // On its own key block, as every transactional mode.
     private long OrleansTxnKey(int key) => ((long)ModeNames.KeyBlock(ModeNames.OrleansTxn) * actors) + key;
+
+    private IPlainAccountActor PlainAccount(int key) => plainAccounts[key] ??= grains.GetGrain<IPlainAccountActor>(key); // a race makes two equal references
 
     private IOrleansTxnAccount OrleansTxnAccount(int key) => grains.GetGrain<IOrleansTxnAccount>(OrleansTxnKey(key));
 

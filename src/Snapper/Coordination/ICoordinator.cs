@@ -30,7 +30,7 @@ internal interface ICoordinator : IGrainWithStringKey
 
     /// <summary>
     /// NewPact, first actor's silo (or a client) → coordinator: completes with the PACT's context
-    /// (tid, bid) once the token has put it in a batch and the batch's BatchInfo is durable.
+    /// (tid, bid) once the token has put it in a batch (the batch's BatchInfo is written alongside its BatchMsgs, not waited for).
     /// </summary>
     Task<TxnContext> NewPact(ActorId root, AccessSet declared);
 

@@ -29,9 +29,6 @@ internal static partial class LogMessages
     [LoggerMessage(EventId = 6, Level = LogLevel.Information, Message = "Recovered the committed state of {Actors} actor(s) from {Records} log record(s); tids resume after {MaxTid}")]
     public static partial void Recovered(ILogger logger, int actors, int records, long maxTid);
 
-    [LoggerMessage(EventId = 4, Level = LogLevel.Debug, Message = "Actor {Actor} activated")]
-    public static partial void ActorActivated(ILogger logger, ActorId actor);
-
     [LoggerMessage(EventId = 40, Level = LogLevel.Warning, Message = "A protocol message to actor {Actor} failed")]
     public static partial void DeliveryFailed(ILogger logger, Exception exception, ActorId actor);
 
@@ -82,4 +79,26 @@ internal static partial class LogMessages
 
     [LoggerMessage(EventId = 69, Level = LogLevel.Error, Message = "Actor {Actor} was told ACT {Tid} committed, but it holds no write prepared for it: the write was lost")]
     public static partial void CommitOfUnknownAct(ILogger logger, ActorId actor, long tid);
+
+    // File log storage
+    [LoggerMessage(EventId = 101, Level = LogLevel.Warning, Message = "Log segment {File} has a torn or corrupt tail at offset {Offset} ({Problem}); cut {Bytes} byte(s)")]
+    public static partial void TailCut(ILogger logger, string file, long offset, long bytes, string problem);
+
+    [LoggerMessage(EventId = 102, Level = LogLevel.Debug, Message = "Log {Log} started segment {File}")]
+    public static partial void SegmentStarted(ILogger logger, string log, string file);
+
+    [LoggerMessage(EventId = 103, Level = LogLevel.Information, Message = "Log {Log} deleted {Count} segment(s) before sequence {Sequence}")]
+    public static partial void SegmentsDeleted(ILogger logger, string log, int count, long sequence);
+
+    [LoggerMessage(EventId = 104, Level = LogLevel.Error, Message = "Log segment {File} could not be cut back to {Length} bytes after a failed append; a cut marker will tell recovery to")]
+    public static partial void RollbackFailed(ILogger logger, Exception exception, string file, long length);
+
+    [LoggerMessage(EventId = 105, Level = LogLevel.Warning, Message = "Log segment {File} has a cut marker: recovery cuts it back to {Length} bytes")]
+    public static partial void CutMarkerWritten(ILogger logger, string file, long length);
+
+    [LoggerMessage(EventId = 106, Level = LogLevel.Critical, Message = "Log segment {File} could neither be cut back to {Length} bytes nor marked for recovery to cut: records of a group reported as failed may be read back after a restart")]
+    public static partial void CutMarkerFailed(ILogger logger, Exception exception, string file, long length);
+
+    [LoggerMessage(EventId = 107, Level = LogLevel.Error, Message = "Log {Log} is stopped after a failed write and takes no appends until the silo restarts")]
+    public static partial void LogStopped(ILogger logger, Exception exception, string log);
 }

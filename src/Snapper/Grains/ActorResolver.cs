@@ -42,9 +42,6 @@ internal sealed class ActorResolver(IGrainFactory grains)
         return entry.Participant ??= grains.GetGrain<ISnapperParticipant>(entry.Reference.GetGrainId()); // a race makes two equal references
     }
 
-    /// <summary>The grain id of <paramref name="id"/>; throws <see cref="SnapperException"/> naming it if it names no actor.</summary>
-    public GrainId GrainIdOf(ActorId id) => Known(id).Reference.GetGrainId();
-
     /// <summary>Whether <paramref name="id"/> names a transactional actor; throws <see cref="SnapperException"/> naming it if it names no actor.</summary>
     public bool IsTransactional(ActorId id) => Known(id).Transactional;
 

@@ -25,7 +25,7 @@ internal interface ISnapperParticipant : IGrain
     /// <summary>ACT root → participant: abort (presumed abort: a participant that misses it finds no CoordCommit).</summary>
     Task Abort(long tid);
 
-    /// <summary>Coordinator → actor, one-way: BatchMsg, the actor's sub-batch (Snapper §4.2.2). Sent once BatchInfo is durable.</summary>
+    /// <summary>Coordinator → actor, one-way: BatchMsg, the actor's sub-batch (Snapper §4.2.2). Sent alongside the BatchInfo write, not after it: recovery presumes abort for a batch without a BatchCommit, which is logged after BatchInfo.</summary>
     [OneWay]
     Task OnBatch(SubBatch batch);
 

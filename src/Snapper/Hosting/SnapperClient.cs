@@ -175,11 +175,4 @@ internal sealed class SnapperClient(
             return true;
         }, declared, cancellationToken);
     }
-
-    public Task<TResult> Call<TActor, TResult>(ActorId actor, Func<TActor, Task<TResult>> call)
-        where TActor : IActor
-    {
-        ArgumentNullException.ThrowIfNull(call);
-        return call(resolver.Get<TActor>(actor));
-    }
 }

@@ -4,7 +4,7 @@ namespace Snapper.Hosting;
 public sealed class SnapperOptions
 {
     /// <summary>
-    /// Default for <see cref="LoggerCount"/> with <see cref="LoggingMode.Memory"/> and for log
+    /// Default for <see cref="LoggerCount"/> with <see cref="LoggingMode.RegisteredStorage"/> and for log
     /// storages of their own (Azure Tables): one logger per core, so writes proceed in parallel.
     /// </summary>
     public static readonly int DefaultLoggerCount = Environment.ProcessorCount;
@@ -24,8 +24,8 @@ public sealed class SnapperOptions
     /// <summary>Default for <see cref="DeadlockTimeout"/>.</summary>
     public static readonly TimeSpan DefaultDeadlockTimeout = TimeSpan.FromMilliseconds(20);
 
-    /// <summary>Where records go. Default <see cref="LoggingMode.Memory"/>.</summary>
-    public LoggingMode Logging { get; set; } = LoggingMode.Memory;
+    /// <summary>Where records go. Default <see cref="LoggingMode.RegisteredStorage"/>.</summary>
+    public LoggingMode Logging { get; set; } = LoggingMode.RegisteredStorage;
 
     /// <summary>
     /// Loggers per silo; actors are spread over them by a hash of their id (1 to 1024). Null (the

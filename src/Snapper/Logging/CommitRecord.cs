@@ -8,7 +8,7 @@ internal sealed record CommitRecord(long Tid, ActorId Actor, ReadOnlyMemory<byte
 {
     /// <summary>
     /// The version of <see cref="State"/> on its actor: one more than the version of the state it was
-    /// built from (0 in records older than format version 3). Commits on one actor are serial, so of
+    /// built from. Commits on one actor are serial, so of
     /// an actor's committed states the one with the highest version is the last, whichever silo's
     /// log holds it.
     /// </summary>
@@ -16,8 +16,7 @@ internal sealed record CommitRecord(long Tid, ActorId Actor, ReadOnlyMemory<byte
 
     /// <summary>
     /// True if <see cref="State"/> is the change from version <c>Version - 1</c> (an
-    /// <see cref="IDeltaState{TSelf, TDelta}"/> state's), false if it is the whole state (always
-    /// before format version 5).
+    /// <see cref="IDeltaState{TSelf, TDelta}"/> state's), false if it is the whole state.
     /// </summary>
     public bool Delta { get; init; }
 

@@ -14,11 +14,6 @@ public sealed class InMemoryLogStorage : ILogStorage
 {
     private readonly ConcurrentDictionary<string, Records> logs = new();
 
-    /// <summary>How many groups have been appended, over all logs.</summary>
-    public long GroupCount => Interlocked.Read(ref groupCount);
-
-    private long groupCount;
-
     /// <inheritdoc />
     public Task AppendAsync(string log, IReadOnlyList<ReadOnlyMemory<byte>> group, CancellationToken cancellationToken)
     {
@@ -31,8 +26,6 @@ public sealed class InMemoryLogStorage : ILogStorage
                 records.Add(record.Span);
             }
         }
-
-        Interlocked.Increment(ref groupCount);
         return Task.CompletedTask;
     }
 

@@ -12,21 +12,13 @@ namespace Snapper.Logging;
 /// </summary>
 /// <remarks>
 /// <see cref="CurrentVersion"/> is written into every record, so a later build can keep reading
-/// old logs: it must keep decoding every version it ever wrote.
+/// old logs: once a build has shipped, every later one must keep decoding the versions it wrote.
+/// This build reads only its own.
 /// </remarks>
 internal static class LogRecordCodec
 {
     /// <summary>The format version this build writes.</summary>
-    public const byte CurrentVersion = 5;
-
-    /// <summary>
-    /// Version 1 had no commit dependencies in CoordCommit; versions 1 and 2 named a batch's
-    /// coordinator by its index in a one-silo ring (read back as that number) and had no state
-    /// versions (read back as 0); versions 1 to 3 had no dependency in BatchCommit (read back as 0:
-    /// those builds logged it only after the previous batch's was durable); versions 1 to 4 logged
-    /// whole states only (read back as not a delta). All are still read.
-    /// </summary>
-    private const byte FirstVersion = 1;
+    public const byte CurrentVersion = 1;
 
     /// <summary>Encodes a record into a new array.</summary>
     public static byte[] Encode(LogRecord record)
@@ -110,18 +102,18 @@ internal static class LogRecordCodec
     public static LogRecord Decode(ReadOnlySpan<byte> data)
     {
         var reader = new Reader(data);
-        var version = reader.Version();
+        reader.Version();
         var kind = (LogRecordKind)reader.Byte();
         var tid = reader.Int64();
         LogRecord record = kind switch
         {
             LogRecordKind.CoordPrepare => new CoordPrepareRecord(tid, reader.Actors()),
-            LogRecordKind.Prepare => new PrepareRecord(tid, reader.Actor(), reader.Actor(), reader.Bytes()) { Version = reader.StateVersion(version), Delta = reader.Delta(version) },
-            LogRecordKind.CoordCommit => new CoordCommitRecord(tid) { DependsOn = version >= 2 ? reader.Int64s() : [] },
-            LogRecordKind.Commit => new CommitRecord(tid, reader.Actor(), reader.Bytes()) { Version = reader.StateVersion(version), Delta = reader.Delta(version) },
-            LogRecordKind.BatchInfo => new BatchInfoRecord(tid, reader.Coordinator(version), reader.Actors()),
-            LogRecordKind.BatchComplete => new BatchCompleteRecord(tid, reader.Actor(), reader.Coordinator(version), reader.Bytes()) { Version = reader.StateVersion(version), Delta = reader.Delta(version) },
-            LogRecordKind.BatchCommit => new BatchCommitRecord(tid) { DependsOn = version >= 4 ? reader.Int64() : 0 },
+            LogRecordKind.Prepare => new PrepareRecord(tid, reader.Actor(), reader.Actor(), reader.Bytes()) { Version = reader.Int64(), Delta = reader.Delta() },
+            LogRecordKind.CoordCommit => new CoordCommitRecord(tid) { DependsOn = reader.Int64s() },
+            LogRecordKind.Commit => new CommitRecord(tid, reader.Actor(), reader.Bytes()) { Version = reader.Int64(), Delta = reader.Delta() },
+            LogRecordKind.BatchInfo => new BatchInfoRecord(tid, reader.String(), reader.Actors()),
+            LogRecordKind.BatchComplete => new BatchCompleteRecord(tid, reader.Actor(), reader.String(), reader.Bytes()) { Version = reader.Int64(), Delta = reader.Delta() },
+            LogRecordKind.BatchCommit => new BatchCommitRecord(tid) { DependsOn = reader.Int64() },
             LogRecordKind.TidReservation => new TidReservationRecord(tid),
             LogRecordKind.CheckpointSeal => new CheckpointSealRecord(tid),
             LogRecordKind.CommittedDecisions => new CommittedDecisionsRecord(tid) { Acts = reader.Int64s(), Batches = reader.Int64s() },
@@ -195,38 +187,28 @@ internal static class LogRecordCodec
         public byte Byte() => Take(1)[0];
 
         /// <summary>The record's format version, refused unless this build reads it.</summary>
-        public byte Version()
+        public void Version()
         {
             var version = Byte();
-            if (version is < FirstVersion or > CurrentVersion)
+            if (version != CurrentVersion)
             {
-                throw new InvalidDataException($"Log record has format version {version}; this build reads versions {FirstVersion} to {CurrentVersion}.");
+                throw new InvalidDataException($"Log record has format version {version}; this build reads version {CurrentVersion}.");
             }
-
-            return version;
         }
 
         public long Int64() => BinaryPrimitives.ReadInt64LittleEndian(Take(8));
-
-        public int Int32() => (int)BinaryPrimitives.ReadUInt32LittleEndian(Take(4));
 
         public ReadOnlyMemory<byte> Bytes() => Take(Length()).ToArray();
 
         public ActorId Actor() => ActorId.FromParts(String(), String());
 
-        /// <summary>A written state's version on its actor: recorded since version 3, 0 before.</summary>
-        public long StateVersion(byte version) => version >= 3 ? Int64() : 0;
-
-        /// <summary>Whether a written state is a delta: recorded since version 5, whole before.</summary>
-        public bool Delta(byte version) => version >= 5 && Byte() switch
+        /// <summary>Whether a written state is a delta or whole.</summary>
+        public bool Delta() => Byte() switch
         {
             0 => false,
             1 => true,
             var other => throw new InvalidDataException($"Log record's state form is {other}; expected 0 (whole) or 1 (delta)."),
         };
-
-        /// <summary>A batch's coordinator: its key since version 3, its ring index before.</summary>
-        public string Coordinator(byte version) => version >= 3 ? String() : Int32().ToString(System.Globalization.CultureInfo.InvariantCulture);
 
         public ImmutableArray<long> Int64s()
         {
@@ -260,7 +242,7 @@ internal static class LogRecordCodec
             }
         }
 
-        private string String() => Encoding.UTF8.GetString(Take(Length()));
+        public string String() => Encoding.UTF8.GetString(Take(Length()));
 
         private int Length()
         {

@@ -18,7 +18,7 @@ internal enum LogRecordKind : byte
     /// <summary>PACT coordinator, as it sends BatchMsg (Snapper Fig. 6 writes it before): the batch and its participating actors.</summary>
     BatchInfo = 5,
 
-    /// <summary>PACT participant, before sending BatchComplete: the state the batch left (empty if it only read).</summary>
+    /// <summary>PACT participant, before sending BatchComplete: the state the batch left (none is logged for a sub-batch that only read).</summary>
     BatchComplete = 6,
 
     /// <summary>PACT coordinator, before sending BatchCommit: the batch is committed.</summary>

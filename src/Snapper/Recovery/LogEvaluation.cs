@@ -17,8 +17,7 @@ namespace Snapper.Recovery;
 /// or a checkpoint's), a Prepare whose tid committed, or a BatchComplete whose batch committed. A
 /// Prepare with no CoordCommit, or a BatchComplete with no BatchCommit, is aborted: presumed abort,
 /// and the process that could still have decided them is gone. Of equal versions the one read last
-/// wins (a PACT's abort logs the states it takes back again, with the same version; records older
-/// than state versions, format versions 1 and 2, all have version 0).
+/// wins (a PACT's abort logs the states it takes back again, with the same version).
 /// </remarks>
 internal sealed class LogEvaluation
 {

@@ -3,7 +3,8 @@ using System.Text.Json;
 namespace Snapper.Serialization;
 
 /// <summary>
-/// The default <see cref="IStateSerializer"/>: System.Text.Json with public fields included.
+/// An <see cref="IStateSerializer"/> on System.Text.Json with public fields included, for states
+/// without Orleans serialization attributes (the default is <see cref="OrleansStateSerializer"/>).
 /// A state must round-trip: public read-write properties or fields, a public parameterless
 /// constructor (or a constructor System.Text.Json can bind), no reference cycles.
 /// </summary>

@@ -16,11 +16,7 @@ public sealed class ContextTests
         var stale = await silo.Client.RunAct<ITestActor, TxnContext>(Actor("leaker"), (a, ctx) => a.Leak(ctx));
 
         var rejected = await Assert.ThrowsAsync<SnapperException>(() =>
-            silo.Client.Call<IAccountActor, bool>(account, async a =>
-            {
-                await a.DepositChecking(stale, 1m);
-                return true;
-            }));
+            silo.Grains.GetGrain<IAccountActor>(1).DepositChecking(stale, 1m));
 
         Assert.Contains("has already finished", rejected.Message);
         Assert.Contains(stale.Tid.ToString(System.Globalization.CultureInfo.InvariantCulture), rejected.Message);

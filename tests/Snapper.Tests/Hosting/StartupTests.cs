@@ -85,7 +85,7 @@ public sealed class StartupTests
     {
         await using var silo = await TestSilo.StartAsync();
         var failure = await Assert.ThrowsAnyAsync<Exception>(() =>
-            silo.Client.Call<IPlainTestActor, int>(ActorId.Create<IPlainTestActor>("p"), a => a.Ping()));
+            silo.Grains.GetGrain<IPlainTestActor>("p").Ping());
         Assert.Contains("PlainButTransactional must implement exactly one transactional actor interface", failure.ToString());
     }
 

@@ -85,7 +85,7 @@ public sealed class CheckpointTests : IDisposable
         };
         listener.SetMeasurementEventCallback<double>((_, ms, tags, _) => rounds.Enqueue((ms, tags.ToArray().Single(t => t.Key == "outcome").Value)));
         listener.Start();
-        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.Logging = LoggingMode.Memory));
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.Logging = LoggingMode.RegisteredStorage));
         await silo.Client.RunAct<ITestActor>(Actor("measured"), (a, ctx) => a.Add(ctx, 1));
 
         await silo.Grains.GetGrain<ICheckpointer>(0).Run();

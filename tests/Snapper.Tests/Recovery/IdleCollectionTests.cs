@@ -21,7 +21,7 @@ public sealed class IdleCollectionTests(Azurite azurite) : IClassFixture<Azurite
         await using var silo = await TestSilo.StartAsync(
             s => s.Configure(o =>
             {
-                o.Logging = logger == "file" ? LoggingMode.File : LoggingMode.Memory;
+                o.Logging = logger == "file" ? LoggingMode.File : LoggingMode.RegisteredStorage;
                 o.LogDirectory = logger == "file" ? directory : null;
                 o.CheckpointInterval = TimeSpan.FromSeconds(1); // checkpoints run between and during the collections too
                 o.TransactionTimeout = TimeSpan.FromSeconds(4); // an actor is let go within a second of its last decision

@@ -7,13 +7,11 @@ namespace Snapper.Logging.FileStorage;
 /// each group, and the segment and folder creation that may come with it.
 /// </summary>
 /// <remarks>
-/// Linux has no asynchronous fsync, so some thread blocks for every group commit (about 0.2 ms on
-/// a cloud disk, far more on a busy one). On the thread pool that thread is one of the few that
-/// run every grain: on a 2-core silo a blocked worker is half the silo, and the pool adds workers
-/// only after it has seen them stuck for a while (SmallBank PACT with the file log kept 1.7 of 2
-/// cores busy; given two more pool workers it ran a third faster, and on a thread of the log's own
-/// about a fifth faster: docs/architecture.md, "PACT with a durable log"). A thread of the log's
-/// own makes the disk wait nobody else's. The caller's continuation runs on the pool, never here,
+/// Linux has no asynchronous fsync, so some thread blocks for every group commit. On the thread
+/// pool that thread is one of the few that run every grain: on a 2-core silo a blocked worker is
+/// half the silo, and the pool adds workers only after it has seen them stuck for a while (figures
+/// in docs/decisions.md, "A thread of its own for the disk"). A thread of the log's own makes the
+/// disk wait nobody else's. The caller's continuation runs on the pool, never here,
 /// so this thread does nothing but the disk's calls (and nothing can make it wait for itself).
 /// </remarks>
 internal sealed class DiskThread : IDisposable

@@ -1,4 +1,5 @@
 using Microsoft.Extensions.Logging;
+using Snapper.Diagnostics;
 
 namespace Snapper.Logging.FileStorage;
 
@@ -152,7 +153,7 @@ internal sealed class SegmentLog : IAsyncDisposable
 
             if (deleted > 0)
             {
-                FileStorageLog.SegmentsDeleted(diagnostics, name, deleted, sequence);
+                LogMessages.SegmentsDeleted(diagnostics, name, deleted, sequence);
             }
 
             return deleted;
@@ -242,25 +243,24 @@ internal sealed class SegmentLog : IAsyncDisposable
             try
             {
                 CutMarker.Write(path, acknowledged);
-                FileStorageLog.CutMarkerWritten(diagnostics, path, acknowledged);
+                LogMessages.CutMarkerWritten(diagnostics, path, acknowledged);
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException)
             {
                 // Nothing on this disk can be written: recovery may read the failed group. This is
                 // the one case no write-ahead log can cover; it is said loudly.
-                FileStorageLog.CutMarkerFailed(diagnostics, e, path, acknowledged);
+                LogMessages.CutMarkerFailed(diagnostics, e, path, acknowledged);
             }
         }
 
         stoppedBy = failure;
         phase = SegmentLogPhase.Stopped;
         CloseWriter();
-        FileStorageLog.LogStopped(diagnostics, failure, name);
+        LogMessages.LogStopped(diagnostics, failure, name);
     }
 
-    // An fsync after a write that made the file longer must also journal the file's new size: on
-    // ext4 here that made each group commit about 175 µs instead of 115 µs, and the journal's
-    // writes doubled the disk traffic. So the segment is filled with zeros ahead of its tail, a
+    // An fsync after a write that made the file longer must also journal the file's new size, which
+    // makes each group commit slower and doubles the disk traffic (docs/decisions.md). So the segment is filled with zeros ahead of its tail, a
     // chunk at a time, and groups overwrite them: the fsync of such a group has only its data to
     // write. The zeros cannot be mistaken for records (a frame of length zero is invalid), a
     // reopened log finds its tail where they begin (TailRecovery), and a segment gives back the
@@ -358,7 +358,7 @@ internal sealed class SegmentLog : IAsyncDisposable
         writerPath = path;
         tailLength = 0;
         fileLength = 0;
-        FileStorageLog.SegmentStarted(diagnostics, name, path);
+        LogMessages.SegmentStarted(diagnostics, name, path);
     }
 
     private void OpenLast()
@@ -396,7 +396,7 @@ internal sealed class SegmentLog : IAsyncDisposable
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            FileStorageLog.RollbackFailed(diagnostics, e, writerPath, length);
+            LogMessages.RollbackFailed(diagnostics, e, writerPath, length);
             return false;
         }
     }

@@ -1,4 +1,5 @@
 using Microsoft.Extensions.Logging;
+using Snapper.Diagnostics;
 
 namespace Snapper.Logging.FileStorage;
 
@@ -48,7 +49,7 @@ internal static class TailRecovery
             {
                 stream.SetLength(valid);
                 stream.Flush(flushToDisk: true); // else a second crash could bring the bad bytes back
-                FileStorageLog.TailCut(diagnostics, path, valid, length - valid, problem!);
+                LogMessages.TailCut(diagnostics, path, valid, length - valid, problem!);
             }
 
             // Only once the cut is durable: a marker left behind would cut later appends too, so a
