@@ -85,7 +85,7 @@ public static class CommandLine
     public static readonly Option<int> CheckpointInterval = new("--checkpoint-interval")
     {
         Description = "Seconds between checkpoints of the logs, after which older records are truncated (0: none; 1 to 86400).",
-        DefaultValueFactory = _ => (int)Snapper.Hosting.SnapperOptions.DefaultCheckpointInterval.TotalSeconds,
+        DefaultValueFactory = _ => (int)Snapper.Configuration.SnapperOptions.DefaultCheckpointInterval.TotalSeconds,
         Validators = { result => Range(result, 0, 86_400) },
     };
 

@@ -6,7 +6,7 @@ using Microsoft.Extensions.Logging;
 using Orleans.Configuration;
 using SiloHost;
 using SmallBank;
-using Snapper.Hosting;
+using Snapper.Configuration;
 
 // SiloHost: one Orleans silo with Snapper and the samples' actors. Exit codes: 0 stopped cleanly,
 // 1 the silo failed, 2 a usage error (one line naming the flag).

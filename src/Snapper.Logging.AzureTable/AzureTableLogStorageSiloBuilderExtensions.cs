@@ -1,8 +1,8 @@
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
-using Snapper.Hosting;
 using Snapper.Logging;
 using Snapper.Logging.AzureTable;
+using Snapper.Configuration;
 
 // In Orleans' hosting namespace, beside AddSnapper.
 namespace Orleans.Hosting;

@@ -4,12 +4,12 @@ using Microsoft.Extensions.DependencyInjection;
 using Orleans.Concurrency;
 using Orleans.Serialization.Invocation;
 using Snapper.Act;
-using Snapper.Checkpointing;
 using Snapper.Grains;
-using Snapper.Hybrid;
 using Snapper.Pact;
 using Snapper.Recovery;
 using Snapper.State;
+using Snapper.Protocol;
+using Snapper.Scheduling;
 
 namespace Snapper;
 
@@ -40,20 +40,24 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     where TState : class, new()
 {
     private static readonly ConcurrentDictionary<Type, Type> ActorInterfaces = new();
-    private SnapperRuntime? runtime;
-    private ActParticipant<TState>? engine;
+    private ActServices? actServices;
+    private ActivationLoader? loader;
+    private ActiveActors? activeActors;
+    private ActParticipant<TState>? act;
     private PactParticipant<TState>? pact;
     private IGrainTimer? expiryTimer;
     private IGrainTimer? holdTimer; // runs while the activation is held for undecided transactions
     private DateTimeOffset retainedUntil; // early lock release: outcomes answered until then
 
     /// <summary>This actor's id. Valid from activation on (not in its constructor).</summary>
-    protected ActorId Id => Engine.Id;
+    protected ActorId Id => ActParticipant.Id;
 
-    internal ActParticipant<TState> Engine =>
-        engine ?? throw new SnapperException($"{GetType().Name} is not activated yet: Id and the transactional API are available from activation on, not in its constructor.");
+    /// <summary>The ACT engine of this actor (its 2PL participant and, through it, the root of its ACTs).</summary>
+    internal ActParticipant<TState> ActParticipant =>
+        act ?? throw new SnapperException($"{GetType().Name} is not activated yet: Id and the transactional API are available from activation on, not in its constructor.");
 
-    internal PactParticipant<TState> PactEngine => pact ?? throw new SnapperException($"{GetType().Name} is not activated yet.");
+    /// <summary>The PACT engine of this actor.</summary>
+    internal PactParticipant<TState> PactParticipant => pact ?? throw new SnapperException($"{GetType().Name} is not activated yet.");
 
     /// <summary>
     /// Returns the state for <paramref name="ctx"/>'s transaction, taking a read or write lock
@@ -63,24 +67,28 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     /// </summary>
     protected ValueTask<TState> GetState(TxnContext ctx, AccessMode mode)
     {
-        ArgumentNullException.ThrowIfNull(ctx);
-        return ctx.Mode == TxnMode.Pact ? new ValueTask<TState>(PactEngine.GetState(ctx, mode)) : Engine.GetState(ctx, mode);
+        return EngineFor(ctx).GetState(ctx, mode);
     }
 
     /// <summary>Calls another transactional actor within <paramref name="ctx"/>'s transaction.</summary>
     protected Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId actor, Func<TActor, Task<TResult>> call)
         where TActor : ITransactionalActor
     {
-        ArgumentNullException.ThrowIfNull(ctx);
-        return ctx.Mode == TxnMode.Pact ? PactEngine.CallActor(ctx, actor, call) : Engine.CallActor(ctx, actor, call);
+        return EngineFor(ctx).CallActor(ctx, actor, call);
     }
 
     /// <summary>Calls another transactional actor within <paramref name="ctx"/>'s transaction.</summary>
     protected Task CallActor<TActor>(TxnContext ctx, ActorId actor, Func<TActor, Task> call)
         where TActor : ITransactionalActor
     {
+        return EngineFor(ctx).CallActor(ctx, actor, call);
+    }
+
+    // The engine the transaction runs in: the PACT engine for a PACT, else the ACT engine.
+    private ITransactionEngine<TState> EngineFor(TxnContext ctx)
+    {
         ArgumentNullException.ThrowIfNull(ctx);
-        return ctx.Mode == TxnMode.Pact ? PactEngine.CallActor(ctx, actor, call) : Engine.CallActor(ctx, actor, call);
+        return ctx.Mode == TxnMode.Pact ? PactParticipant : ActParticipant;
     }
 
     /// <summary>The state a new actor starts with; by default <c>new TState()</c>.</summary>
@@ -96,51 +104,53 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         // deadlock on each other's lock (seen with concurrent ACTs right after a silo starts). A
         // yield here lets Start return, so requests always run outside it.
         await Task.Yield();
-        runtime = ServiceProvider.GetService<SnapperRuntime>()
+        activeActors = ServiceProvider.GetService<ActiveActors>()
             ?? throw new SnapperException($"{GetType().Name} is a transactional actor, but Snapper is not added to this silo: call AddSnapper() on the silo builder.");
+        actServices = ServiceProvider.GetRequiredService<ActServices>();
+        var pactServices = ServiceProvider.GetRequiredService<PactServices>();
+        loader = ServiceProvider.GetRequiredService<ActivationLoader>();
         var id = SelfId();
 
         // One local schedule and one set of state versions, shared by the two engines (§4.4.1).
-        var handedOver = await runtime.TakeCommittedState(id);
-        var (committed, undecided) = await runtime.AfterDepartures(id, handedOver);
-        var versions = StateVersions<TState>.Load(id, runtime, CreateInitialState(), committed);
-        var schedule = new LocalSchedule(id, runtime.Clock);
-        engine = new ActParticipant<TState>(id, runtime, versions, schedule);
-        engine.Attach(EnsureExpiry, Retain, this);
-        engine.AdoptUndecided([.. undecided, .. PreparedBefore(id, handedOver, undecided)]);
+        var (handedOver, committed, undecided) = await loader.Load(id);
+        var versions = StateVersions<TState>.Load(id, actServices.Serializer, CreateInitialState(), committed);
+        var schedule = new LocalSchedule(id, actServices.Clock);
+        act = new ActParticipant<TState>(id, actServices, versions, schedule);
+        act.Attach(EnsureExpiry, Retain, this);
+        act.AdoptUndecided([.. undecided, .. PreparedBefore(id, handedOver, undecided)]);
         if (handedOver is { Outcomes.IsDefaultOrEmpty: false } kept)
         {
-            engine.Roots.Adopt(kept.Outcomes);
-            Retain(engine.Roots.Retention);
+            act.Roots.Adopt(kept.Outcomes);
+            Retain(act.Roots.Retention);
         }
 
-        pact = new PactParticipant<TState>(id, runtime, versions, schedule);
+        pact = new PactParticipant<TState>(id, pactServices, versions, schedule);
         if (handedOver?.Batches is { } batches && handedOver.Value.Version == versions.CommittedVersion)
         {
             pact.Resume(batches); // on the committed state they were built on
         }
 
-        runtime.Activations[id] = this;
+        activeActors.Add(id, this);
         await base.OnActivateAsync(cancellationToken);
     }
 
     /// <inheritdoc />
     public override Task OnDeactivateAsync(DeactivationReason reason, CancellationToken cancellationToken)
     {
-        if (engine is not null && runtime is not null)
+        if (act is not null && loader is not null && actServices is not null)
         {
             // Leave the committed state on this silo: the next activation, here or on another
-            // silo, takes it (TakeCommittedState) instead of an older one from the logs.
+            // silo, takes it (ActivationLoader) instead of an older one from the logs.
             // The writes prepared here for ACTs not decided yet go along: a deactivation does not
             // wait for an ACT's Commit (DelayDeactivation holds off only idle collection).
-            var versions = engine.Versions;
-            runtime.States.Offer(engine.Id, new CommittedState(versions.CommittedVersion, runtime.Serializer.Serialize(versions.Committed))
+            var versions = act.Versions;
+            loader.Leave(act.Id, new CommittedState(versions.CommittedVersion, actServices.Serializer.Serialize(versions.Committed))
             {
-                Undecided = engine.HandOver(),
+                Undecided = act.HandOver(),
                 Batches = pact?.HandOver(),
-                Outcomes = engine.Roots.HandOver(),
+                Outcomes = act.Roots.HandOver(),
             });
-            runtime.Activations.TryRemove(new KeyValuePair<ActorId, object>(engine.Id, this));
+            activeActors?.Remove(act.Id, this);
         }
 
         return base.OnDeactivateAsync(reason, cancellationToken);
@@ -157,7 +167,7 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     // here return, so the calls that wait here for one end now (DeactivationSignal).
     void IDeactivating.Deactivating()
     {
-        engine?.Leave();
+        act?.Leave();
         pact?.Leave();
     }
 
@@ -175,33 +185,33 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
 
     private async Task InvokeTransactional(IIncomingGrainCallContext context, TxnContext ctx)
     {
-        if (!Engine.WhenUndecidedSettled.IsCompleted)
+        if (!ActParticipant.WhenUndecidedSettled.IsCompleted)
         {
             // Activated after its silo died, with writes it prepared there still undecided: no
             // transaction may see this state until their roots have said how they ended.
-            await Engine.WhenUndecidedSettled;
+            await ActParticipant.WhenUndecidedSettled;
         }
 
         if (ctx.Start)
         {
-            if (ctx.Root != Engine.Id)
+            if (ctx.Root != ActParticipant.Id)
             {
-                throw new SnapperException($"The transaction {ctx} was started on actor {ctx.Root}, but its first call reached {Engine.Id}: a RunAct or RunPact body must call the first actor it names.");
+                throw new SnapperException($"The transaction {ctx} was started on actor {ctx.Root}, but its first call reached {ActParticipant.Id}: a RunAct or RunPact body must call the first actor it names.");
             }
 
             // User code and every call it makes get the context without the start mark.
-            var running = ctx with { Start = false, EarlyLockRelease = false, RootSilo = ctx.EarlyLockRelease ? runtime!.ActOutcomes.Silo : null };
+            var running = ctx with { Start = false, EarlyLockRelease = false, RootSilo = ctx.EarlyLockRelease ? actServices!.ActOutcomes.Silo : null };
             context.Request.SetArgument(0, running);
             if (ctx.Mode == TxnMode.Pact)
             {
-                if (await PactEngine.RunPactAsRoot(running, context.Invoke))
+                if (await PactParticipant.RunPactAsRoot(running, context.Invoke))
                 {
                     // Ran, but this activation is going before the batch was decided: the caller's
                     // filter asks the next activation for the outcome.
-                    context.Response = PendingPactResponse.Create(context.Response!, running.Tid, running.Bid, running.Coordinator!, Engine.Id);
+                    context.Response = PendingPactResponse.Create(context.Response!, running.Tid, running.Bid, running.Coordinator!, ActParticipant.Id);
                 }
             }
-            else if (await Engine.RunAsRoot(running, ctx.EarlyLockRelease, context.Invoke) is { } aborted)
+            else if (await ActParticipant.Root.RunAsRoot(running, ctx.EarlyLockRelease, context.Invoke) is { } aborted)
             {
                 // An abort, or a TransactionInDoubtException where the outcome could not be learned.
                 // Answered, not thrown. For a method with a result, wrapped: it passes Orleans'
@@ -217,78 +227,78 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
 
         if (ctx.Mode == TxnMode.Pact)
         {
-            await PactEngine.InvokePact(ctx, context.Invoke);
+            await PactParticipant.InvokePact(ctx, context.Invoke);
             return;
         }
 
-        var (info, failure) = await Engine.Invoke(ctx, context.Invoke);
+        var (info, failure) = await ActParticipant.Invoke(ctx, context.Invoke);
         context.Response = ExecutionInfoResponse.Create(failure is null ? context.Response! : Response.FromException(failure), info);
     }
 
-    Task<Vote> ISnapperParticipant.Prepare(long tid, HybridDecision decision, bool earlyLockRelease) => Engine.Prepare(tid, decision, earlyLockRelease);
+    Task<Vote> ISnapperParticipant.Prepare(long tid, HybridDecision decision, bool earlyLockRelease) => ActParticipant.Prepare(tid, decision, earlyLockRelease);
 
-    Task ISnapperParticipant.Commit(long tid, HybridDecision decision) => Engine.Commit(tid, decision);
+    Task ISnapperParticipant.Commit(long tid, HybridDecision decision) => ActParticipant.Commit(tid, decision);
 
-    Task ISnapperParticipant.CommitOnePhase(long tid, HybridDecision decision) => Engine.CommitOnePhase(tid, decision);
+    Task ISnapperParticipant.CommitOnePhase(long tid, HybridDecision decision) => ActParticipant.CommitOnePhase(tid, decision);
 
-    Task ISnapperParticipant.Abort(long tid) => Engine.Abort(tid);
+    Task ISnapperParticipant.Abort(long tid) => ActParticipant.Abort(tid);
 
     Task ISnapperParticipant.OnBatch(SubBatch batch)
     {
-        PactEngine.OnBatch(batch);
+        PactParticipant.OnBatch(batch);
         return Task.CompletedTask;
     }
 
     Task ISnapperParticipant.OnAbort(long bid, long through, Dictionary<long, Exception> failures)
     {
-        PactEngine.OnAbort(bid, through, failures);
+        PactParticipant.OnAbort(bid, through, failures);
         return Task.CompletedTask;
     }
 
-    Task<PactAbortAnswer> ISnapperParticipant.AbortPact(long bid, long tid, Exception cause) => PactEngine.AbortPact(bid, tid, cause);
+    Task<PactAbortAnswer> ISnapperParticipant.AbortPact(long bid, long tid, Exception cause) => PactParticipant.AbortPact(bid, tid, cause);
 
-    Task<TransactionAbortedException?> ISnapperParticipant.AwaitPact(long tid, long bid, string coordinator) => PactEngine.AwaitOutcome(tid, bid, coordinator);
+    Task<TransactionAbortedException?> ISnapperParticipant.AwaitPact(long tid, long bid, string coordinator) => PactParticipant.AwaitOutcome(tid, bid, coordinator);
 
-    Task<(long Tid, string Description)> ISnapperParticipant.DescribeWait(long bid) => Task.FromResult(PactEngine.DescribeWait(bid));
+    Task<(long Tid, string Description)> ISnapperParticipant.DescribeWait(long bid) => Task.FromResult(PactParticipant.DescribeWait(bid));
 
     Task ISnapperParticipant.BatchBehind(long tid, long bid)
     {
-        Engine.OnBatchBehind(tid, bid);
+        ActParticipant.Root.OnBatchBehind(tid, bid);
         return Task.CompletedTask;
     }
 
     Task ISnapperParticipant.LockWait(long tid, ActDependency holder, bool waiting)
     {
-        Engine.OnLockWait(tid, holder, waiting);
+        ActParticipant.Root.OnLockWait(tid, holder, waiting);
         return Task.CompletedTask;
     }
 
     Task ISnapperParticipant.WatchBatch(long tid, long bid, ActorId participant)
     {
-        Engine.OnWatchBatch(tid, bid, participant);
+        ActParticipant.Root.OnWatchBatch(tid, bid, participant);
         return Task.CompletedTask;
     }
 
     Task ISnapperParticipant.BatchWaitDoomed(long tid, long behind)
     {
-        Engine.OnBatchWaitDoomed(tid, behind);
+        ActParticipant.OnBatchWaitDoomed(tid, behind);
         return Task.CompletedTask;
     }
 
     Task ISnapperParticipant.StopWaiting(long tid)
     {
-        Engine.OnStopWaiting(tid);
+        ActParticipant.OnStopWaiting(tid);
         return Task.CompletedTask;
     }
 
-    Task<bool> ISnapperParticipant.ActOutcome(long tid, bool durable) => Engine.ActOutcome(tid, durable);
+    Task<bool> ISnapperParticipant.ActOutcome(long tid, bool durable) => ActParticipant.Root.ActOutcome(tid, durable);
 
-    Task ISnapperParticipant.Settle(SettleStep step, DateTimeOffset until) => Engine.Settle(step, until);
+    Task ISnapperParticipant.Settle(SettleStep step, DateTimeOffset until) => ActParticipant.Settle(step, until);
 
     async Task ISnapperParticipant.ResolveDeparted(string silo)
     {
-        Engine.AskRootsOfUndecided();
-        await PactEngine.ResolveDeparted(silo);
+        ActParticipant.AskRootsOfUndecided();
+        await PactParticipant.ResolveDeparted(silo);
     }
 
     // Orleans collects an activation that received no call for a while (or every idle one, when
@@ -300,24 +310,24 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     // is undecided here, so an idle actor is still collected, a little later.
     private void HoldForTransactions()
     {
-        if (holdTimer is null && runtime is not null)
+        if (holdTimer is null && actServices is not null)
         {
             DelayDeactivation(TimeSpan.MaxValue);
-            var period = runtime.Options.TransactionTimeout / 4;
+            var period = actServices.Options.TransactionTimeout / 4;
             holdTimer = this.RegisterGrainTimer(ReleaseWhenDecided, period, period);
         }
     }
 
     private Task ReleaseWhenDecided()
     {
-        if (engine is null || pact is null || engine.ActiveRecords > 0 || engine.Roots.Count > 0 || pact.HasUncommittedBatches || !engine.WhenUndecidedSettled.IsCompleted)
+        if (act is null || pact is null || act.ActiveRecords > 0 || act.Roots.Count > 0 || pact.HasUncommittedBatches || !act.WhenUndecidedSettled.IsCompleted)
         {
             return Task.CompletedTask;
         }
 
         holdTimer?.Dispose();
         holdTimer = null;
-        var retained = retainedUntil - runtime!.Clock.GetUtcNow();
+        var retained = retainedUntil - actServices!.Clock.GetUtcNow();
         DelayDeactivation(retained > TimeSpan.Zero ? retained : TimeSpan.Zero); // zero: collected as usual again
         return Task.CompletedTask;
     }
@@ -325,27 +335,27 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     // An ACT that released its locks early is asked about by its dependents for a while after it ends.
     private void Retain(TimeSpan retention)
     {
-        retainedUntil = runtime!.Clock.GetUtcNow() + retention;
+        retainedUntil = actServices!.Clock.GetUtcNow() + retention;
         if (holdTimer is null)
         {
             DelayDeactivation(retention);
         }
     }
 
-    // While the ACT engine has records, a timer gives up those whose transaction is past its
+    // While the ACT act has records, a timer gives up those whose transaction is past its
     // deadline without having prepared (their root will never decide them).
     private void EnsureExpiry()
     {
         if (expiryTimer is null)
         {
-            var period = runtime!.Options.TransactionTimeout / 4;
+            var period = actServices!.Options.TransactionTimeout / 4;
             expiryTimer = this.RegisterGrainTimer(ExpireRecords, period, period);
         }
     }
 
     private Task ExpireRecords()
     {
-        if (Engine.ExpireRecords(runtime!.Clock.GetUtcNow()) == 0)
+        if (ActParticipant.ExpireRecords(actServices!.Clock.GetUtcNow()) == 0)
         {
             expiryTimer?.Dispose();
             expiryTimer = null;

@@ -1,6 +1,7 @@
 using BenchmarkDotNet.Attributes;
 using Snapper.Benchmarks.Logging;
-using Snapper.Pact;
+using Snapper.Protocol;
+using Snapper.Scheduling;
 
 namespace Snapper.Benchmarks.Pact;
 

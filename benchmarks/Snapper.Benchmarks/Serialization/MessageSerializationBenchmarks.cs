@@ -3,7 +3,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Orleans.Serialization;
 using SmallBank;
 using Snapper.Coordination;
-using Snapper.Pact;
+using Snapper.Protocol;
 
 namespace Snapper.Benchmarks.Serialization;
 

@@ -12,7 +12,7 @@ namespace Snapper.Benchmarks.Serialization;
 /// The two <see cref="IStateSerializer"/>s on what every writing transaction does to its actor's
 /// state: copy it before the work (so an abort leaves the committed state alone) and serialize it
 /// into the Prepare record. JSON is the baseline of each category; calls go through the interface,
-/// as <see cref="SnapperRuntime"/> makes them.
+/// as the silo registers them.
 /// </summary>
 [MemoryDiagnoser]
 [GroupBenchmarksBy(BenchmarkLogicalGroupRule.ByCategory)]

@@ -5,9 +5,9 @@ using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Orleans.Configuration;
 using SmallBank;
-using Snapper.Hosting;
 using Snapper.LoadGen.Nemesis;
 using Snapper.LoadGen.Options;
+using Snapper.Configuration;
 
 namespace Snapper.LoadGen.Cluster;
 

@@ -93,7 +93,7 @@ public static class LoadGenCommandLine
     {
         Description = "Seconds between checkpoints of the embedded silos' logs (0: none; 1-86400).",
         HelpName = "seconds",
-        DefaultValueFactory = _ => (int)Snapper.Hosting.SnapperOptions.DefaultCheckpointInterval.TotalSeconds,
+        DefaultValueFactory = _ => (int)Snapper.Configuration.SnapperOptions.DefaultCheckpointInterval.TotalSeconds,
         Validators = { r => Range(r, 0, 86_400) },
     };
 

@@ -59,7 +59,7 @@ public sealed record LoadGenOptions
     public int LogDelayMs { get; init; }
 
     /// <summary>Seconds between checkpoints of the embedded silos' logs (<c>--checkpoint-interval</c>; 0: none).</summary>
-    public int CheckpointIntervalSeconds { get; init; } = (int)Snapper.Hosting.SnapperOptions.DefaultCheckpointInterval.TotalSeconds;
+    public int CheckpointIntervalSeconds { get; init; } = (int)Snapper.Configuration.SnapperOptions.DefaultCheckpointInterval.TotalSeconds;
 
     /// <summary>Silos of the embedded cluster, all in this process (<c>--silos</c>).</summary>
     public int Silos { get; init; } = 1;

@@ -1,10 +1,11 @@
 using Microsoft.Extensions.Options;
-using Snapper.Hosting;
 using Microsoft.Extensions.Logging;
 using Snapper.Grains;
 using Snapper.Diagnostics;
 using Snapper.Hybrid;
 using Snapper.Logging;
+using Snapper.Configuration;
+using Snapper.Protocol;
 
 namespace Snapper.Act;
 
@@ -208,14 +209,6 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool l
         using var span = SnapperTracing.StartPhase(SnapperTracing.Abort);
         await AbortAll(tid, info.Participants.Keys, new Recipients(actors, rootId, root));
     }
-
-    /// <summary>The exception the caller of an aborted ACT gets: the reason, and the cause inside.</summary>
-    public static TransactionAbortedException AbortedBy(long tid, Exception failure) => failure switch
-    {
-        TransactionAbortedException aborted => new TransactionAbortedException(aborted.Reason, aborted.Detail, aborted) { Tid = tid },
-        SnapperException misuse => new TransactionAbortedException(AbortReason.Failure, misuse.Message, misuse) { Tid = tid },
-        _ => new TransactionAbortedException(AbortReason.User, $"user code threw {failure.GetType().Name}: {failure.Message}", failure) { Tid = tid },
-    };
 
     private async Task AbortAll(long tid, IEnumerable<ActorId> participants, Recipients to)
     {

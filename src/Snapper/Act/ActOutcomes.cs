@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using Snapper.Protocol;
 
 namespace Snapper.Act;
 

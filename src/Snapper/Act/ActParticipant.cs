@@ -2,8 +2,9 @@ using Snapper.Concurrency;
 using Snapper.Grains;
 using Snapper.Hybrid;
 using Snapper.Logging;
-using Snapper.Pact;
 using Snapper.State;
+using Snapper.Protocol;
+using Snapper.Scheduling;
 
 namespace Snapper.Act;
 
@@ -21,10 +22,13 @@ namespace Snapper.Act;
 /// but never run in parallel, so the fields need no locking. Everything it tells another actor —
 /// the ACT's root above all — is a grain call; nothing is shared with other actors.
 /// </remarks>
-internal sealed partial class ActParticipant<TState>
+internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEngine<TState>
     where TState : class
 {
-    private readonly SnapperRuntime runtime;
+    private readonly ActServices services;
+    private readonly ActRoot<TState> root;
+    private readonly UndecidedWrites<TState> undecided;
+    private Action expiry = static () => { };
     private readonly LogWriter? logger;
     private readonly StateVersions<TState> versions;
     private readonly LocalSchedule schedule;
@@ -52,35 +56,37 @@ internal sealed partial class ActParticipant<TState>
     // its way): the call is refused when it comes, instead of taking locks no one will release.
     private readonly RecentTids refusedOnArrival = new(256);
 
-    public ActParticipant(ActorId id, SnapperRuntime runtime, StateVersions<TState> versions, LocalSchedule schedule)
+    public ActParticipant(ActorId id, ActServices services, StateVersions<TState> versions, LocalSchedule schedule)
     {
         Id = id;
-        this.runtime = runtime;
+        this.services = services;
         this.versions = versions;
         this.schedule = schedule;
-        logger = runtime.Loggers.For(id);
-        roots = new ActRoots(new Signals(this), 2 * runtime.Options.TransactionTimeout, runtime.Clock);
-        schedule.BatchPlacedBehind += (group, bid) =>
-        {
-            // Each ACT of the group precedes the batch: tell its root (the batch is in its AfterSet).
-            foreach (var tid in group.Members)
-            {
-                if (records.TryGetValue(tid, out var record))
-                {
-                    SignalRoot(record.Context.Root, p => p.BatchBehind(tid, bid), act => act.NoteBatchBehind(bid), tid);
-                }
-
-                if (@lock.IsEntrant(tid))
-                {
-                    // It held nothing while it waited; now the batch waits for it (see HoldsNothing).
-                    @lock.RefuseWaiter(tid, new TransactionAbortedException(AbortReason.WaitDie, $"batch {bid} was placed behind it while it waited for the lock of {id}") { Tid = tid });
-                }
-            }
-        };
-        schedule.Started += _ => seenBatches = true;
+        logger = services.Loggers.For(id);
+        root = new ActRoot<TState>(this, services);
+        undecided = new UndecidedWrites<TState>(id, services, versions);
+        schedule.Attach(this);
     }
 
     public ActorId Id { get; }
+
+    /// <summary>The root of the ACTs that start on this actor.</summary>
+    public ActRoot<TState> Root => root;
+
+    /// <summary>The ACTs rooted here (for tests and the actor's quiescence).</summary>
+    internal ActRoots Roots => root.Roots;
+
+    /// <summary>
+    /// The actor's hooks: <paramref name="onRecord"/> when a record is added (so stale ones are
+    /// expired), <paramref name="onRemembered"/> when an outcome must be answered for a while (so
+    /// the actor is not deactivated meanwhile), and the actor itself (<paramref name="actor"/>), which
+    /// an ACT rooted here asks in place for its vote and commit.
+    /// </summary>
+    public void Attach(Action onRecord, Action<TimeSpan> onRemembered, ISnapperParticipant actor)
+    {
+        expiry = onRecord;
+        root.Attach(onRemembered, actor);
+    }
 
     /// <summary>Transactions this actor currently takes part in.</summary>
     public int ActiveRecords => records.Count;
@@ -102,7 +108,7 @@ internal sealed partial class ActParticipant<TState>
         }
 
         var record = Running(ctx, nameof(GetState));
-        var acquire = @lock.Acquire(ctx.Tid, ctx.PriorityOrTid, mode == AccessMode.ReadWrite ? LockMode.Write : LockMode.Read, ctx.Deadline, runtime.Clock, HoldsNothing(record));
+        var acquire = @lock.Acquire(ctx.Tid, ctx.PriorityOrTid, mode == AccessMode.ReadWrite ? LockMode.Write : LockMode.Read, ctx.Deadline, services.Clock, HoldsNothing(record));
         return acquire.IsCompletedSuccessfully ? new ValueTask<TState>(StateFor(record, mode)) : AwaitLock(acquire, record, mode);
     }
 
@@ -115,7 +121,7 @@ internal sealed partial class ActParticipant<TState>
         where TActor : ITransactionalActor
     {
         ArgumentNullException.ThrowIfNull(call);
-        var callee = runtime.Resolver.Get<TActor>(target);
+        var callee = services.Resolver.Get<TActor>(target);
         var frame = BeginCall(ctx, target);
         try
         {
@@ -137,7 +143,7 @@ internal sealed partial class ActParticipant<TState>
         where TActor : ITransactionalActor
     {
         ArgumentNullException.ThrowIfNull(call);
-        var callee = runtime.Resolver.Get<TActor>(target);
+        var callee = services.Resolver.Get<TActor>(target);
         var frame = BeginCall(ctx, target);
         try
         {
@@ -164,7 +170,7 @@ internal sealed partial class ActParticipant<TState>
     {
         if (!records.TryGetValue(ctx.Tid, out var record))
         {
-            if (runtime.Clock.GetUtcNow() > ctx.Deadline)
+            if (services.Clock.GetUtcNow() > ctx.Deadline)
             {
                 throw new SnapperException(
                     $"{Id} was called with the TxnContext of {ctx}, which has already finished or run past its deadline; a TxnContext is valid only inside its own transaction.");
@@ -181,7 +187,7 @@ internal sealed partial class ActParticipant<TState>
             if (schedule.BatchAfter(record.Group) is > 0 and var after)
             {
                 // Placed before batches already here: they are in its AfterSet from the start.
-                SignalRoot(ctx.Root, p => p.BatchBehind(ctx.Tid, after), act => act.NoteBatchBehind(after), ctx.Tid);
+                root.SignalRoot(ctx.Root, p => p.BatchBehind(ctx.Tid, after), act => act.NoteBatchBehind(after), ctx.Tid);
             }
 
             if (record.Group.Phase == ActGroupPhase.Open)
@@ -229,120 +235,6 @@ internal sealed partial class ActParticipant<TState>
         }
 
         return new CallReport(Report(record), failure);
-    }
-
-    /// <summary>
-    /// The activation is going: lock waits here end now (each aborts its ACT), for the activation
-    /// takes no more messages, so the Commit or Abort that would end them could not come in.
-    /// </summary>
-    public void Leave()
-    {
-        leaving = true;
-        @lock.RefuseWaiters(Deactivated);
-
-        // A call running here that waits on another actor keeps this activation, which takes no
-        // message meanwhile; if what it waits for there waits on a message to this actor (a lock
-        // held by an ACT whose Prepare is queued here), neither ends before the response timeout.
-        // Its ACT loses its record here anyway, so its waits elsewhere end now.
-        foreach (var (tid, record) in records)
-        {
-            foreach (var target in record.Calling ?? [])
-            {
-                Send(target, p => p.StopWaiting(tid));
-            }
-        }
-    }
-
-    private TransactionAbortedException Deactivated(long tid) =>
-        new(AbortReason.Failure, $"actor {Id} was deactivated while the transaction waited for its lock") { Tid = tid };
-
-    /// <summary>
-    /// An actor the ACT reached is going: ACT <paramref name="tid"/>'s lock wait here ends (the
-    /// ACT aborts), and so do its waits on the actors its calls from here are waiting on.
-    /// </summary>
-    public void OnStopWaiting(long tid)
-    {
-        if (!records.TryGetValue(tid, out var record))
-        {
-            refusedOnArrival.Remember(tid); // its call may still be on its way
-            return;
-        }
-
-        @lock.RefuseWaiter(tid, new TransactionAbortedException(AbortReason.Failure, $"an actor it reached was deactivated while it waited for a lock on {Id}") { Tid = tid });
-        foreach (var target in record.Calling ?? [])
-        {
-            Send(target, p => p.StopWaiting(tid));
-        }
-    }
-
-    /// <summary>
-    /// Records past their transaction's deadline. Unprepared ones: their root has given up on them
-    /// (or never knew of them, if a call's answer was lost), so they are aborted here; the root's
-    /// Prepare, if it still comes, finds none and the ACT aborts. Prepared ones wait for the root's
-    /// decision, and ask for it once (its Commit may have been lost). Returns the records left.
-    /// </summary>
-    public int ExpireRecords(DateTimeOffset now)
-    {
-        foreach (var (tid, record) in records.ToList())
-        {
-            if (now <= record.Context.Deadline + ExpiryGrace)
-            {
-                continue;
-            }
-
-            if (record.State == ActRecordState.Active)
-            {
-                Forget(tid);
-            }
-            else if (record.State == ActRecordState.Prepared && !record.RootAsked)
-            {
-                record.RootAsked = true;
-                _ = AskRoot(tid, record.Context.Root, () => records.ContainsKey(tid));
-            }
-        }
-
-        return records.Count;
-    }
-
-    // Calls started by a method that has already returned: the answer waits for them (bounded by
-    // the deadline), so the root learns of every actor they reached and can roll it back.
-    private async Task AwaitStrayCalls(TxnContext ctx, CallScope scope)
-    {
-        var left = ctx.Deadline - runtime.Clock.GetUtcNow();
-        try
-        {
-            await scope.WhenDrained().WaitAsync(left > TimeSpan.Zero ? left : TimeSpan.Zero, runtime.Clock);
-        }
-        catch (TimeoutException)
-        {
-            // The calls still running will be expired where they landed.
-        }
-    }
-
-    // Where batches run, an ACT's call not answered within the vote timeout aborts the ACT (a
-    // hybrid deadlock no detector sees): the callee's activation may be going, and Orleans then
-    // holds the call until the calls running there end; one of those may be a PACT whose batch
-    // waits behind this ACT on another actor. The callee is told to drop the ACT with the rest
-    // (a Visitor), and refuses the held call if the Abort gets there first.
-    private async Task<TResult> Patiently<TResult>(Task<TResult> answer, TxnContext ctx, CallFrame frame)
-    {
-        await Patiently((Task)answer, ctx, frame);
-        return await answer;
-    }
-
-    private async Task Patiently(Task answer, TxnContext ctx, CallFrame frame)
-    {
-        var patience = runtime.Commit.VoteTimeout;
-        try
-        {
-            await answer.WaitAsync(patience, runtime.Clock);
-        }
-        catch (TimeoutException) when (!answer.IsCompleted)
-        {
-            _ = answer.ContinueWith(static t => _ = t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
-            frame.Learned.Add(frame.Target, ParticipantRole.Visitor);
-            throw new TransactionAbortedException(AbortReason.Deadlock, $"its call from {Id} to {frame.Target} was not answered within {patience.TotalMilliseconds:0} ms while batches run there (a wait no detector sees: the callee's activation may be going)") { Tid = ctx.Tid };
-        }
     }
 
     // What a CallActor sets up around its call, and undoes after it: the callee's info goes to a
@@ -416,18 +308,18 @@ internal sealed partial class ActParticipant<TState>
         Exception? refusal;
         try
         {
-            if (roots.Find(tid) is { } local)
+            if (root.Roots.Find(tid) is { } local)
             {
-                var end = await local.WaitForBatch(before, record.Group.WhenOpen, runtime.DeadlockTimeout, runtime.Clock);
-                refusal = end == BatchWaitEnd.Ready ? null : local.Refusal(end, before, WaitingFor(before), runtime.DeadlockTimeout, AbortReason.Deadlock);
+                var end = await local.WaitForBatch(before, record.Group.WhenOpen, services.DeadlockTimeout, services.Clock);
+                refusal = end == BatchWaitEnd.Ready ? null : local.Refusal(end, before, WaitingFor(before), services.DeadlockTimeout, AbortReason.Deadlock);
             }
             else
             {
                 var doomed = record.Doomed = new TaskCompletionSource<long>(TaskCreationOptions.RunContinuationsAsynchronously);
-                Send(record.Context.Root, p => p.WatchBatch(tid, before, Id));
-                var end = await BatchWait.Until(record.Group.WhenOpen, doomed.Task, runtime.DeadlockTimeout, runtime.Clock);
+                root.Send(record.Context.Root, p => p.WatchBatch(tid, before, Id));
+                var end = await BatchWait.Until(record.Group.WhenOpen, doomed.Task, services.DeadlockTimeout, services.Clock);
                 refusal = end == BatchWaitEnd.Ready ? null
-                    : RunningAct.Refusal(tid, end, end == BatchWaitEnd.Doomed ? doomed.Task.Result : 0, before, WaitingFor(before), runtime.DeadlockTimeout, AbortReason.Deadlock);
+                    : RunningAct.Refusal(tid, end, end == BatchWaitEnd.Doomed ? doomed.Task.Result : 0, before, WaitingFor(before), services.DeadlockTimeout, AbortReason.Deadlock);
             }
         }
         catch (Exception e)
@@ -481,7 +373,7 @@ internal sealed partial class ActParticipant<TState>
                 {
                     var dependency = new ActDependency(holder, held.Context.Root, held.Context.RootSilo);
                     ahead.Add(dependency);
-                    SignalRoot(record.Context.Root, p => p.LockWait(tid, dependency, true), act => act.BlockedBy(dependency), tid);
+                    root.SignalRoot(record.Context.Root, p => p.LockWait(tid, dependency, true), act => act.BlockedBy(dependency), tid);
                 }
             }
         }
@@ -494,7 +386,7 @@ internal sealed partial class ActParticipant<TState>
         {
             foreach (var holder in ahead)
             {
-                SignalRoot(record.Context.Root, p => p.LockWait(tid, holder, false), act => act.Unblocked(holder.Tid), tid);
+                root.SignalRoot(record.Context.Root, p => p.LockWait(tid, holder, false), act => act.Unblocked(holder.Tid), tid);
             }
         }
 
@@ -524,7 +416,7 @@ internal sealed partial class ActParticipant<TState>
         // batch's): never against another ACT's early-released one, which a failover could not tell
         // apart from an aborted write of the same version.
         record.Base = activeVersions.Count > 0 ? null : latest;
-        return record.Working = runtime.Serializer.Copy(latest);
+        return record.Working = services.Serializer.Copy(latest);
     }
 
     private ExecutionInfo Report(ActRecord<TState> record)

@@ -1,5 +1,5 @@
-using Snapper.Hybrid;
-using Snapper.Pact;
+using Snapper.Protocol;
+using Snapper.Scheduling;
 
 namespace Snapper.Act;
 

@@ -1,4 +1,5 @@
 using Snapper.Hybrid;
+using Snapper.Protocol;
 
 namespace Snapper.Act;
 

@@ -1,7 +1,8 @@
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Snapper.Diagnostics;
-using Snapper.Hosting;
+using Snapper.Configuration;
+using Snapper.Protocol;
 
 namespace Snapper.Checkpointing;
 

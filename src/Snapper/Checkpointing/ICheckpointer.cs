@@ -8,7 +8,7 @@ internal interface ICheckpointer : IGrainWithIntegerKey
     /// <summary>Runs one round now, over every active silo; throws if it had to be given up (nothing was truncated then).</summary>
     Task<CheckpointReport> Run();
 
-    /// <summary>A silo, once active → the checkpointer: be active, so rounds run every <see cref="Hosting.SnapperOptions.CheckpointInterval"/>.</summary>
+    /// <summary>A silo, once active → the checkpointer: be active, so rounds run every <see cref="Configuration.SnapperOptions.CheckpointInterval"/>.</summary>
     [AlwaysInterleave]
     Task Ensure();
 }

@@ -1,3 +1,5 @@
+using Snapper.Protocol;
+
 namespace Snapper.Checkpointing;
 
 /// <summary>
@@ -12,7 +14,7 @@ internal interface ISiloCheckpoint : IGrainWithStringKey
     /// <summary>Checkpointer → silo: true if none of this silo's logs took a record for a transaction since its last seal.</summary>
     Task<bool> Quiet();
 
-    /// <summary>Checkpointer → silo: wait for <paramref name="step"/> on every actor active here (<see cref="Grains.ISnapperParticipant.Settle"/>).</summary>
+    /// <summary>Checkpointer → silo: wait for <paramref name="step"/> on every actor active here (<see cref="Protocol.ISnapperParticipant.Settle"/>).</summary>
     Task Settle(SettleStep step, DateTimeOffset until);
 
     /// <summary>Checkpointer → silo: completes once every record this silo's loggers took so far is durable (or failed). Ring membership → survivor: the same, in a failover.</summary>

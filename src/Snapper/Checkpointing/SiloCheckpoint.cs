@@ -1,42 +1,36 @@
 using Orleans.Concurrency;
-using Snapper.Coordination;
 using Snapper.Logging;
+using Snapper.Grains;
+using Snapper.Protocol;
 
 namespace Snapper.Checkpointing;
 
 /// <summary>Does this silo's part of a checkpoint round (<see cref="ISiloCheckpoint"/>) with its loggers and actors.</summary>
 [Reentrant]
 [SiloBoundPlacement]
-internal sealed class SiloCheckpoint(SnapperRuntime runtime, ILogStorage storage) : Grain, ISiloCheckpoint
+internal sealed class SiloCheckpoint(LogWriterPool logs, ActiveActors active, ActorResolver actors, ILogStorage storage) : SiloBoundGrain, ISiloCheckpoint
 {
     /// <summary>The key of silo <paramref name="silo"/>'s checkpoint grain.</summary>
     public static string KeyOf(string silo) => $"{silo}/checkpoint";
 
-    /// <inheritdoc />
-    public override async Task OnActivateAsync(CancellationToken cancellationToken)
-    {
-        await Task.Yield(); // never complete activation synchronously: see TransactionalActor.OnActivateAsync
-        await base.OnActivateAsync(cancellationToken);
-    }
-
     public async Task<long[]> Seal(long round) =>
-        await Task.WhenAll(runtime.Loggers.All.Select(logger => logger.Seal(new CheckpointSealRecord(round))));
+        await Task.WhenAll(logs.All.Select(logger => logger.Seal(new CheckpointSealRecord(round))));
 
     public Task Settle(SettleStep step, DateTimeOffset until) =>
-        Task.WhenAll(runtime.Activations.Keys.ToArray().Select(actor => runtime.Resolver.Participant(actor).Settle(step, until)));
+        Task.WhenAll(active.Ids.ToArray().Select(actor => actors.Participant(actor).Settle(step, until)));
 
-    public Task<bool> Quiet() => Task.FromResult(runtime.Loggers.All.All(logger => logger.QuietSinceSeal));
+    public Task<bool> Quiet() => Task.FromResult(logs.All.All(logger => logger.QuietSinceSeal));
 
-    public Task Flush() => Task.WhenAll(runtime.Loggers.All.Select(logger => logger.Flush()));
+    public Task Flush() => Task.WhenAll(logs.All.Select(logger => logger.Flush()));
 
     public async Task<CheckpointReport> Write(long round)
     {
-        if (!runtime.Loggers.Enabled)
+        if (!logs.Enabled)
         {
             return new CheckpointReport(round, 1, 0, 0, 0, 0); // this silo logs nothing: nothing of its own to truncate
         }
 
-        var own = runtime.Loggers.All.Select(l => l.Name).ToHashSet(StringComparer.Ordinal);
+        var own = logs.All.Select(l => l.Name).ToHashSet(StringComparer.Ordinal);
         // Reading every log is CPU work for each record since the last round (seconds after a
         // minute of heavy load), and with storage whose reads complete synchronously (in memory)
         // it would all run in this grain's turn, holding a scheduler thread that long: run it on
@@ -47,8 +41,8 @@ internal sealed class SiloCheckpoint(SnapperRuntime runtime, ILogStorage storage
             return new CheckpointReport(round, 1, content.RecordsRead, 0, 0, 0);
         }
 
-        var first = runtime.Loggers.All[0];
-        var writes = content.States.Select(state => runtime.Loggers.For(state.Actor)!.AppendCheckpoint(state))
+        var first = logs.All[0];
+        var writes = content.States.Select(state => logs.For(state.Actor)!.AppendCheckpoint(state))
             .Concat(content.Decisions.Select(first.AppendCheckpoint))
             .Append(first.AppendCheckpoint(content.MaxTid));
         await Task.WhenAll(writes);
@@ -56,5 +50,5 @@ internal sealed class SiloCheckpoint(SnapperRuntime runtime, ILogStorage storage
     }
 
     public Task Truncate(long[] marks) =>
-        Task.WhenAll(runtime.Loggers.All.Select((logger, i) => i < marks.Length ? logger.Truncate(marks[i]) : Task.CompletedTask));
+        Task.WhenAll(logs.All.Select((logger, i) => i < marks.Length ? logger.Truncate(marks[i]) : Task.CompletedTask));
 }

@@ -3,10 +3,9 @@ using Microsoft.Extensions.Logging;
 using Snapper.Diagnostics;
 using Snapper.Failover;
 using Snapper.Grains;
-using Snapper.Hosting;
-using Snapper.Hybrid;
 using Snapper.Logging;
-using Snapper.Pact;
+using Snapper.Configuration;
+using Snapper.Protocol;
 
 namespace Snapper.Coordination;
 
@@ -27,12 +26,6 @@ namespace Snapper.Coordination;
 /// too, durably. Were batch b's record lost, recovery drops every later BatchCommit that depends on
 /// it; were its write to fail, b aborts and the cascade (<see cref="Cascades"/>) takes the batches
 /// that decided after it.</para>
-/// <para><b>A PACT aborts with its readers only.</b> A PACT that throws (or makes a declaration
-/// error) is reported here; every actor it declared is told (<see cref="Grains.ISnapperParticipant.AbortPact"/>)
-/// to skip or end its turn and take its write back, naming the PACTs that read it, which are
-/// aborted the same way; the batch decides only once all that is done. Its other PACTs, and the
-/// batches after it, are untouched. If an actor could not take the write back (an ACT read it),
-/// the whole batch fails and a cascade starts.</para>
 /// </remarks>
 internal sealed class BatchPipeline(
     string key,
@@ -48,9 +41,6 @@ internal sealed class BatchPipeline(
     TimeProvider clock,
     ILogger diagnostics)
 {
-    private const int RollbackAttempts = 5;
-    private static readonly TimeSpan RollbackRetry = TimeSpan.FromMilliseconds(100);
-
     private readonly SortedDictionary<long, EmittedBatch> unresolved = new();
 
     // Own batches that aborted, with the end of their cascade, remembered for WaitResolved for twice
@@ -171,7 +161,7 @@ internal sealed class BatchPipeline(
         }
         catch (Exception e)
         {
-            FailBatch(batch, 0, new TransactionAbortedException(AbortReason.Failure, $"coordinator {key} could not log BatchInfo of batch {batch.Bid}: {e.Message}", e));
+            cascades.FailBatch(batch, 0, new TransactionAbortedException(AbortReason.Failure, $"coordinator {key} could not log BatchInfo of batch {batch.Bid}: {e.Message}", e));
         }
         finally
         {
@@ -204,7 +194,7 @@ internal sealed class BatchPipeline(
     {
         if (unresolved.TryGetValue(bid, out var batch))
         {
-            FailBatch(batch, tid, cause);
+            cascades.FailBatch(batch, tid, cause);
         }
     }
 
@@ -213,7 +203,7 @@ internal sealed class BatchPipeline(
     {
         foreach (var batch in unresolved.Values.Where(b => b.Phase is BatchPhase.Emitted or BatchPhase.Completed).ToList())
         {
-            FailBatch(batch, 0, cause);
+            cascades.FailBatch(batch, 0, cause);
         }
     }
 
@@ -229,7 +219,7 @@ internal sealed class BatchPipeline(
     {
         foreach (var batch in unresolved.Values.Where(b => b.Phase == BatchPhase.Aborting && b.SealedThrough == 0 && b.Bid <= through).ToList())
         {
-            Seal(batch, through);
+            cascades.SealBatch(batch, through);
         }
     }
 
@@ -243,130 +233,6 @@ internal sealed class BatchPipeline(
     /// <summary>How batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> resolved, once it has.</summary>
     public Task<BatchOutcome> OutcomeOf(long bid, string? coordinator) => Ask(bid, coordinator, LocalOutcome, coordinators.WaitResolved);
 
-    /// <summary>
-    /// Fails PACT <paramref name="tid"/> of <paramref name="batch"/>, or with 0 the whole batch;
-    /// nothing once the batch has decided to commit.
-    /// </summary>
-    public void FailBatch(EmittedBatch batch, long tid, Exception cause)
-    {
-        if (batch.Phase is BatchPhase.Committing or BatchPhase.CommitLogged or BatchPhase.Resolved)
-        {
-            return; // decided: its BatchCommit is being written or was
-        }
-
-        if (tid == 0)
-        {
-            batch.Failure ??= cause;
-            AbortWholeBatch(batch);
-        }
-        else if ((batch.PactFailures ??= new()).TryAdd(tid, cause) && batch.Phase != BatchPhase.Aborting)
-        {
-            if (batch.DeclarationOf(tid) is { } declared)
-            {
-                _ = AbortPact(batch, tid, declared, cause);
-            }
-            else
-            {
-                AbortWholeBatch(batch); // not one of its PACTs: nothing says what to take back
-            }
-        }
-    }
-
-    // One PACT failed: every actor it declared skips or ends its turn and takes its write back,
-    // with the PACTs that read it, which their coordinators abort the same way before this batch
-    // decides (theirs are this batch or later ones, which decide after it). If an actor could not
-    // take the write back (an ACT read it), the batch aborts whole.
-    private async Task AbortPact(EmittedBatch batch, long tid, AccessSet declared, Exception cause)
-    {
-        batch.PactAbortsUnderway++;
-        var undone = (await Task.WhenAll(declared.Accesses.Select(access => TakeBack(batch, tid, access.Key, cause)))).All(done => done);
-        batch.PactAbortsUnderway--;
-        if (undone)
-        {
-            LogMessages.PactAbortedAlone(diagnostics, key, tid, batch.Bid);
-            _ = Commit(batch);
-        }
-        else
-        {
-            LogMessages.PactAbortTakesBatch(diagnostics, key, tid, batch.Bid);
-            AbortWholeBatch(batch);
-        }
-    }
-
-    // Aborted PACT tid takes its write back on one actor. The PACTs that read it there are aborted
-    // as soon as that actor answers, not once every actor has (another may be running a call of tid
-    // for as long as its user code takes): that actor has ended their turns already, so their
-    // callers hear now, and why. False if the write could not be taken back alone or a reader's
-    // coordinator could not be told.
-    private async Task<bool> TakeBack(EmittedBatch batch, long tid, ActorId actor, Exception cause)
-    {
-        PactAbortAnswer answer;
-        try
-        {
-            // Bounded: an actor whose activation is going answers only once its running calls
-            // end, and one of them may wait for this batch. Unanswered, the whole batch aborts.
-            answer = await actors.Participant(actor).AbortPact(batch.Bid, tid, cause).WaitAsync(settings.DeclarationTimeout, clock);
-        }
-        catch (Exception e)
-        {
-            LogMessages.DeliveryFailed(diagnostics, e, actor);
-            return false;
-        }
-
-        return answer.Undone && (await Task.WhenAll(answer.Readers.Select(reader => AbortReader(reader, tid)))).All(told => told);
-    }
-
-    // A PACT read the write of aborted PACT tid: it aborts too, told to its coordinator (answered
-    // at once, before the batch of tid decides). False if that coordinator could not be told.
-    private async Task<bool> AbortReader(PactRef reader, long tid)
-    {
-        var cause = reader.ReadAbortedWrite(tid);
-        if (reader.Coordinator == key)
-        {
-            Fail(reader.Bid, reader.Tid, cause);
-            return true;
-        }
-
-        try
-        {
-            await coordinators.Get(reader.Coordinator).Fail(reader.Bid, reader.Tid, cause);
-            return true;
-        }
-        catch (Exception e)
-        {
-            LogMessages.CoordinatorMessageFailed(diagnostics, e, key, reader.Coordinator);
-            return false;
-        }
-    }
-
-    private void AbortWholeBatch(EmittedBatch batch)
-    {
-        if (batch.Phase is BatchPhase.Aborting or BatchPhase.Committing or BatchPhase.CommitLogged or BatchPhase.Resolved)
-        {
-            return; // already on its way out (the cause is recorded for its callers), or decided
-        }
-
-        batch.Phase = BatchPhase.Aborting;
-        if (cascades.OngoingThrough >= batch.Bid)
-        {
-            // Emission is paused for a cascade sealed past this batch: it ends there too.
-            Seal(batch, cascades.OngoingThrough);
-        }
-        else
-        {
-            ring.Request(); // sealed where the token is (Cascades.Seal)
-        }
-    }
-
-    private void Seal(EmittedBatch batch, long through)
-    {
-        batch.SealedThrough = through;
-        if (batch.PredecessorSettled)
-        {
-            _ = AbortBatch(batch);
-        }
-    }
-
     // Batches are decided, and resolve, in bid order. Each waits for its predecessor's decision,
     // then decides to commit once complete, or aborts if the predecessor's cascade takes it (or it
     // failed itself); then for its predecessor's resolution, which may still doom it (a BatchCommit
@@ -379,7 +245,7 @@ internal sealed class BatchPipeline(
         if (decided.Dooms(batch.Bid))
         {
             batch.PredecessorResolved.TrySetResult(decided); // an abort is decided only once resolved
-            await Doom(batch, decided.AbortedThrough);
+            await cascades.Doom(batch, decided.AbortedThrough);
             return;
         }
 
@@ -389,14 +255,14 @@ internal sealed class BatchPipeline(
         }
         else if (batch.Phase == BatchPhase.Aborting && batch.SealedThrough > 0)
         {
-            _ = AbortBatch(batch);
+            _ = cascades.AbortBatch(batch);
         }
 
         var resolved = decided.Logging ? await OutcomeOf(batch.PreviousBid, batch.PreviousCoordinator) : decided;
         batch.PredecessorResolved.TrySetResult(resolved);
         if (resolved.Dooms(batch.Bid))
         {
-            await Doom(batch, resolved.AbortedThrough);
+            await cascades.Doom(batch, resolved.AbortedThrough);
         }
         else if (batch.Phase == BatchPhase.CommitLogged)
         {
@@ -404,23 +270,11 @@ internal sealed class BatchPipeline(
         }
     }
 
-    // An aborted predecessor's cascade takes this batch, whatever it had decided: a decision to
-    // commit that is not yet acknowledged depends on the predecessor's, which will not count.
-    private async Task Doom(EmittedBatch batch, long through)
-    {
-        if (batch.Phase is BatchPhase.Resolved || batch.AbortStarted)
-        {
-            return;
-        }
-
-        batch.Phase = BatchPhase.Aborting;
-        batch.SealedThrough = through;
-        await AbortBatch(batch);
-    }
-
-    // Decides to commit once every participant completed it, its predecessor is decided and no
-    // abort of one of its PACTs is under way; called at each of those events.
-    private async Task Commit(EmittedBatch batch)
+    /// <summary>
+    /// Decides to commit once every participant completed it, its predecessor is decided and no
+    /// abort of one of its PACTs is under way; called at each of those events.
+    /// </summary>
+    public async Task Commit(EmittedBatch batch)
     {
         if (batch.Phase != BatchPhase.Completed || !batch.PredecessorSettled || batch.PactAbortsUnderway > 0)
         {
@@ -444,7 +298,7 @@ internal sealed class BatchPipeline(
                 // Not durable, so not committed after all. Batches after it may have decided on
                 // it: the cascade this failure starts reaches them (their records depend on this one).
                 batch.Phase = BatchPhase.Completed;
-                FailBatch(batch, 0, new TransactionAbortedException(AbortReason.Failure, $"coordinator {key} could not log BatchCommit of batch {batch.Bid}: {e.Message}", e));
+                cascades.FailBatch(batch, 0, new TransactionAbortedException(AbortReason.Failure, $"coordinator {key} could not log BatchCommit of batch {batch.Bid}: {e.Message}", e));
             }
 
             return;
@@ -475,66 +329,8 @@ internal sealed class BatchPipeline(
         batchCommits.Announce(key, batch.Bid);
     }
 
-    // Rolls the batch back on every participant (and, there, every batch after it through the
-    // cascade's end), then resolves it as aborted. Participants answer once they have rolled back,
-    // so when the cascade's last batch has resolved no aborted state is left anywhere.
-    private async Task AbortBatch(EmittedBatch batch)
-    {
-        if (batch.AbortStarted || batch.Phase is BatchPhase.Resolved)
-        {
-            return;
-        }
-
-        batch.AbortStarted = true;
-        batch.Phase = BatchPhase.Aborting;
-        var causes = new Dictionary<long, Exception>();
-        foreach (var tid in batch.Tids)
-        {
-            if (batch.PactFailures is { } failed && failed.TryGetValue(tid, out var cause))
-            {
-                causes[tid] = cause;
-            }
-            else if (batch.Failure is { } whole)
-            {
-                causes[tid] = whole;
-            }
-        }
-
-        var through = batch.SealedThrough;
-        await Task.WhenAll(batch.Participants.Select(actor => RollBack(actor, batch.Bid, through, causes)));
-
-        // An abort resolves after its predecessor: a batch that follows it may then log its
-        // BatchCommit without a dependency, since everything before is durable.
-        await batch.PredecessorResolved.Task;
-        Resolve(batch, BatchOutcome.Abort(through));
-    }
-
-    // Delivered until answered, a few times: an actor that misses it keeps the batch in its
-    // schedule, and every later batch there waits behind it. Orleans gives up forwarding a message
-    // to an actor that deactivated twice on its way, say.
-    private async Task RollBack(ActorId actor, long bid, long through, Dictionary<long, Exception> causes)
-    {
-        for (var attempt = 1; ; attempt++)
-        {
-            try
-            {
-                await actors.Participant(actor).OnAbort(bid, through, causes);
-                return;
-            }
-            catch (Exception e) when (attempt < RollbackAttempts)
-            {
-                LogMessages.DeliveryFailed(diagnostics, e, actor);
-                await Task.Delay(RollbackRetry * attempt, clock);
-            }
-            catch (Exception e)
-            {
-                LogMessages.DeliveryFailed(diagnostics, e, actor);
-                return;
-            }
-        }
-    }
-
-    private void Resolve(EmittedBatch batch, BatchOutcome outcome)
+    /// <summary>The batch has resolved: committed, or aborted with every participant rolled back.</summary>
+    public void Resolve(EmittedBatch batch, BatchOutcome outcome)
     {
         batch.Phase = BatchPhase.Resolved;
         unresolved.Remove(batch.Bid);

@@ -1,3 +1,5 @@
+using Snapper.Protocol;
+
 namespace Snapper.Coordination;
 
 /// <summary>

@@ -1,17 +1,24 @@
 using Microsoft.Extensions.Logging;
 using Snapper.Diagnostics;
 using Snapper.Grains;
-using Snapper.Hosting;
-using Snapper.Pact;
+using Snapper.Protocol;
+using Snapper.Configuration;
+using Snapper.Scheduling;
 
 namespace Snapper.Coordination;
 
 /// <summary>
-/// A coordinator's room for batches that must abort: the abort cascade a failed batch starts
-/// (Snapper §4.2.5), and the declaration sweep that aborts a PACT whose declared actor is never
-/// called.
+/// A coordinator's room for batches that must abort: one PACT with the PACTs that read its writes,
+/// a whole batch and the abort cascade it starts (Snapper §4.2.5), and the declaration sweep that
+/// aborts a PACT whose declared actor is never called.
 /// </summary>
 /// <remarks>
+/// <para><b>A PACT aborts with its readers only.</b> A PACT that throws (or makes a declaration
+/// error) is reported here; every actor it declared is told (<see cref="Protocol.ISnapperParticipant.AbortPact"/>)
+/// to skip or end its turn and take its write back, naming the PACTs that read it, which are
+/// aborted the same way; the batch decides only once all that is done. Its other PACTs, and the
+/// batches after it, are untouched. If an actor could not take the write back (an ACT read it),
+/// the whole batch fails and a cascade starts.</para>
 /// <para><b>Abort cascade.</b> A PACT whose writes an ACT read (or a failed log write) fails its
 /// batch b. The paper aborts every uncommitted batch; here the batches before b are left to commit,
 /// and every batch emitted after b up to the point the cascade is <em>sealed</em> aborts, since each
@@ -31,8 +38,11 @@ namespace Snapper.Coordination;
 /// already under way and still stalls it). A batch found held up on an actor by what is ahead of it
 /// there (ACTs, an earlier batch) has its time counted afresh.</para>
 /// </remarks>
-internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions settings, ActorResolver actors, TimeProvider clock, ILogger diagnostics)
+internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions settings, ActorResolver actors, CoordinatorReferences coordinators, TimeProvider clock, ILogger diagnostics)
 {
+    private const int RollbackAttempts = 5;
+    private static readonly TimeSpan RollbackRetry = TimeSpan.FromMilliseconds(100);
+
     // A healthy actor answers at once; one that does not within this is taken as unresponsive.
     private const long Unresponsive = -2;
     private static readonly TimeSpan UnresponsiveAfter = TimeSpan.FromSeconds(1);
@@ -137,7 +147,7 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
         {
             // An actor whose activation is going takes no message until the calls running there
             // return, and one of them may wait for this batch: abort it, so those calls can end.
-            pipeline.FailBatch(overdue, 0, new TransactionAbortedException(AbortReason.Cascading, $"aborted with its batch {overdue.Bid}, which was stalled: {silent}"));
+            FailBatch(overdue, 0, new TransactionAbortedException(AbortReason.Cascading, $"aborted with its batch {overdue.Bid}, which was stalled: {silent}"));
             return;
         }
 
@@ -154,7 +164,7 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
         {
             // Its BatchMsg was lost on the way to an actor (a one-way message that Orleans could not
             // forward to the actor's next activation, say), and no PACT of it waits anywhere.
-            pipeline.FailBatch(overdue, 0, new TransactionAbortedException(AbortReason.Cascading, $"aborted with its batch {overdue.Bid}, which was stalled: {string.Join("; ", waits.Select(w => w.Description))}"));
+            FailBatch(overdue, 0, new TransactionAbortedException(AbortReason.Cascading, $"aborted with its batch {overdue.Bid}, which was stalled: {string.Join("; ", waits.Select(w => w.Description))}"));
             return;
         }
 
@@ -165,7 +175,7 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
                 var stalled = new TransactionAbortedException(
                     AbortReason.DeclarationError,
                     $"{description} within the declaration timeout of {settings.DeclarationTimeout}") { Tid = tid };
-                pipeline.FailBatch(overdue, overdue.PactFailures?.ContainsKey(tid) == true ? 0 : tid, stalled);
+                FailBatch(overdue, overdue.PactFailures?.ContainsKey(tid) == true ? 0 : tid, stalled);
                 return;
             }
         }
@@ -182,6 +192,206 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
         catch (TimeoutException)
         {
             return (Unresponsive, $"actor {actor} did not say what it waits for within {UnresponsiveAfter}");
+        }
+    }
+
+    /// <summary>
+    /// Fails PACT <paramref name="tid"/> of <paramref name="batch"/>, or with 0 the whole batch;
+    /// nothing once the batch has decided to commit.
+    /// </summary>
+    public void FailBatch(EmittedBatch batch, long tid, Exception cause)
+    {
+        if (batch.Phase is BatchPhase.Committing or BatchPhase.CommitLogged or BatchPhase.Resolved)
+        {
+            return; // decided: its BatchCommit is being written or was
+        }
+
+        if (tid == 0)
+        {
+            batch.Failure ??= cause;
+            AbortWholeBatch(batch);
+        }
+        else if ((batch.PactFailures ??= new()).TryAdd(tid, cause) && batch.Phase != BatchPhase.Aborting)
+        {
+            if (batch.DeclarationOf(tid) is { } declared)
+            {
+                _ = AbortPact(batch, tid, declared, cause);
+            }
+            else
+            {
+                AbortWholeBatch(batch); // not one of its PACTs: nothing says what to take back
+            }
+        }
+    }
+
+    // One PACT failed: every actor it declared skips or ends its turn and takes its write back,
+    // with the PACTs that read it, which their coordinators abort the same way before this batch
+    // decides (theirs are this batch or later ones, which decide after it). If an actor could not
+    // take the write back (an ACT read it), the batch aborts whole.
+    private async Task AbortPact(EmittedBatch batch, long tid, AccessSet declared, Exception cause)
+    {
+        batch.PactAbortsUnderway++;
+        var undone = (await Task.WhenAll(declared.Accesses.Select(access => TakeBack(batch, tid, access.Key, cause)))).All(done => done);
+        batch.PactAbortsUnderway--;
+        if (undone)
+        {
+            LogMessages.PactAbortedAlone(diagnostics, key, tid, batch.Bid);
+            _ = pipeline.Commit(batch);
+        }
+        else
+        {
+            LogMessages.PactAbortTakesBatch(diagnostics, key, tid, batch.Bid);
+            AbortWholeBatch(batch);
+        }
+    }
+
+    // Aborted PACT tid takes its write back on one actor. The PACTs that read it there are aborted
+    // as soon as that actor answers, not once every actor has (another may be running a call of tid
+    // for as long as its user code takes): that actor has ended their turns already, so their
+    // callers hear now, and why. False if the write could not be taken back alone or a reader's
+    // coordinator could not be told.
+    private async Task<bool> TakeBack(EmittedBatch batch, long tid, ActorId actor, Exception cause)
+    {
+        PactAbortAnswer answer;
+        try
+        {
+            // Bounded: an actor whose activation is going answers only once its running calls
+            // end, and one of them may wait for this batch. Unanswered, the whole batch aborts.
+            answer = await actors.Participant(actor).AbortPact(batch.Bid, tid, cause).WaitAsync(settings.DeclarationTimeout, clock);
+        }
+        catch (Exception e)
+        {
+            LogMessages.DeliveryFailed(diagnostics, e, actor);
+            return false;
+        }
+
+        return answer.Undone && (await Task.WhenAll(answer.Readers.Select(reader => AbortReader(reader, tid)))).All(told => told);
+    }
+
+    // A PACT read the write of aborted PACT tid: it aborts too, told to its coordinator (answered
+    // at once, before the batch of tid decides). False if that coordinator could not be told.
+    private async Task<bool> AbortReader(PactRef reader, long tid)
+    {
+        var cause = reader.ReadAbortedWrite(tid);
+        if (reader.Coordinator == key)
+        {
+            pipeline.Fail(reader.Bid, reader.Tid, cause);
+            return true;
+        }
+
+        try
+        {
+            await coordinators.Get(reader.Coordinator).Fail(reader.Bid, reader.Tid, cause);
+            return true;
+        }
+        catch (Exception e)
+        {
+            LogMessages.CoordinatorMessageFailed(diagnostics, e, key, reader.Coordinator);
+            return false;
+        }
+    }
+
+    private void AbortWholeBatch(EmittedBatch batch)
+    {
+        if (batch.Phase is BatchPhase.Aborting or BatchPhase.Committing or BatchPhase.CommitLogged or BatchPhase.Resolved)
+        {
+            return; // already on its way out (the cause is recorded for its callers), or decided
+        }
+
+        batch.Phase = BatchPhase.Aborting;
+        if (ongoingThrough >= batch.Bid)
+        {
+            // Emission is paused for a cascade sealed past this batch: it ends there too.
+            SealBatch(batch, ongoingThrough);
+        }
+        else
+        {
+            ring.Request(); // sealed where the token is (Seal)
+        }
+    }
+
+    /// <summary>A cascade through <paramref name="through"/> takes failed <paramref name="batch"/>: it aborts once its predecessor has settled.</summary>
+    public void SealBatch(EmittedBatch batch, long through)
+    {
+        batch.SealedThrough = through;
+        if (batch.PredecessorSettled)
+        {
+            _ = AbortBatch(batch);
+        }
+    }
+
+    // An aborted predecessor's cascade takes this batch, whatever it had decided: a decision to
+    // commit that is not yet acknowledged depends on the predecessor's, which will not count.
+    /// <summary>An aborted predecessor's cascade takes <paramref name="batch"/>.</summary>
+    public async Task Doom(EmittedBatch batch, long through)
+    {
+        if (batch.Phase is BatchPhase.Resolved || batch.AbortStarted)
+        {
+            return;
+        }
+
+        batch.Phase = BatchPhase.Aborting;
+        batch.SealedThrough = through;
+        await AbortBatch(batch);
+    }
+
+    // Rolls the batch back on every participant (and, there, every batch after it through the
+    // cascade's end), then resolves it as aborted. Participants answer once they have rolled back,
+    // so when the cascade's last batch has resolved no aborted state is left anywhere.
+    /// <summary>Rolls <paramref name="batch"/> back everywhere, then resolves it aborted.</summary>
+    public async Task AbortBatch(EmittedBatch batch)
+    {
+        if (batch.AbortStarted || batch.Phase is BatchPhase.Resolved)
+        {
+            return;
+        }
+
+        batch.AbortStarted = true;
+        batch.Phase = BatchPhase.Aborting;
+        var causes = new Dictionary<long, Exception>();
+        foreach (var tid in batch.Tids)
+        {
+            if (batch.PactFailures is { } failed && failed.TryGetValue(tid, out var cause))
+            {
+                causes[tid] = cause;
+            }
+            else if (batch.Failure is { } whole)
+            {
+                causes[tid] = whole;
+            }
+        }
+
+        var through = batch.SealedThrough;
+        await Task.WhenAll(batch.Participants.Select(actor => RollBack(actor, batch.Bid, through, causes)));
+
+        // An abort resolves after its predecessor: a batch that follows it may then log its
+        // BatchCommit without a dependency, since everything before is durable.
+        await batch.PredecessorResolved.Task;
+        pipeline.Resolve(batch, BatchOutcome.Abort(through));
+    }
+
+    // Delivered until answered, a few times: an actor that misses it keeps the batch in its
+    // schedule, and every later batch there waits behind it. Orleans gives up forwarding a message
+    // to an actor that deactivated twice on its way, say.
+    private async Task RollBack(ActorId actor, long bid, long through, Dictionary<long, Exception> causes)
+    {
+        for (var attempt = 1; ; attempt++)
+        {
+            try
+            {
+                await actors.Participant(actor).OnAbort(bid, through, causes);
+                return;
+            }
+            catch (Exception e) when (attempt < RollbackAttempts)
+            {
+                LogMessages.DeliveryFailed(diagnostics, e, actor);
+                await Task.Delay(RollbackRetry * attempt, clock);
+            }
+            catch (Exception e)
+            {
+                LogMessages.DeliveryFailed(diagnostics, e, actor);
+                return;
+            }
         }
     }
 }

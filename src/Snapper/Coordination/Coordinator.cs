@@ -3,9 +3,9 @@ using Microsoft.Extensions.Options;
 using Orleans.Concurrency;
 using Snapper.Diagnostics;
 using Snapper.Grains;
-using Snapper.Hosting;
-using Snapper.Hybrid;
 using Snapper.Logging;
+using Snapper.Configuration;
+using Snapper.Protocol;
 
 namespace Snapper.Coordination;
 
@@ -33,7 +33,7 @@ internal sealed class Coordinator(
     CoordinatorReferences coordinators,
     SnapperMetrics metrics,
     BatchLatency batchLatency,
-    Pact.BatchCommits batchCommits,
+    Coordination.BatchCommits batchCommits,
     CoordinatorInboxes inboxes,
     Failover.DepartedSilos departedSilos,
     Recovery.CommittedStates recovered,
@@ -58,7 +58,7 @@ internal sealed class Coordinator(
         // recovered.MaxTid is read by the silo's recovery before any grain activates: no bid above
         // it is a previous incarnation's.
         pipeline = new BatchPipeline(key, settings, log, actors, coordinators, metrics, batchLatency, batchCommits, departedSilos, recovered.MaxTid, clock, diagnostics);
-        cascades = new Cascades(key, this, settings, actors, clock, diagnostics);
+        cascades = new Cascades(key, this, settings, actors, coordinators, clock, diagnostics);
         ring.Connect(pipeline, cascades);
         pipeline.Connect(ring, cascades);
         cascades.Connect(ring, pipeline);

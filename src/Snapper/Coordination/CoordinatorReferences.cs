@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using Microsoft.Extensions.DependencyInjection;
 using Snapper.Failover;
+using Snapper.Protocol;
 
 namespace Snapper.Coordination;
 

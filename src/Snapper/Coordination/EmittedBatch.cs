@@ -1,4 +1,5 @@
 using System.Collections.Immutable;
+using Snapper.Protocol;
 
 namespace Snapper.Coordination;
 
@@ -27,7 +28,7 @@ internal sealed class EmittedBatch(long bid, long previousBid, string? previousC
     public Dictionary<long, Exception>? PactFailures { get; set; }
 
     /// <summary>
-    /// Aborts of single PACTs still under way (<see cref="Grains.ISnapperParticipant.AbortPact"/>): the
+    /// Aborts of single PACTs still under way (<see cref="Protocol.ISnapperParticipant.AbortPact"/>): the
     /// batch does not decide before they end, since one may yet find its writes read.
     /// </summary>
     public int PactAbortsUnderway { get; set; }

@@ -1,5 +1,5 @@
 using System.Collections.Immutable;
-using Snapper.Pact;
+using Snapper.Protocol;
 
 namespace Snapper.Coordination;
 

@@ -1,4 +1,5 @@
 using Orleans.Concurrency;
+using Snapper.Protocol;
 
 namespace Snapper.Coordination;
 

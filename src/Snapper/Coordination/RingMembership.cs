@@ -3,7 +3,8 @@ using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Snapper.Diagnostics;
 using Snapper.Failover;
-using Snapper.Hosting;
+using Snapper.Configuration;
+using Snapper.Protocol;
 
 namespace Snapper.Coordination;
 

@@ -1,5 +1,6 @@
 using Microsoft.Extensions.Options;
-using Snapper.Hosting;
+using Snapper.Configuration;
+using Snapper.Protocol;
 
 namespace Snapper.Coordination;
 

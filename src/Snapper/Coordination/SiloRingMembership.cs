@@ -1,8 +1,9 @@
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Snapper.Diagnostics;
-using Snapper.Hosting;
 using Snapper.Recovery;
+using Snapper.Configuration;
+using Snapper.Protocol;
 
 namespace Snapper.Coordination;
 

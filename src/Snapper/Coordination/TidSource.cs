@@ -1,5 +1,5 @@
 using Microsoft.Extensions.Options;
-using Snapper.Hosting;
+using Snapper.Configuration;
 
 namespace Snapper.Coordination;
 

@@ -1,6 +1,7 @@
 using Microsoft.Extensions.Logging;
 using Snapper.Diagnostics;
 using Snapper.Logging;
+using Snapper.Protocol;
 
 namespace Snapper.Coordination;
 

@@ -80,6 +80,12 @@ internal static partial class LogMessages
     [LoggerMessage(EventId = 69, Level = LogLevel.Error, Message = "Actor {Actor} was told ACT {Tid} committed, but it holds no write prepared for it: the write was lost")]
     public static partial void CommitOfUnknownAct(ILogger logger, ActorId actor, long tid);
 
+    [LoggerMessage(EventId = 70, Level = LogLevel.Warning, Message = "Silo {Silo} left before it handed over the state of {Actor}")]
+    public static partial void HandOverLost(ILogger logger, Exception exception, string silo, ActorId actor);
+
+    [LoggerMessage(EventId = 71, Level = LogLevel.Warning, Message = "Silo {Silo} did not answer the hand-over of {Actor}; asking again")]
+    public static partial void HandOverRetried(ILogger logger, Exception exception, string silo, ActorId actor);
+
     // File log storage
     [LoggerMessage(EventId = 101, Level = LogLevel.Warning, Message = "Log segment {File} has a torn or corrupt tail at offset {Offset} ({Problem}); cut {Bytes} byte(s)")]
     public static partial void TailCut(ILogger logger, string file, long offset, long bytes, string problem);

@@ -1,10 +1,10 @@
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
-using Snapper.Coordination;
 using Snapper.Diagnostics;
-using Snapper.Hosting;
 using Snapper.Logging;
 using Snapper.Recovery;
+using Snapper.Configuration;
+using Snapper.Protocol;
 
 namespace Snapper.Failover;
 
@@ -25,7 +25,7 @@ namespace Snapper.Failover;
 /// on a dead silo (or ended it long ago), so its CoordCommit is in the logs or nowhere. Read afresh
 /// for every question, since a surviving root may have made one durable just before it forgot the ACT.</item>
 /// <item>The committed state of an actor that lived on a dead silo, and the writes it had prepared
-/// there whose ACTs are still undecided (<see cref="ForActivation"/>).</item>
+/// there whose ACTs are still undecided (<see cref="FailoverSeal.ForActivation"/>).</item>
 /// </list>
 /// </remarks>
 internal sealed class DepartedSilos(
@@ -34,7 +34,7 @@ internal sealed class DepartedSilos(
     IGrainFactory grains,
     ILogStorage storage,
     IOptions<SnapperOptions> options,
-    ILogger<DepartedSilos> diagnostics) : ILifecycleParticipant<ISiloLifecycle>
+    ILogger<DepartedSilos> diagnostics) : ILifecycleParticipant<ISiloLifecycle>, IDepartures
 {
     private readonly Lock sync = new();
 
@@ -167,7 +167,7 @@ internal sealed class DepartedSilos(
         }
 
         var seal = await waiting.Task;
-        return seal.Evaluation.CommittedBatches.Contains(bid) ? Coordination.BatchOutcome.Commit : Coordination.BatchOutcome.Abort(seal.Through);
+        return seal.Evaluation.CommittedBatches.Contains(bid) ? Protocol.BatchOutcome.Commit : Protocol.BatchOutcome.Abort(seal.Through);
     }
 
     /// <summary>Whether batch <paramref name="bid"/>'s BatchCommit counts in the logs as they are now (read after this call began).</summary>
@@ -175,18 +175,6 @@ internal sealed class DepartedSilos(
 
     /// <summary>Whether ACT <paramref name="tid"/>'s commit counts in the logs as they are now (read after this call began).</summary>
     public async Task<bool> ActCommittedNow(long tid) => (await ReadNow()).Evaluation.CommittedActs.Contains(tid);
-
-    /// <summary>
-    /// For an actor activating after a departure: its last committed state in the logs as the seal
-    /// read them, and the states it prepared for ACTs not committed then, newer than that state.
-    /// </summary>
-    public static (CommittedState? State, IReadOnlyList<PrepareRecord> Undecided) ForActivation(FailoverSeal seal, ActorId actor)
-    {
-        CommittedState? state = seal.Evaluation.States.TryGetValue(actor, out var logged) ? logged : null;
-        var version = state?.Version ?? 0;
-        var undecided = seal.Prepared[actor].Where(p => p.Version > version && !seal.Evaluation.CommittedActs.Contains(p.Tid)).ToList();
-        return (state, undecided);
-    }
 
     private void Mark(string silo)
     {

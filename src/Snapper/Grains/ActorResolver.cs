@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using System.Globalization;
+using Snapper.Protocol;
 
 namespace Snapper.Grains;
 

@@ -1,7 +1,7 @@
 using Microsoft.Extensions.DependencyInjection;
 using System.Runtime.ExceptionServices;
 using Orleans.Serialization.Invocation;
-using Snapper.Act;
+using Snapper.Protocol;
 
 namespace Snapper.Grains;
 

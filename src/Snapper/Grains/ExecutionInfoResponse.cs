@@ -1,5 +1,5 @@
 using Orleans.Serialization.Invocation;
-using Snapper.Act;
+using Snapper.Protocol;
 
 namespace Snapper.Grains;
 

@@ -1,4 +1,5 @@
 using Orleans.Serialization.Invocation;
+using Snapper.Protocol;
 
 namespace Snapper.Grains;
 

@@ -1,3 +1,5 @@
+using Snapper.Configuration;
+
 namespace Snapper.Hosting;
 
 /// <summary>What <c>AddSnapper</c> configures: the options.</summary>

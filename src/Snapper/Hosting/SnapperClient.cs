@@ -2,6 +2,7 @@ using Microsoft.Extensions.Options;
 using Snapper.Coordination;
 using Snapper.Diagnostics;
 using Snapper.Grains;
+using Snapper.Configuration;
 
 namespace Snapper.Hosting;
 

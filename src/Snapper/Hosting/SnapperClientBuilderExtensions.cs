@@ -7,6 +7,7 @@ using Snapper.Grains;
 
 using Snapper;
 using Snapper.Hosting;
+using Snapper.Configuration;
 
 // In Orleans' hosting namespace, where Orleans users find UseTransactions and the other hosting verbs.
 namespace Orleans.Hosting;

@@ -8,10 +8,11 @@ using Snapper.Diagnostics;
 using Snapper.Grains;
 using Snapper.Logging;
 using Snapper.Logging.FileStorage;
+using Snapper.Pact;
 using Snapper.Recovery;
 using Snapper.Serialization;
-
 using Snapper;
+using Snapper.Configuration;
 using Snapper.Hosting;
 
 // In Orleans' hosting namespace, where Orleans users find UseTransactions and the other hosting verbs.
@@ -31,7 +32,7 @@ public static class SnapperSiloBuilderExtensions
     {
         ArgumentNullException.ThrowIfNull(silo);
         var services = silo.Services;
-        if (services.Any(d => d.ServiceType == typeof(SnapperRuntime)))
+        if (services.Any(d => d.ServiceType == typeof(ActiveActors)))
         {
             throw new InvalidOperationException("AddSnapper was called twice on the same silo; configure Snapper in one call.");
         }
@@ -60,8 +61,8 @@ public static class SnapperSiloBuilderExtensions
         services.AddSingleton<CoordinatorReferences>();
         services.AddSingleton<ICoordinatorDirectory, SiloCoordinators>();
         services.AddSingleton<TidSource>();
-        services.AddSingleton<Snapper.Hybrid.BatchLatency>();
-        services.AddSingleton<Snapper.Pact.BatchCommits>();
+        services.AddSingleton<Snapper.Coordination.BatchLatency>();
+        services.AddSingleton<Snapper.Coordination.BatchCommits>();
         services.AddSingleton<CoordinatorInboxes>();
         services.AddSingleton<LogWriterPool>();
         services.AddSingleton<ActCommitCoordinator>();
@@ -74,7 +75,11 @@ public static class SnapperSiloBuilderExtensions
         services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>>(sp => sp.GetRequiredService<Snapper.Failover.DepartedSilos>());
         services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>, Snapper.Checkpointing.CheckpointStart>();
         services.AddPlacementDirector<SiloBoundPlacement, SiloBoundPlacementDirector>();
-        services.AddSingleton<SnapperRuntime>();
+        services.AddSingleton<ActiveActors>();
+        services.AddSingleton<IDepartures>(sp => sp.GetRequiredService<Snapper.Failover.DepartedSilos>());
+        services.AddSingleton<ActivationLoader>();
+        services.AddSingleton<ActServices>();
+        services.AddSingleton<PactServices>();
         services.AddSingleton<ISnapperClient, SnapperClient>();
         silo.AddOutgoingGrainCallFilter<ExecutionInfoCallFilter>();
         return silo;

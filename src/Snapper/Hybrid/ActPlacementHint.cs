@@ -4,7 +4,7 @@ namespace Snapper.Hybrid;
 /// What an ACT's nested call tells the actor it reaches about the ACT's place among batches so far:
 /// max(BeforeSet) as the caller knows it, carried in Orleans' <see cref="RequestContext"/> (the
 /// TxnContext is the user's argument and the same for every call). The callee places the ACT before
-/// its queued batches beyond that bid (<see cref="Pact.LocalSchedule.JoinAct"/>), so they follow it
+/// its queued batches beyond that bid (<see cref="Scheduling.LocalSchedule.JoinAct"/>), so they follow it
 /// (AfterSet) instead of preceding it, which would fail max(BeforeSet) &lt; min(AfterSet) whenever a
 /// batch was emitted while the ACT travelled from one actor to the next.
 /// </summary>

@@ -1,4 +1,4 @@
-using Snapper.Act;
+using Snapper.Protocol;
 
 namespace Snapper.Hybrid;
 

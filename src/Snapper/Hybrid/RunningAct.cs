@@ -1,4 +1,4 @@
-using Snapper.Act;
+using Snapper.Protocol;
 
 namespace Snapper.Hybrid;
 
@@ -129,7 +129,7 @@ internal sealed class RunningAct(long tid, IActSignals signals)
     /// Waits here, at the root, for <paramref name="ready"/>, which completes once batch
     /// <paramref name="bid"/> has completed or committed. Ends <see cref="BatchWaitEnd.Doomed"/> if
     /// a batch up to <paramref name="bid"/> is or gets behind this ACT (<see cref="MinBatchBehind"/>
-    /// says which: the caller aborts it with <see cref="Violation"/>), and
+    /// says which: the caller aborts it with <see cref="Aborts.SerializabilityViolation"/>), and
     /// <see cref="BatchWaitEnd.TimedOut"/> after <paramref name="timeout"/>.
     /// </summary>
     public async ValueTask<BatchWaitEnd> WaitForBatch(long bid, Task ready, TimeSpan timeout, TimeProvider clock)
@@ -170,15 +170,7 @@ internal sealed class RunningAct(long tid, IActSignals signals)
     /// <paramref name="behind"/> is the batch its root said is behind it (read only if doomed).
     /// </summary>
     public static TransactionAbortedException Refusal(long tid, BatchWaitEnd end, long behind, long bid, string waitingFor, TimeSpan timeout, AbortReason onTimeout) =>
-        end == BatchWaitEnd.Doomed ? Violation(tid, behind, bid, waitingFor) : Timeout(tid, timeout, waitingFor, onTimeout);
-
-    /// <summary>The violation an ACT waiting for <paramref name="bid"/> dies of, when <paramref name="behind"/> ≤ it is behind the ACT.</summary>
-    public static TransactionAbortedException Violation(long tid, long behind, long bid, string waitingFor) =>
-        new(AbortReason.SerializabilityViolation, $"it needs {waitingFor}, but batch {behind} ≤ {bid} is already scheduled after it on another actor: max(BeforeSet) ≥ min(AfterSet)") { Tid = tid };
-
-    /// <summary>The abort of an ACT that waited <paramref name="timeout"/> for a batch.</summary>
-    public static TransactionAbortedException Timeout(long tid, TimeSpan timeout, string waitingFor, AbortReason reason) =>
-        new(reason, $"waited {timeout.TotalMilliseconds:0} ms for {waitingFor} (hybrid deadlock timeout)") { Tid = tid };
+        end == BatchWaitEnd.Doomed ? Aborts.SerializabilityViolation(tid, behind, bid, waitingFor) : Aborts.BatchWaitTimedOut(tid, timeout, waitingFor, onTimeout);
 
     private static Task<bool> Outcome(bool? known, ref TaskCompletionSource<bool>? waiting) => known switch
     {

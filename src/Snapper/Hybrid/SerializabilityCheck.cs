@@ -1,5 +1,4 @@
-using Snapper.Act;
-using Snapper.Coordination;
+using Snapper.Protocol;
 
 namespace Snapper.Hybrid;
 

@@ -1,3 +1,5 @@
+using Snapper.Coordination;
+
 namespace Snapper.Logging;
 
 /// <summary>

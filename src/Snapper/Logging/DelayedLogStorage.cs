@@ -2,7 +2,7 @@ namespace Snapper.Logging;
 
 /// <summary>
 /// Adds a fixed delay to every write of another storage, to stand in for cloud storage latency
-/// (<see cref="Hosting.SnapperOptions.LogWriteDelay"/>): the gap between local fsync and a cloud
+/// (<see cref="Configuration.SnapperOptions.LogWriteDelay"/>): the gap between local fsync and a cloud
 /// table write is what early lock release is about (Thorp §I). Reads are not delayed.
 /// </summary>
 internal sealed class DelayedLogStorage(ILogStorage inner, TimeSpan delay, TimeProvider clock) : ILogStorage

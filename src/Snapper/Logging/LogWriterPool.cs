@@ -1,7 +1,7 @@
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Snapper.Diagnostics;
-using Snapper.Hosting;
+using Snapper.Configuration;
 
 namespace Snapper.Logging;
 

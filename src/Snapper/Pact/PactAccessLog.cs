@@ -1,4 +1,5 @@
 using System.Collections.Immutable;
+using Snapper.Protocol;
 
 namespace Snapper.Pact;
 

@@ -1,4 +1,5 @@
 using System.Collections.Immutable;
+using Snapper.Protocol;
 
 namespace Snapper.Recovery;
 
@@ -17,8 +18,8 @@ internal readonly record struct CommittedState(
     [property: Id(1)] ReadOnlyMemory<byte> State,
     [property: Id(2)] ImmutableArray<ReadOnlyMemory<byte>> Deltas = default,
     [property: Id(3)] ImmutableArray<PreparedWrite> Undecided = default,
-    [property: Id(4)] Pact.PactHandover? Batches = null,
-    [property: Id(5)] ImmutableArray<Act.RememberedOutcome> Outcomes = default)
+    [property: Id(4)] Protocol.PactHandover? Batches = null,
+    [property: Id(5)] ImmutableArray<Protocol.RememberedOutcome> Outcomes = default)
 {
     /// <summary>The version of the whole <see cref="State"/>, before the deltas.</summary>
     public long WholeVersion => Version - (Deltas.IsDefault ? 0 : Deltas.Length);

@@ -1,5 +1,6 @@
 using System.Collections.Immutable;
 using System.Collections.Concurrent;
+using Snapper.Protocol;
 
 namespace Snapper.Recovery;
 

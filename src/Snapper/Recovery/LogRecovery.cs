@@ -1,9 +1,8 @@
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
-using Snapper.Coordination;
 using Snapper.Diagnostics;
-using Snapper.Hosting;
 using Snapper.Logging;
+using Snapper.Configuration;
 
 namespace Snapper.Recovery;
 

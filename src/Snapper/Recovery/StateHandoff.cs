@@ -1,25 +1,18 @@
 using Orleans.Concurrency;
-using Snapper.Coordination;
+using Snapper.Grains;
 
 namespace Snapper.Recovery;
 
 /// <summary>Answers <see cref="IStateHandoff"/> from this silo's <see cref="CommittedStates"/>.</summary>
 [Reentrant]
 [SiloBoundPlacement]
-internal sealed class StateHandoff(CommittedStates states, TimeProvider clock) : Grain, IStateHandoff
+internal sealed class StateHandoff(CommittedStates states, TimeProvider clock) : SiloBoundGrain, IStateHandoff
 {
     // How long a hand-over is answered again to the same request: far longer than its retries take.
     private static readonly TimeSpan KeepAnswer = TimeSpan.FromMinutes(5);
 
     /// <summary>The key of silo <paramref name="silo"/>'s hand-off grain.</summary>
     public static string KeyOf(string silo) => $"{silo}/handoff";
-
-    /// <inheritdoc />
-    public override async Task OnActivateAsync(CancellationToken cancellationToken)
-    {
-        await Task.Yield(); // never complete activation synchronously: see TransactionalActor.OnActivateAsync
-        await base.OnActivateAsync(cancellationToken);
-    }
 
     public Task<CommittedState?> Take(ActorId actor, Guid request)
     {

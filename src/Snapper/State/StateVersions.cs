@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Runtime.InteropServices;
 
 using Snapper.Recovery;
+using Snapper.Serialization;
 
 namespace Snapper.State;
 
@@ -30,19 +31,19 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
     /// through the serializer, which is checked here so a bad state type fails at activation with a
     /// message naming it.
     /// </summary>
-    public static StateVersions<TState> Load(ActorId id, SnapperRuntime runtime, TState initial, CommittedState? found)
+    public static StateVersions<TState> Load(ActorId id, IStateSerializer serializer, TState initial, CommittedState? found)
     {
         ArgumentNullException.ThrowIfNull(initial);
         TState committed;
         try
         {
             // Both ways a state travels: copied for a writer, serialized into the log.
-            committed = runtime.Serializer.Deserialize<TState>(runtime.Serializer.Serialize(runtime.Serializer.Copy(initial)));
+            committed = serializer.Deserialize<TState>(serializer.Serialize(serializer.Copy(initial)));
         }
         catch (Exception e)
         {
             throw new SnapperException(
-                $"The state type {typeof(TState).FullName} of actor {id} cannot be serialized by {runtime.Serializer.GetType().Name}: {e.Message}", e);
+                $"The state type {typeof(TState).FullName} of actor {id} cannot be serialized by {serializer.GetType().Name}: {e.Message}", e);
         }
 
         if (found is { } logged)
@@ -50,8 +51,8 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
             try
             {
                 // An empty whole state under deltas is the initial one (LogEvaluation).
-                committed = logged.State.IsEmpty && !logged.Deltas.IsDefaultOrEmpty ? committed : runtime.Serializer.Deserialize<TState>(logged.State.Span);
-                committed = ApplyDeltas(id, runtime, committed, logged);
+                committed = logged.State.IsEmpty && !logged.Deltas.IsDefaultOrEmpty ? committed : serializer.Deserialize<TState>(logged.State.Span);
+                committed = ApplyDeltas(id, serializer, committed, logged);
             }
             catch (Exception e)
             {
@@ -64,7 +65,7 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
     }
 
     // The deltas the logs hold after the last whole state, in order (none for a state logged whole).
-    private static TState ApplyDeltas(ActorId id, SnapperRuntime runtime, TState whole, CommittedState logged)
+    private static TState ApplyDeltas(ActorId id, IStateSerializer serializer, TState whole, CommittedState logged)
     {
         if (logged.Deltas.IsDefaultOrEmpty)
         {
@@ -79,7 +80,7 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
             version++;
             try
             {
-                whole = deltas.Apply(runtime.Serializer, whole, delta.Span);
+                whole = deltas.Apply(serializer, whole, delta.Span);
             }
             catch (Exception e)
             {

@@ -11,7 +11,7 @@ public sealed class ContentionTests
     [InlineData(LoggingModeUnderTest.None)]
     public async Task Concurrent_multi_transfers_on_hot_accounts_conserve_the_total_and_every_abort_has_a_reason(LoggingModeUnderTest logging)
     {
-        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.Logging = logging == LoggingModeUnderTest.None ? Snapper.Hosting.LoggingMode.None : Snapper.Hosting.LoggingMode.RegisteredStorage));
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.Logging = logging == LoggingModeUnderTest.None ? Snapper.Configuration.LoggingMode.None : Snapper.Configuration.LoggingMode.RegisteredStorage));
         var accounts = Enumerable.Range(0, 5).Select(i => ActorId.Create<IAccountActor>(i)).ToArray();
         var random = new Random(7);
         var inputs = Enumerable.Range(0, 400).Select(_ =>

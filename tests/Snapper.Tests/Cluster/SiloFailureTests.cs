@@ -2,13 +2,13 @@ using System.Collections.Concurrent;
 using System.Diagnostics;
 using ListAppend;
 using Microsoft.Extensions.DependencyInjection;
-using Snapper.Coordination;
 using Snapper.History;
 using Snapper.Logging;
 using Snapper.Recovery;
 using Snapper.Tests.Hybrid;
 using Snapper.Tests.Infrastructure;
 using Xunit.Abstractions;
+using Snapper.Protocol;
 
 namespace Snapper.Tests.Cluster;
 

@@ -6,6 +6,7 @@ using Snapper.History;
 using Snapper.Logging;
 using Snapper.Tests.Hybrid;
 using Snapper.Tests.Infrastructure;
+using Snapper.Protocol;
 
 namespace Snapper.Tests.Cluster;
 
@@ -46,7 +47,7 @@ public sealed class TwoSiloTests
         // BatchCommit goes once per silo: each silo heard the other silo's coordinator announce its commits.
         foreach (var silo in cluster.Cluster.Silos)
         {
-            Assert.True(silo.ServiceProvider.GetRequiredService<SnapperRuntime>().BatchCommits.AnnouncedByOtherSilos > 0, $"{silo.Name} heard no commit announced by the other silo");
+            Assert.True(silo.ServiceProvider.GetRequiredService<Snapper.Coordination.BatchCommits>().AnnouncedByOtherSilos > 0, $"{silo.Name} heard no commit announced by the other silo");
         }
     }
 
@@ -112,7 +113,7 @@ public sealed class TwoSiloTests
         var (a, b) = await cluster.ActorsOnTwoSilos();
         await cluster.Client.RunAct<ITestActor>(a, (x, ctx) => x.AddThenCall(ctx, 3, b, 4)).WaitAsync(Bound);
         await cluster.Client.RunPact<ITestActor>(a, (x, ctx) => x.AddThenCall(ctx, 10, b, 20), AccessSet.Of(a).And(b)).WaitAsync(Bound);
-        await Poll.Until(() => !cluster.Actor<Counter>(a).PactEngine.HasUncommittedBatches && !cluster.Actor<Counter>(b).PactEngine.HasUncommittedBatches, "both actors received BatchCommit");
+        await Poll.Until(() => !cluster.Actor<Counter>(a).PactParticipant.HasUncommittedBatches && !cluster.Actor<Counter>(b).PactParticipant.HasUncommittedBatches, "both actors received BatchCommit");
 
         // Deactivated between transactions: the next activation (wherever it is placed) has the state.
         await cluster.Cluster.DeactivateAsync(cluster.Grains.GetGrain<ITestActor>(a.Key));

@@ -3,10 +3,10 @@ using ListAppend;
 using Microsoft.Extensions.DependencyInjection;
 using Snapper.Act;
 using Snapper.History;
-using Snapper.Hybrid;
 using Snapper.Logging;
 using Snapper.Tests.Hybrid;
 using Snapper.Tests.Infrastructure;
+using Snapper.Protocol;
 
 namespace Snapper.Tests.Elr;
 
@@ -118,8 +118,8 @@ public sealed class EarlyLockReleaseTests
         // A dependency on an ACT that has already ended committed does not wait: its root still
         // answers for it (the ACT released locks early, so it may have dependents), by message.
         var ended = await silo.Client.RunAct<ITestActor, TxnContext>(x, (a, ctx) => a.Leak(ctx), ActOptions.EarlyRelease);
-        var root = silo.Runtime.Resolver.Participant(x);
-        Task<bool> Outcome(ActDependency dependency, bool durable) => silo.Runtime.Resolver.Participant(dependency.Root).ActOutcome(dependency.Tid, durable);
+        var root = silo.Resolver.Participant(x);
+        Task<bool> Outcome(ActDependency dependency, bool durable) => silo.Resolver.Participant(dependency.Root).ActOutcome(dependency.Tid, durable);
         Assert.True(await root.ActOutcome(ended.Tid, durable: true).WaitAsync(TimeSpan.FromSeconds(5)));
         var info = new ExecutionInfo();
         info.Merge(new ExecutionInfo().Snapshot(x, ParticipantRole.Reader, default, true, 0, 0, new ActDependency(ended.Tid, x)));

@@ -1,5 +1,5 @@
-using Snapper.Hosting;
-using Snapper.Hybrid;
+using Snapper.Configuration;
+using Snapper.Coordination;
 
 namespace Snapper.Tests.Hybrid;
 

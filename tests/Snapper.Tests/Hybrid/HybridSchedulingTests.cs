@@ -1,5 +1,5 @@
-using Snapper.Hosting;
 using Snapper.Tests.Infrastructure;
+using Snapper.Configuration;
 
 namespace Snapper.Tests.Hybrid;
 
@@ -13,8 +13,8 @@ public sealed class HybridSchedulingTests
 
     private static Task<int> Value(TestSilo silo, ActorId id) => silo.Client.RunAct<ITestActor, int>(id, (a, ctx) => a.Read(ctx));
 
-    private static Snapper.Pact.LocalSchedule Schedule(TestSilo silo, ActorId id) =>
-        silo.Actor<Counter>(id).PactEngine.Schedule;
+    private static Snapper.Scheduling.LocalSchedule Schedule(TestSilo silo, ActorId id) =>
+        silo.Actor<Counter>(id).PactParticipant.Schedule;
 
     // Read from outside the actor's turn: a change under the enumeration just means "look again".
     private static bool HasBatches(TestSilo silo, ActorId id)

@@ -1,4 +1,5 @@
 using StableHash = Snapper.Logging.StableHash;
+using Snapper.Protocol;
 
 namespace Snapper.Tests.Infrastructure;
 
@@ -13,7 +14,7 @@ internal static class RingPlacement
     public const string FirstSilo = "Silo_0";
 
     /// <summary>The key of the first silo's coordinator <paramref name="index"/> (a test checks it against <see cref="TestSilo.CoordinatorKey"/>).</summary>
-    public static string CoordinatorKey(int index) => Snapper.Coordination.CoordinatorKey.For(FirstSilo, index);
+    public static string CoordinatorKey(int index) => Snapper.Protocol.CoordinatorKey.For(FirstSilo, index);
 
     /// <summary>The pseudo actor whose id picks the first silo's coordinator <paramref name="index"/>'s logger.</summary>
     public static ActorId Coordinator(int index) => ActorId.FromParts(Snapper.Logging.LogWriterPool.CoordinatorActorType, CoordinatorKey(index));

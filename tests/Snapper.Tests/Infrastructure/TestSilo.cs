@@ -1,8 +1,10 @@
 using Microsoft.Extensions.DependencyInjection;
 using Orleans.TestingHost;
 using Snapper.Coordination;
+using Snapper.Grains;
 using Snapper.Hosting;
 using Snapper.Logging;
+using Snapper.Protocol;
 
 namespace Snapper.Tests.Infrastructure;
 
@@ -38,7 +40,23 @@ public sealed class TestSilo : IAsyncDisposable
     /// <summary>The cluster client's grain factory.</summary>
     public IGrainFactory Grains => cluster.Client;
 
-    internal SnapperRuntime Runtime => Services.GetRequiredService<SnapperRuntime>();
+    /// <summary>The first silo's ActorId → grain references.</summary>
+    internal ActorResolver Resolver => Services.GetRequiredService<ActorResolver>();
+
+    /// <summary>The first silo's transactional actors now active.</summary>
+    internal ActiveActors Active => Services.GetRequiredService<ActiveActors>();
+
+    /// <summary>The first silo's BatchCommit announcements.</summary>
+    internal BatchCommits BatchCommits => Services.GetRequiredService<BatchCommits>();
+
+    /// <summary>The first silo's in-process mail to its coordinators.</summary>
+    internal CoordinatorInboxes Inboxes => Services.GetRequiredService<CoordinatorInboxes>();
+
+    /// <summary>The first silo's log writers.</summary>
+    internal LogWriterPool Loggers => Services.GetRequiredService<LogWriterPool>();
+
+    /// <summary>Completes once batch <paramref name="bid"/> of <paramref name="coordinator"/> has resolved, as the first silo learns it.</summary>
+    internal Task<BatchOutcome> BatchOutcome(long bid, string coordinator) => Services.GetRequiredService<CoordinatorReferences>().WaitResolved(coordinator, bid);
 
     public static async Task<TestSilo> StartAsync(Action<SnapperBuilder>? configure = null, Action<IServiceCollection>? services = null, int silos = 1, bool activityPropagation = false, Action<IClientBuilder>? client = null)
     {
@@ -87,7 +105,7 @@ public sealed class TestSilo : IAsyncDisposable
     }
 
     /// <summary>The key of the first silo's coordinator <paramref name="index"/>.</summary>
-    internal string CoordinatorKey(int index) => Snapper.Coordination.CoordinatorKey.For(cluster.Silos[0].Name, index);
+    internal string CoordinatorKey(int index) => Snapper.Protocol.CoordinatorKey.For(cluster.Silos[0].Name, index);
 
     /// <summary>What the coordinators of the ring say, summed up.</summary>
     internal async Task<RingState> Ring()
@@ -100,7 +118,7 @@ public sealed class TestSilo : IAsyncDisposable
     /// <summary>The ACT engine of an active transactional actor, for checking locks and records.</summary>
     internal Snapper.Act.ActParticipant<TState> Engine<TState>(ActorId id)
         where TState : class, new() =>
-        Actor<TState>(id).Engine;
+        Actor<TState>(id).ActParticipant;
 
     /// <summary>A transactional actor's grain instance, on whichever silo it is active, activated first if need be.</summary>
     internal TransactionalActor<TState> Actor<TState>(ActorId id)
@@ -109,7 +127,7 @@ public sealed class TestSilo : IAsyncDisposable
         if (Find(id) is not { } actor)
         {
             // Any protocol message activates it; this one only reads.
-            Runtime.Resolver.Participant(id).DescribeWait(0).GetAwaiter().GetResult();
+            Resolver.Participant(id).DescribeWait(0).GetAwaiter().GetResult();
             actor = Find(id) ?? throw new InvalidOperationException($"{id} is active on no silo");
         }
 
@@ -137,7 +155,7 @@ public sealed class TestSilo : IAsyncDisposable
     }
 
     internal string? SiloOf(ActorId id) =>
-        cluster.Silos.FirstOrDefault(s => s.ServiceProvider.GetRequiredService<SnapperRuntime>().Activations.ContainsKey(id))?.Name;
+        cluster.Silos.FirstOrDefault(s => s.ServiceProvider.GetRequiredService<ActiveActors>().Contains(id))?.Name;
 
     /// <summary>
     /// Every transaction record in every log of every silo's storage, decoded, in append order per
@@ -200,7 +218,7 @@ public sealed class TestSilo : IAsyncDisposable
     {
         foreach (var silo in cluster.Silos)
         {
-            if (silo.ServiceProvider.GetRequiredService<SnapperRuntime>().Activations.TryGetValue(id, out var actor))
+            if (silo.ServiceProvider.GetRequiredService<ActiveActors>().TryGet(id, out var actor))
             {
                 return actor;
             }

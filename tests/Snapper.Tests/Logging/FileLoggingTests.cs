@@ -1,9 +1,9 @@
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
-using Snapper.Hosting;
 using Snapper.Logging;
 using Snapper.Logging.FileStorage;
 using Snapper.Tests.Infrastructure;
+using Snapper.Configuration;
 
 namespace Snapper.Tests.Logging;
 

@@ -2,7 +2,7 @@ using Snapper.Tests.Infrastructure;
 
 namespace Snapper.Tests.Pact;
 
-/// <summary>BatchCommit once per silo (<see cref="Snapper.Pact.BatchCommits"/>): watermarks per coordinator, and a silo that missed an announcement asks.</summary>
+/// <summary>BatchCommit once per silo (<see cref="Snapper.Coordination.BatchCommits"/>): watermarks per coordinator, and a silo that missed an announcement asks.</summary>
 public sealed class BatchCommitsTests
 {
     private static readonly TimeSpan Bound = TimeSpan.FromSeconds(20);
@@ -14,7 +14,7 @@ public sealed class BatchCommitsTests
     public async Task A_commit_wakes_the_batches_up_to_it_of_its_own_coordinator_only()
     {
         await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.CoordinatorCount = 2));
-        var commits = silo.Runtime.BatchCommits;
+        var commits = silo.BatchCommits;
         var (own, other) = (silo.CoordinatorKey(0), silo.CoordinatorKey(1));
 
         var earlier = commits.WhenCommitted(own, Far + 5);
@@ -40,7 +40,7 @@ public sealed class BatchCommitsTests
 
         // The coordinator never formed this batch, so it answers it as resolved and committed (an
         // own bid it does not know): the silo must ask it, since no announcement will come.
-        var waiting = silo.Runtime.BatchCommits.WhenCommitted(silo.CoordinatorKey(0), Far);
+        var waiting = silo.BatchCommits.WhenCommitted(silo.CoordinatorKey(0), Far);
         Assert.False(waiting.IsCompleted);
 
         Assert.True(await waiting.WaitAsync(Bound), "the missed commit was not found by asking");

@@ -19,7 +19,7 @@ public sealed class CoordinatorInboxTests
             onSilo.RunPact<ITestActor>(a, (x, ctx) => x.AddThenCall(ctx, 1, b, 2), AccessSet.Of(a).And(b)))).WaitAsync(Bound);
 
         // Ten NewPacts from the silo's client, and two BatchCompletes (one per actor) per batch at least.
-        var (newPacts, batchCompletes) = silo.Runtime.Inboxes.Posted;
+        var (newPacts, batchCompletes) = silo.Inboxes.Posted;
         Assert.Equal(10, newPacts);
         Assert.True(batchCompletes >= 2, $"{batchCompletes} BatchCompletes went in process");
         var read = await Task.WhenAll(new[] { a, b }.Select(id => silo.Client.RunAct<ITestActor, int>(id, (x, ctx) => x.Read(ctx))));

@@ -1,5 +1,6 @@
-using Snapper.Pact;
 using Snapper.Tests.Infrastructure;
+using Snapper.Protocol;
+using Snapper.Scheduling;
 
 namespace Snapper.Tests.Pact;
 
@@ -24,7 +25,7 @@ public sealed class LocalScheduleTests
     {
         var schedule = new LocalSchedule(Me);
         var completed = new List<long>();
-        schedule.Completed += b => completed.Add(b.Bid);
+        schedule.Attach(new PactSide(completed: b => completed.Add(b.Bid)));
 
         schedule.Add(Batch(8, prev: 2, (8, 1)));
         Assert.Null(schedule.Running);
@@ -65,7 +66,7 @@ public sealed class LocalScheduleTests
     {
         var schedule = new LocalSchedule(Me);
         var completed = new List<long>();
-        schedule.Completed += b => completed.Add(b.Bid);
+        schedule.Attach(new PactSide(completed: b => completed.Add(b.Bid)));
         var boom = new TransactionAbortedException(AbortReason.User, "boom");
 
         // Tid 11 aborts before batch 10 reached this actor; tid 12 while tid 10 has its turn.
@@ -87,7 +88,7 @@ public sealed class LocalScheduleTests
     {
         var schedule = new LocalSchedule(Me);
         var ended = new List<long>();
-        schedule.AbortedTurnEnded += p => ended.Add(p.Tid);
+        schedule.Attach(new PactSide(abortedTurnEnded: p => ended.Add(p.Tid)));
         schedule.Add(Batch(20, prev: 0, (20, 2), (21, 1)));
 
         await schedule.Enter(Ctx(20, 20, calls: 2)); // its first of two calls runs
@@ -162,7 +163,7 @@ public sealed class LocalScheduleTests
     {
         var schedule = new LocalSchedule(Me);
         var started = new List<long>();
-        schedule.Started += b => started.Add(b.Bid);
+        schedule.Attach(new PactSide(started: b => started.Add(b.Bid)));
         schedule.Add(Batch(40, prev: 0, (40, 1), (41, 1)));
         var second = schedule.Enter(Ctx(41, 40)).AsTask(); // waits for tid 40's turn
 
@@ -240,5 +241,15 @@ public sealed class LocalScheduleTests
         var timedOut = await Assert.ThrowsAsync<TransactionAbortedException>(async () => await schedule.Enter(ctx).AsTask().WaitAsync(TimeSpan.FromSeconds(10)));
         Assert.Equal(AbortReason.Timeout, timedOut.Reason);
         Assert.Contains("never reached actor", timedOut.Message);
+    }
+
+    // The PACT engine's side of the schedule, as a test observes it.
+    private sealed class PactSide(Action<SubBatch>? started = null, Action<SubBatch>? completed = null, Action<ScheduledPact>? abortedTurnEnded = null) : IPactSide
+    {
+        public void BatchStarted(SubBatch batch) => started?.Invoke(batch);
+
+        public void BatchCompleted(SubBatch batch) => completed?.Invoke(batch);
+
+        public void AbortedTurnEnded(ScheduledPact pact) => abortedTurnEnded?.Invoke(pact);
     }
 }

@@ -1,5 +1,5 @@
-using Snapper.Pact;
 using Snapper.Tests.Infrastructure;
+using Snapper.Protocol;
 
 namespace Snapper.Tests.Pact;
 
@@ -16,8 +16,8 @@ public sealed class PactParticipantTests
     {
         await using var silo = await TestSilo.StartAsync();
         var x = ActorId.Create<ITestActor>("late-commit");
-        var participant = silo.Runtime.Resolver.Participant(x);
-        var actor = silo.Runtime.Resolver.Get<ITestActor>(x);
+        var participant = silo.Resolver.Participant(x);
+        var actor = silo.Resolver.Get<ITestActor>(x);
         var coordinator = silo.CoordinatorKey(0);
 
         // Two batches ran here (their PACTs' calls, not the roots': nothing waits for the outcome),
@@ -29,10 +29,10 @@ public sealed class PactParticipantTests
         await participant.OnAbort(abortedFrom, Second, new Dictionary<long, Exception>());
         if (abortedFrom == Second)
         {
-            silo.Runtime.BatchCommits.Advance(coordinator, First); // as the coordinator's announcement would
+            silo.BatchCommits.Advance(coordinator, First); // as the coordinator's announcement would
         }
 
-        await Poll.Until(() => !silo.Actor<Counter>(x).PactEngine.HasUncommittedBatches, "no batch is left uncommitted");
+        await Poll.Until(() => !silo.Actor<Counter>(x).PactParticipant.HasUncommittedBatches, "no batch is left uncommitted");
         Assert.Equal(expected, silo.Engine<Counter>(x).Versions.Committed.Value);
 
         // The call as a PACT's CallActor makes it (a context outside CallActor is refused).

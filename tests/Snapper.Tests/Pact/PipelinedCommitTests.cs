@@ -1,8 +1,9 @@
 using Microsoft.Extensions.DependencyInjection;
 using Snapper.Coordination;
-using Snapper.Hosting;
 using Snapper.Logging;
 using Snapper.Tests.Infrastructure;
+using Snapper.Configuration;
+using Snapper.Protocol;
 
 namespace Snapper.Tests.Pact;
 

@@ -5,6 +5,7 @@ using Snapper.Hosting;
 using Snapper.Logging;
 using Snapper.Recovery;
 using Snapper.Tests.Infrastructure;
+using Snapper.Configuration;
 
 namespace Snapper.Tests.Recovery;
 

@@ -10,6 +10,7 @@ using Snapper.Recovery;
 using Snapper.Serialization;
 using Snapper.Tests.Hybrid;
 using Snapper.Tests.Infrastructure;
+using Snapper.Configuration;
 
 namespace Snapper.Tests.Recovery;
 

@@ -1,10 +1,10 @@
 using System.Collections.Concurrent;
 using Microsoft.Extensions.DependencyInjection;
 using SmallBank;
-using Snapper.Hosting;
 using Snapper.Logging;
 using Snapper.Logging.AzureTable;
 using Snapper.Tests.Infrastructure;
+using Snapper.Configuration;
 
 namespace Snapper.Tests.Recovery;
 
@@ -41,7 +41,7 @@ public sealed class IdleCollectionTests(Azurite azurite) : IClassFixture<Azurite
         {
             // Half the accounts busy, the other half idle; Orleans collects what is idle while the load runs.
             var busy = phase % 2 == 0 ? accounts[..6] : accounts[6..];
-            var idle = accounts.Except(busy).Where(silo.Runtime.Activations.ContainsKey).ToArray();
+            var idle = accounts.Except(busy).Where(silo.Active.Contains).ToArray();
             var load = Load(silo, busy, 80, seed: phase, expected);
 
             // Nobody calls the idle ones in this phase: once collected they stay gone. Each is
@@ -50,7 +50,7 @@ public sealed class IdleCollectionTests(Azurite azurite) : IClassFixture<Azurite
                 async () =>
                 {
                     await management.ForceActivationCollection(TimeSpan.Zero);
-                    return !idle.Any(silo.Runtime.Activations.ContainsKey);
+                    return !idle.Any(silo.Active.Contains);
                 },
                 $"the {idle.Length} idle account(s) of phase {phase} are collected");
             collected += idle.Length;

@@ -5,6 +5,7 @@ using Snapper.Logging;
 using Orleans.Serialization;
 using Snapper.Serialization;
 using Snapper.Tests.Infrastructure;
+using Snapper.Configuration;
 
 namespace Snapper.Tests.Recovery;
 

@@ -72,7 +72,7 @@ public sealed class EarlyLockReleaseRecoveryRegressionTests
                 o.LoggerCount = Loggers;
             }),
             services => services.AddSingleton<ILogStorage>(storage));
-        string LogOf(ActorId id) => silo.Runtime.Loggers.For(id)!.Name;
+        string LogOf(ActorId id) => silo.Loggers.For(id)!.Name;
         var keys = Enumerable.Range(0, 64).Select(i => ActorId.Create<ITestActor>($"k{i}")).ToArray();
         var a = keys[0];
         var b = keys.First(k => LogOf(k) != LogOf(a));
@@ -85,7 +85,7 @@ public sealed class EarlyLockReleaseRecoveryRegressionTests
     private static async Task<(HeldGroup T1Commit, Task T1, Task T2, DateTime T2Started)> T2DependsOnHeldT1(
         TestSilo silo, ScriptedLogStorage storage, ActorId a, ActorId b, ActorId x)
     {
-        string LogOf(ActorId id) => silo.Runtime.Loggers.For(id)!.Name;
+        string LogOf(ActorId id) => silo.Loggers.For(id)!.Name;
         var t1Commit = storage.Hold(r => r is CoordCommitRecord);
         var t1 = silo.Client.RunAct<ITestActor>(a, (actor, ctx) => actor.AddThenCall(ctx, 1, x, 1));
         Assert.Equal(LogOf(a), await t1Commit.Arrived);

@@ -41,7 +41,7 @@ public sealed class MovedPactRootRegressionTests
 
         // r stands for the root's next activation after its silo died: asked about batch b, which it
         // never held, while later batches commit on it.
-        var asked = silo.Runtime.Resolver.Participant(r).AwaitPact(aborted.Tid, aborted.Bid, aborted.Coordinator);
+        var asked = silo.Resolver.Participant(r).AwaitPact(aborted.Tid, aborted.Bid, aborted.Coordinator);
         await silo.Client.RunPact<ITestActor>(r, (a, ctx) => a.Add(ctx, 1), AccessSet.Of(r)).WaitAsync(Bound);
 
         var answer = await asked.WaitAsync(Bound);

@@ -1,6 +1,7 @@
 using Snapper.Grains;
-using Snapper.Pact;
 using Snapper.Tests.Infrastructure;
+using Snapper.Protocol;
+using Snapper.Scheduling;
 
 namespace Snapper.Tests.Regression;
 

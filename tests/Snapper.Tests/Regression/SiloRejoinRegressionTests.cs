@@ -1,7 +1,7 @@
 using Microsoft.Extensions.DependencyInjection;
-using Snapper.Coordination;
 using Snapper.Logging;
 using Snapper.Tests.Infrastructure;
+using Snapper.Protocol;
 
 namespace Snapper.Tests.Regression;
 

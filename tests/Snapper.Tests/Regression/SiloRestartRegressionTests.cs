@@ -3,6 +3,7 @@ using Snapper.Coordination;
 using Snapper.Failover;
 using Snapper.Logging;
 using Snapper.Tests.Infrastructure;
+using Snapper.Protocol;
 
 namespace Snapper.Tests.Regression;
 
@@ -51,19 +52,19 @@ public sealed class SiloRestartRegressionTests
         await Poll.Until(
             async () => !(await cluster.Grains.GetGrain<IRingMembership>(0).View()).Members.Any(k => CoordinatorKey.SiloOf(k) == victim.Name),
             "the ring re-forms without the victim");
-        Assert.False((await cluster.Runtime.BatchOutcome(batch.Bid, batch.Coordinator).WaitAsync(Bound)).Committed);
+        Assert.False((await cluster.BatchOutcome(batch.Bid, batch.Coordinator).WaitAsync(Bound)).Committed);
 
         // A silo of the victim's name joins; the batch is still aborted.
         var back = await cluster.Cluster.RestartSiloAsync(victim); // a new silo of the same instance number (and name)
         Assert.Equal(victim.Name, back?.Name);
         var departed = cluster.Services.GetRequiredService<DepartedSilos>();
         await Poll.Until(() => departed.IsActive(victim.Name), "the survivor sees the new silo active");
-        Assert.False((await cluster.Runtime.BatchOutcome(batch.Bid, batch.Coordinator).WaitAsync(Bound)).Committed);
+        Assert.False((await cluster.BatchOutcome(batch.Bid, batch.Coordinator).WaitAsync(Bound)).Committed);
 
         // Asked on the new silo itself, which took no part in the failover: its coordinator of that
         // key did not emit the batch, and answers from the logs.
-        var there = back!.ServiceProvider.GetRequiredService<SnapperRuntime>();
-        Assert.False((await there.BatchOutcome(batch.Bid, batch.Coordinator).WaitAsync(Bound)).Committed);
+        var there = back!.ServiceProvider.GetRequiredService<CoordinatorReferences>();
+        Assert.False((await there.WaitResolved(batch.Coordinator, batch.Bid).WaitAsync(Bound)).Committed);
         Assert.Equal(0, await cluster.Client.RunAct<ITestActor, int>(root, (a, ctx) => a.Read(ctx)));
     }
 

@@ -2,6 +2,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Orleans.Configuration;
 using Snapper.Coordination;
 using Snapper.Tests.Infrastructure;
+using Snapper.Protocol;
 
 namespace Snapper.Tests.Regression;
 

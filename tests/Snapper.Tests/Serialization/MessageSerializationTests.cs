@@ -2,11 +2,9 @@ using System.Collections.Immutable;
 using Microsoft.Extensions.DependencyInjection;
 using Orleans.Serialization;
 using SmallBank;
-using Snapper.Act;
 using Snapper.Coordination;
-using Snapper.Hybrid;
-using Snapper.Pact;
 using Snapper.Tests.Infrastructure;
+using Snapper.Protocol;
 
 namespace Snapper.Tests.Serialization;
 
@@ -69,7 +67,7 @@ public sealed class MessageSerializationTests
 
         Assert.Equal(new HybridDecision(5, 4), RoundTrip(new HybridDecision(5, 4)));
         Assert.Equal(new TidRange(1024, 512), RoundTrip(new TidRange(1024, 512)));
-        Assert.Equal(Snapper.Act.Vote.ReadOnly, RoundTrip(Snapper.Act.Vote.ReadOnly));
+        Assert.Equal(Snapper.Protocol.Vote.ReadOnly, RoundTrip(Snapper.Protocol.Vote.ReadOnly));
     }
 
     [Fact]

@@ -1,9 +1,9 @@
 using System.Diagnostics;
-using Snapper.LoadGen.Workloads;
 using Snapper.LoadGen.Workloads.TpcC;
 using Snapper.Tests.Infrastructure;
 using TpcC;
 using TpcC.Transactions;
+using Snapper.LoadGen.Workloads;
 
 namespace Snapper.Tests.TpcC;
 

@@ -1,0 +1,69 @@
+using Snapper.Configuration;
+
+namespace Snapper.Coordination;
+
+/// <summary>
+/// How long this silo's PACT batches typically take from emission to commit (the median of the last
+/// <see cref="Window"/>), and the deadlock timeout that follows from it (Snapper §4.4.2).
+/// </summary>
+/// <remarks>
+/// <para>An ACT that waits for a batch does not know whether it waits on a cycle (PACT waits for ACT
+/// waits for PACT) or on a batch that is merely slow. The cycles that can be seen are caught without
+/// a timeout (a batch found behind the ACT elsewhere dooms the wait at once); the timeout is the
+/// safety net for the rest, so it must not fire on an ordinary batch: it is
+/// <see cref="SnapperOptions.DeadlockTimeout"/> or <see cref="Multiple"/> typical batches, whichever
+/// is longer.</para>
+/// <para><b>Why a median, and why a ceiling below the declaration timeout.</b> A batch caught in an
+/// unseen cycle is held up for the whole deadlock timeout, so its latency is several typical ones.
+/// Fed into a mean, each such batch raised the next timeout, which held the next cycle longer: a
+/// loop that under steady cycles grew the wait until a stalled batch outlived
+/// <see cref="SnapperOptions.DeclarationTimeout"/> and the coordinator's declaration sweep aborted an
+/// innocent PACT (and cascaded). The median ignores the stalled tail while fewer than half the
+/// batches stall; the ceiling (a quarter of the shorter of the declaration and transaction
+/// timeouts) makes an ACT give up on a cycle well before the coordinator would give up on the batch.</para>
+/// <para>Updated by this silo's coordinators as their batches commit, read by its actors whenever
+/// an ACT waits for a batch.</para>
+/// </remarks>
+internal sealed class BatchLatency
+{
+    /// <summary>How many typical batches an ACT waits for before taking the wait for a deadlock.</summary>
+    public const int Multiple = 4;
+
+    /// <summary>How many of the latest batches the typical latency is the median of.</summary>
+    public const int Window = 32;
+
+    private readonly Lock gate = new();
+    private readonly long[] recent = new long[Window];
+    private int count;
+    private int next;
+    private long typicalTicks;
+
+    /// <summary>The typical batch latency so far (zero before the first batch).</summary>
+    public TimeSpan Typical => TimeSpan.FromTicks(Volatile.Read(ref typicalTicks));
+
+    /// <summary>A batch committed <paramref name="latency"/> after it was emitted.</summary>
+    public void Observe(TimeSpan latency)
+    {
+        Span<long> sorted = stackalloc long[Window];
+        lock (gate)
+        {
+            recent[next] = latency.Ticks;
+            next = (next + 1) % Window;
+            count = Math.Min(count + 1, Window);
+            sorted = sorted[..count];
+            recent.AsSpan(0, count).CopyTo(sorted);
+            sorted.Sort();
+            Volatile.Write(ref typicalTicks, sorted[(count - 1) / 2]); // the lower median: lean towards batches that were not held up
+        }
+    }
+
+    /// <summary>The deadlock timeout now, under <paramref name="options"/>: the configured floor, longer while batches are slow, never past the ceiling.</summary>
+    public TimeSpan DeadlockTimeout(SnapperOptions options)
+    {
+        var floor = options.DeadlockTimeout;
+        var shorter = options.DeclarationTimeout < options.TransactionTimeout ? options.DeclarationTimeout : options.TransactionTimeout;
+        var ceiling = shorter / 4 > floor ? shorter / 4 : floor;
+        var scaled = Typical * Multiple;
+        return scaled <= floor ? floor : scaled < ceiling ? scaled : ceiling;
+    }
+}

@@ -1,0 +1,164 @@
+using Snapper.Coordination;
+using Snapper.Logging;
+using Snapper.Protocol;
+using Snapper.Scheduling;
+
+namespace Snapper.Pact;
+
+/// <summary>
+/// BatchComplete, actor → the batch's coordinator (Snapper §4.2.4), for one actor: sent once the
+/// state the batch left here is durable, and only after the failures of the batch's PACTs here
+/// have reached the coordinator, so a coordinator never decides a batch before it knows a PACT of
+/// it failed.
+/// </summary>
+internal sealed class BatchCompletion(ActorId actor, PactServices services, LogWriter? logger, LocalSchedule schedule)
+{
+    // Failures of PACTs reported to their coordinators, by bid: BatchComplete is sent only once they arrived.
+    private readonly Dictionary<long, Task> failureReports = new();
+
+    // BatchComplete once the state this batch left is durable (write-ahead: before the coordinator
+    // may commit), straight from the logger's flush loop without coming back into this grain.
+    // Sooner still when the batch's coordinator is on this silo and writes the same log: then it
+    // goes as soon as the record is queued, with its place in the log, and the coordinator's
+    // BatchCommit, queued behind it, fails if it was not written.
+    public void Report(SubBatch batch, ReadOnlyMemory<byte> state, bool delta, long version)
+    {
+        if (failureReports.Remove(batch.Bid, out var reported))
+        {
+            _ = ReportAfter(reported, batch, state, delta, version);
+            return;
+        }
+
+        if (logger is null || state.IsEmpty)
+        {
+            SendBatchComplete(services, batch, actor);
+            return;
+        }
+
+        var report = new CompletionReport(services, batch, actor, early: ReferenceEquals(services.Loggers.ForCoordinator(batch.Coordinator), logger));
+        report.Sequenced(logger.AppendSequenced(new BatchCompleteRecord(batch.Bid, actor, batch.Coordinator, state) { Version = version, Delta = delta }, report.WhenWritten));
+    }
+
+    // A batch's BatchComplete from here, once its record is in the log. Early (the coordinator is on
+    // this silo and writes the same log), it is posted with the record's sequence number as soon as
+    // that is known; otherwise, or if the coordinator's queue is closed (it is stopping), it goes
+    // once the record is written. Sequenced and WhenWritten may come in either order: the flush
+    // loop runs on another thread.
+    private sealed class CompletionReport(PactServices services, SubBatch batch, ActorId actor, bool early)
+    {
+        private readonly Lock gate = new();
+        private bool sendWhenWritten;
+        private bool written;
+
+        public void Sequenced(long sequence)
+        {
+            if (!early || !services.Inboxes.TryPost(batch.Coordinator, CoordinatorMail.BatchComplete(batch.Bid, actor, sequence)))
+            {
+                Arrive(sequenced: true);
+            }
+        }
+
+        public void WhenWritten(Exception? failure)
+        {
+            if (failure is not null)
+            {
+                _ = FailBatchHere(services, batch, actor, failure); // an early one's BatchCommit fails too, if it was decided
+                return;
+            }
+
+            Arrive(sequenced: false);
+        }
+
+        // BatchComplete goes once it was not posted early and the record is written, from whichever came second.
+        private void Arrive(bool sequenced)
+        {
+            lock (gate)
+            {
+                sendWhenWritten |= sequenced;
+                written |= !sequenced;
+                if (!sendWhenWritten || !written)
+                {
+                    return;
+                }
+            }
+
+            SendBatchComplete(services, batch, actor);
+        }
+    }
+
+    // A PACT of the batch failed here: the coordinator hears of it before the batch's BatchComplete.
+    private async Task ReportAfter(Task reported, SubBatch batch, ReadOnlyMemory<byte> state, bool delta, long version)
+    {
+        try
+        {
+            if (logger is not null && !state.IsEmpty)
+            {
+                await logger.Append(new BatchCompleteRecord(batch.Bid, actor, batch.Coordinator, state) { Version = version, Delta = delta });
+            }
+
+            await reported;
+        }
+        catch (Exception e)
+        {
+            await FailBatchHere(services, batch, actor, e);
+            return;
+        }
+
+        SendBatchComplete(services, batch, actor);
+    }
+
+    private static void SendBatchComplete(PactServices services, SubBatch batch, ActorId actor)
+    {
+        if (!services.Inboxes.TryPost(batch.Coordinator, CoordinatorMail.BatchComplete(batch.Bid, actor)))
+        {
+            _ = SendBatchCompleteCall(services, batch, actor); // its coordinator is on another silo
+        }
+    }
+
+    private static async Task SendBatchCompleteCall(PactServices services, SubBatch batch, ActorId actor)
+    {
+        try
+        {
+            await services.Coordinator(batch.Coordinator).BatchComplete(batch.Bid, actor);
+        }
+        catch (Exception e)
+        {
+            await FailBatchHere(services, batch, actor, e);
+        }
+    }
+
+    private static Task FailBatchHere(PactServices services, SubBatch batch, ActorId actor, Exception e) =>
+        services.Coordinator(batch.Coordinator).Fail(batch.Bid, 0, new TransactionAbortedException(AbortReason.Failure, $"actor {actor} could not log the state of batch {batch.Bid}: {e.Message}", e));
+
+    /// <summary>
+    /// A PACT of batch <c>ctx.Bid</c> failed here: its coordinator is told now, and the batch's
+    /// BatchComplete waits for that. Whatever the exception says, only the schedule knows whether
+    /// this batch is being aborted: a body may throw (or let escape) an exception whose reason is
+    /// Cascading while its own batch is fine, and that PACT must still abort. Reporting a batch a
+    /// cascade already aborts is harmless.
+    /// </summary>
+    public void Fail(TxnContext ctx, Exception failure)
+    {
+        if (schedule.IsAborted(ctx.Bid))
+        {
+            return; // this actor has already taken the batch's abort
+        }
+
+        var report = services.Coordinator(ctx.Coordinator!).Fail(ctx.Bid, ctx.Tid, failure);
+        failureReports[ctx.Bid] = failureReports.TryGetValue(ctx.Bid, out var earlier) ? Task.WhenAll(earlier, report) : report;
+    }
+
+    /// <summary>The batches <paramref name="resolved"/> names are decided: their failure reports are no longer needed.</summary>
+    public void Forget(Func<long, bool> resolved)
+    {
+        if (failureReports.Count == 0)
+        {
+            return; // the usual case, on every BatchCommit
+        }
+
+        foreach (var bid in failureReports.Keys.Where(resolved).ToList())
+        {
+            failureReports.Remove(bid);
+        }
+    }
+}

@@ -1,0 +1,38 @@
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+using Snapper.Configuration;
+using Snapper.Coordination;
+using Snapper.Diagnostics;
+using Snapper.Grains;
+using Snapper.Logging;
+using Snapper.Protocol;
+using Snapper.Serialization;
+using Snapper.State;
+
+namespace Snapper.Pact;
+
+/// <summary>The silo's services an actor's PACT engine (<see cref="PactParticipant{TState}"/>) uses, and no others.</summary>
+internal sealed class PactServices(
+    IOptions<SnapperOptions> options,
+    ActorResolver resolver,
+    LogWriterPool logs,
+    IStateSerializer serializer,
+    SnapperMetrics metrics,
+    CoordinatorInboxes inboxes,
+    BatchCommits batchCommits,
+    CoordinatorReferences coordinators,
+    TimeProvider clock,
+    ILoggerFactory loggerFactory) : ActorServices(options, resolver, logs, serializer, metrics, clock, loggerFactory)
+{
+    /// <summary>NewPact and BatchComplete to this silo's coordinators, in process.</summary>
+    public CoordinatorInboxes Inboxes { get; } = inboxes;
+
+    /// <summary>BatchCommit as this silo learns it: once per silo, not per actor.</summary>
+    public BatchCommits BatchCommits { get; } = batchCommits;
+
+    /// <summary>The coordinator grain with key <paramref name="key"/> (a batch's, from its sub-batch or context).</summary>
+    public ICoordinator Coordinator(string key) => coordinators.Get(key);
+
+    /// <summary>Completes once batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> has resolved.</summary>
+    public Task<BatchOutcome> BatchOutcome(long bid, string coordinator) => coordinators.WaitResolved(coordinator, bid);
+}

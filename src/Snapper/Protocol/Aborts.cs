@@ -1,0 +1,37 @@
+namespace Snapper.Protocol;
+
+/// <summary>
+/// How a transaction's ending becomes the <see cref="TransactionAbortedException"/> its caller gets:
+/// which <see cref="AbortReason"/>, and the cause inside. One place for the ACT root, the PACT engine
+/// and the hybrid check, so the same ending is reported the same way whichever saw it.
+/// </summary>
+internal static class Aborts
+{
+    /// <summary>
+    /// A transaction failed because of <paramref name="failure"/>: an abort keeps its reason; misuse
+    /// of the API is a <see cref="AbortReason.Failure"/>; anything else user code threw is a
+    /// <see cref="AbortReason.User"/> abort.
+    /// </summary>
+    public static TransactionAbortedException AbortedBy(long tid, Exception failure) => failure switch
+    {
+        TransactionAbortedException aborted => new TransactionAbortedException(aborted.Reason, aborted.Detail, aborted) { Tid = tid },
+        SnapperException misuse => new TransactionAbortedException(AbortReason.Failure, misuse.Message, misuse) { Tid = tid },
+        _ => new TransactionAbortedException(AbortReason.User, $"user code threw {failure.GetType().Name}: {failure.Message}", failure) { Tid = tid },
+    };
+
+    /// <summary>A PACT of a batch after one that failed: it aborts with the cascade, through no fault of its own.</summary>
+    public static TransactionAbortedException Cascaded(long tid) =>
+        new(AbortReason.Cascading, "aborted with the batches after another PACT that aborted") { Tid = tid };
+
+    /// <summary>A call (or state access) of PACT <paramref name="tid"/> after it aborted because of <paramref name="abortedBy"/>: the reason is its own abort's.</summary>
+    public static TransactionAbortedException PactRefused(long tid, Exception? abortedBy) =>
+        new(abortedBy is TransactionAbortedException aborted ? aborted.Reason : AbortReason.User, $"PACT {tid} has aborted: {abortedBy?.Message}", abortedBy) { Tid = tid };
+
+    /// <summary>The violation an ACT waiting for batch <paramref name="bid"/> dies of, when batch <paramref name="behind"/> ≤ it is behind the ACT (Snapper §4.4.2).</summary>
+    public static TransactionAbortedException SerializabilityViolation(long tid, long behind, long bid, string waitingFor) =>
+        new(AbortReason.SerializabilityViolation, $"it needs {waitingFor}, but batch {behind} ≤ {bid} is already scheduled after it on another actor: max(BeforeSet) ≥ min(AfterSet)") { Tid = tid };
+
+    /// <summary>An ACT that waited <paramref name="timeout"/> for a batch (<paramref name="waitingFor"/>) gives up with <paramref name="reason"/>.</summary>
+    public static TransactionAbortedException BatchWaitTimedOut(long tid, TimeSpan timeout, string waitingFor, AbortReason reason) =>
+        new(reason, $"waited {timeout.TotalMilliseconds:0} ms for {waitingFor} (hybrid deadlock timeout)") { Tid = tid };
+}

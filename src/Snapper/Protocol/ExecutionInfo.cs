@@ -1,0 +1,97 @@
+
+namespace Snapper.Protocol;
+
+/// <summary>
+/// The paper's TxnExeInfo (Snapper §4.3.3, Fig. 3c): which actors an ACT reached and what each did,
+/// carried back along the call chain to the root so it can run 2PC with exactly those actors.
+/// It also carries the first failure seen, so that a failure caught by user code in a nested call
+/// still aborts the whole transaction, and the hybrid bounds for the serializability check (§4.4.3).
+/// </summary>
+[GenerateSerializer]
+internal sealed class ExecutionInfo
+{
+    [Id(0)]
+    private readonly Dictionary<ActorId, ParticipantRole> participants = new();
+
+    public IReadOnlyDictionary<ActorId, ParticipantRole> Participants => participants;
+
+    /// <summary>The first exception raised anywhere in the call tree, or null.</summary>
+    [Id(1)]
+    public Exception? Failure { get; private set; }
+
+    /// <summary>BeforeSet and AfterSet bounds; null while no actor reached has seen a batch.</summary>
+    [Id(2)]
+    public HybridBounds? Bounds { get; private set; }
+
+    /// <summary>True if some actor reached had no batch after the ACT when it reported (§4.4.3: incomplete AfterSet).</summary>
+    [Id(3)]
+    public bool AfterSetIncomplete { get; private set; }
+
+    /// <summary>Undecided ACTs whose prepared state it read (Thorp's commit dependencies); null while none.</summary>
+    [Id(4)]
+    public HashSet<ActDependency>? Dependencies { get; private set; }
+
+    public void Add(ActorId actor, ParticipantRole role)
+    {
+        if (!participants.TryGetValue(actor, out var known) || role > known)
+        {
+            participants[actor] = role;
+        }
+    }
+
+    public void Merge(ExecutionInfo other)
+    {
+        foreach (var (actor, role) in other.participants)
+        {
+            Add(actor, role);
+        }
+
+        Failure ??= other.Failure;
+        AfterSetIncomplete |= other.AfterSetIncomplete;
+        if (other.Dependencies is { } dependencies)
+        {
+            (Dependencies ??= []).UnionWith(dependencies);
+        }
+
+        if (other.Bounds is { } bounds)
+        {
+            (Bounds ??= new HybridBounds()).Merge(bounds);
+        }
+    }
+
+    public void Fail(Exception failure) => Failure ??= failure;
+
+    /// <summary>
+    /// <see cref="Fail"/>, as an exception filter that never catches: the exception goes on up
+    /// without being caught and thrown again (each rethrow costs a stack walk).
+    /// </summary>
+    public bool FailAndPass(Exception failure)
+    {
+        Fail(failure);
+        return false;
+    }
+
+    /// <summary>
+    /// A copy to hand to the caller: what this actor learned plus its own role and its place among
+    /// batches (<paramref name="before"/> and whether it had committed, <paramref name="afterBid"/>:
+    /// 0 for none, and the max(BeforeSet) of ACTs that preceded this one here).
+    /// </summary>
+    public ExecutionInfo Snapshot(ActorId self, ParticipantRole selfRole, BatchRef before, bool beforeCommitted, long afterBid, long precedingActsMaxBeforeBid, ActDependency? dependency)
+    {
+        var copy = new ExecutionInfo();
+        copy.Merge(this);
+        copy.Add(self, selfRole);
+        if (dependency is not null)
+        {
+            (copy.Dependencies ??= []).Add(dependency.Value);
+        }
+
+        copy.AfterSetIncomplete |= afterBid == 0;
+        if (before.Bid > 0 || afterBid > 0 || precedingActsMaxBeforeBid > 0)
+        {
+            (copy.Bounds ??= new HybridBounds()).Add(before, beforeCommitted, afterBid, precedingActsMaxBeforeBid);
+        }
+
+        return copy;
+    }
+}

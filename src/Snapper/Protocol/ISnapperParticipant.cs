@@ -1,0 +1,107 @@
+using Orleans.Concurrency;
+
+namespace Snapper.Protocol;
+
+/// <summary>
+/// The protocol messages every transactional actor receives, as grain calls on an interface that
+/// <see cref="TransactionalActor{TState}"/> implements. Addressed by the actor's <c>GrainId</c>,
+/// whatever key kind its user interface has.
+/// </summary>
+internal interface ISnapperParticipant : IGrain
+{
+    /// <summary>ACT root → participant: phase one of 2PC (Snapper §4.3.3).</summary>
+    Task<Vote> Prepare(long tid, HybridDecision decision, bool earlyLockRelease);
+
+    /// <summary>ACT root → participant: phase two, commit.</summary>
+    Task Commit(long tid, HybridDecision decision);
+
+    /// <summary>ACT root → its only writer: commit in one phase.</summary>
+    Task CommitOnePhase(long tid, HybridDecision decision);
+
+    /// <summary>ACT root → participant: abort (presumed abort: a participant that misses it finds no CoordCommit).</summary>
+    Task Abort(long tid);
+
+    /// <summary>Coordinator → actor, one-way: BatchMsg, the actor's sub-batch (Snapper §4.2.2). Sent alongside the BatchInfo write, not after it: recovery presumes abort for a batch without a BatchCommit, which is logged after BatchInfo.</summary>
+    [OneWay]
+    Task OnBatch(SubBatch batch);
+
+    /// <summary>
+    /// Coordinator → actor: batch <paramref name="bid"/> aborted in a cascade that ends at
+    /// <paramref name="through"/>; roll back the batches from it through that end. Answered once
+    /// done, so the cascade ends only when no actor keeps aborted state.
+    /// </summary>
+    Task OnAbort(long bid, long through, Dictionary<long, Exception> failures);
+
+    /// <summary>
+    /// Coordinator → every actor PACT <paramref name="tid"/> of batch <paramref name="bid"/>
+    /// declared: it aborted (<paramref name="cause"/>); skip or end its turn and take back its
+    /// write, with every access made after it. Answered once done, naming the PACTs that had read
+    /// the write (they must abort too), or saying it could not be taken back alone (the coordinator
+    /// then aborts the whole batch). Its root learns the abort here.
+    /// </summary>
+    Task<PactAbortAnswer> AbortPact(long bid, long tid, Exception cause);
+
+    /// <summary>
+    /// Participant → the ACT's root, one-way: batch <paramref name="bid"/> was placed behind ACT
+    /// <paramref name="tid"/> (or behind an ACT waiting for its lock), so it is in the ACT's AfterSet.
+    /// </summary>
+    [OneWay]
+    Task BatchBehind(long tid, long bid);
+
+    /// <summary>Participant → the ACT's root, one-way: ACT <paramref name="tid"/> started (or stopped) waiting for <paramref name="holder"/>'s lock.</summary>
+    [OneWay]
+    Task LockWait(long tid, ActDependency holder, bool waiting);
+
+    /// <summary>Participant → the ACT's root, one-way: ACT <paramref name="tid"/> waits on <paramref name="participant"/> for batch <paramref name="bid"/> to complete; say if that is doomed.</summary>
+    [OneWay]
+    Task WatchBatch(long tid, long bid, ActorId participant);
+
+    /// <summary>The ACT's root → participant, one-way: ACT <paramref name="tid"/>'s wait there is doomed (batch <paramref name="behind"/> is behind the ACT; 0: the ACT has ended).</summary>
+    [OneWay]
+    Task BatchWaitDoomed(long tid, long behind);
+
+    /// <summary>
+    /// Actor → an actor a call of ACT <paramref name="tid"/> is under way on, one-way: the caller's
+    /// activation is going, so the ACT aborts; its lock wait there, and on the actors its calls
+    /// from there wait on, ends now.
+    /// </summary>
+    [OneWay]
+    Task StopWaiting(long tid);
+
+    /// <summary>
+    /// An ACT's root → the root of an ACT it depends on (Thorp's commit dependency): completes with
+    /// true once <paramref name="tid"/> committed (its commit durable, with <paramref name="durable"/>;
+    /// ordered in the log, without), false once it aborted or if it is unknown (presumed abort).
+    /// </summary>
+    Task<bool> ActOutcome(long tid, bool durable);
+
+    /// <summary>
+    /// A silo's checkpoint → actor: completes once what <paramref name="step"/> names, as it stands
+    /// at the call, is over here; fails past <paramref name="until"/> (docs/architecture.md, "Checkpoints").
+    /// </summary>
+    Task Settle(SettleStep step, DateTimeOffset until);
+
+    /// <summary>
+    /// A silo's failover → actor, after silo <paramref name="silo"/> departed and the surviving
+    /// coordinators resolved their batches: commit or roll back the batches of its coordinators held
+    /// here, as the logs decided, and ask the roots of the ACTs prepared here for their outcome.
+    /// Answered once the batches are settled.
+    /// </summary>
+    Task ResolveDeparted(string silo);
+
+    /// <summary>
+    /// The caller of a PACT's first call → the root's next activation, after the root answered with
+    /// a <see cref="Grains.PendingPactResponse"/>: completes once PACT <paramref name="tid"/> of batch
+    /// <paramref name="bid"/> (emitted by <paramref name="coordinator"/>) is decided, with null if it
+    /// committed, else its abort. Throws <see cref="Grains.ActorMovingException"/> if this activation goes
+    /// too before then.
+    /// </summary>
+    Task<TransactionAbortedException?> AwaitPact(long tid, long bid, string coordinator);
+
+    /// <summary>
+    /// Coordinator → actor: which PACT batch <paramref name="bid"/> waits for here (0: none), or
+    /// <see cref="Scheduling.LocalSchedule.HeldUp"/> if it waits for ACTs or an earlier batch ahead of it,
+    /// with a description for a declaration-error message.
+    /// </summary>
+    Task<(long Tid, string Description)> DescribeWait(long bid);
+}

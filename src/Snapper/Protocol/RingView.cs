@@ -1,0 +1,39 @@
+using System.Collections.Immutable;
+
+namespace Snapper.Protocol;
+
+/// <summary>
+/// The coordinators on the token ring, in ring order, and the epoch of this membership
+/// (Snapper §4.2.1: each coordinator has fixed neighbours). Made by <see cref="Coordination.RingMembership"/>
+/// when a silo joins or leaves, pushed to every coordinator, and carried by the token, so whoever
+/// holds the token passes it along the newest view it has seen.
+/// </summary>
+/// <param name="Epoch">Grows with every change; the newer view wins.</param>
+/// <param name="Members">The coordinators, in the order the token visits them.</param>
+/// <param name="TidFloor">
+/// The highest tid in the logs of any silo that joined: the token never hands out a tid at or below
+/// it again, so tids keep increasing across restarts (§4.2.5).
+/// </param>
+[GenerateSerializer, Immutable]
+internal sealed record RingView([property: Id(0)] long Epoch, [property: Id(1)] ImmutableArray<string> Members, [property: Id(2)] long TidFloor)
+{
+    public static RingView Empty { get; } = new(0, [], 0);
+
+    /// <summary>The newer of two views.</summary>
+    public static RingView Newer(RingView a, RingView b) => a.Epoch >= b.Epoch ? a : b;
+
+    /// <summary>
+    /// The coordinator after <paramref name="member"/>. A coordinator that is no longer in the view
+    /// (its silo left) hands the token to the first member, so the token is never stranded with it.
+    /// </summary>
+    public string? Successor(string member)
+    {
+        if (Members.IsDefaultOrEmpty)
+        {
+            return null;
+        }
+
+        var at = Members.IndexOf(member);
+        return at < 0 ? Members[0] : Members[(at + 1) % Members.Length];
+    }
+}

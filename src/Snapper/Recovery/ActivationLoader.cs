@@ -1,0 +1,140 @@
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+using Snapper.Configuration;
+using Snapper.Diagnostics;
+using Snapper.Logging;
+
+namespace Snapper.Recovery;
+
+/// <summary>
+/// Where an activating actor's committed state comes from: handed over by the silo where it was
+/// active last (this one or another), or read from the logs (at the silo's start, or by the
+/// failover after a silo departed), the highest version winning. A deactivating actor leaves its
+/// state here for the next activation (<see cref="Leave"/>).
+/// </summary>
+internal sealed class ActivationLoader(
+    IGrainFactory grains,
+    CommittedStates states,
+    IDepartures departures,
+    IClusterMembershipService cluster,
+    ILocalSiloDetails silo,
+    IOptions<SnapperOptions> options,
+    TimeProvider clock,
+    ILoggerFactory loggerFactory)
+{
+    private static readonly TimeSpan HandOverPoll = TimeSpan.FromMilliseconds(500);
+    private const int HandOverAttempts = 5;
+    private readonly ILogger diagnostics = loggerFactory.CreateLogger("Snapper.Actor");
+
+    /// <summary>
+    /// What <paramref name="actor"/>, activating here, starts from: the state a silo handed over (or
+    /// this silo read from its logs at start), with what an earlier activation left along with it;
+    /// the committed state, which after a departure may be newer in the logs than any hand-over;
+    /// and the writes it prepared for ACTs still undecided when its silo departed (to settle with
+    /// their roots before it serves). The states are null for an actor that never committed.
+    /// </summary>
+    public async Task<(CommittedState? HandedOver, CommittedState? Committed, IReadOnlyList<PrepareRecord> Undecided)> Load(ActorId actor)
+    {
+        var handedOver = await TakeCommittedState(actor);
+        var (committed, undecided) = await AfterDepartures(actor, handedOver);
+        return (handedOver, committed, undecided);
+    }
+
+    /// <summary>A deactivating actor leaves its committed state (and what goes with it) for its next activation.</summary>
+    public void Leave(ActorId actor, CommittedState state) => states.Offer(actor, state);
+
+    // The last committed state taken from this silo's CommittedStates and from every other active
+    // silo's (the actor may have been active there last); the highest version wins.
+    private async Task<CommittedState?> TakeCommittedState(ActorId actor)
+    {
+        var found = states.Take(actor);
+        var others = cluster.CurrentSnapshot.Members.Values.Where(m => m.Status == SiloStatus.Active && m.Name != silo.Name).ToList();
+        if (others.Count == 0)
+        {
+            return found;
+        }
+
+        var handedOver = await Task.WhenAll(others.Select(member => HandOver(member.Name, actor)));
+        foreach (var state in handedOver)
+        {
+            if (state is { } s && (found is not { } best || s.Version > best.Version))
+            {
+                found = s;
+            }
+        }
+
+        return found;
+    }
+
+    // A silo that stops or dies while it is asked may never answer (its messages are lost with it):
+    // once it is no longer active, what it held is in the logs, which the failover reads. An active
+    // silo is asked again with the same request when an answer is lost (it gave the state away with
+    // that answer), and the activation fails rather than start from an older state.
+    private async Task<CommittedState?> HandOver(string member, ActorId actor)
+    {
+        var handoff = grains.GetGrain<IStateHandoff>(StateHandoff.KeyOf(member));
+        var request = Guid.NewGuid();
+        for (var attempt = 1; ; attempt++)
+        {
+            try
+            {
+                var take = handoff.Take(actor, request);
+                while (await Task.WhenAny(take, Task.Delay(HandOverPoll, clock)) != take)
+                {
+                    if (!departures.IsActive(member))
+                    {
+                        return null;
+                    }
+                }
+
+                return await take;
+            }
+            catch (Exception e) when (!departures.IsActive(member))
+            {
+                LogMessages.HandOverLost(diagnostics, e, member, actor);
+                return null;
+            }
+            catch (Exception e) when (attempt >= HandOverAttempts)
+            {
+                throw new SnapperException($"Silo {member} did not hand over the committed state of {actor} in {HandOverAttempts} attempts; the activation fails rather than start from an older state.", e);
+            }
+            catch (Exception e)
+            {
+                LogMessages.HandOverRetried(diagnostics, e, member, actor);
+                await Task.Delay(HandOverPoll, clock);
+            }
+        }
+    }
+
+    // After a silo departed: the state the actor had there may be newer than any silo hands over
+    // (it was active there), so the logs as the failover read them count too, once it is sealed;
+    // and the writes it had prepared there for ACTs still undecided then come along.
+    private async Task<(CommittedState? State, IReadOnlyList<PrepareRecord> Undecided)> AfterDepartures(ActorId actor, CommittedState? found)
+    {
+        if (!departures.Any)
+        {
+            return (found, []);
+        }
+
+        var settled = departures.WhenSettled();
+        var limit = 2 * options.Value.TransactionTimeout;
+        if (await Task.WhenAny(settled, Task.Delay(limit, clock)) != settled)
+        {
+            throw new SnapperException($"{actor} cannot activate: a silo left the cluster and its failover has not finished within {limit}, so its last committed state is not known yet.");
+        }
+
+        if (await settled is not { } seal)
+        {
+            return (found, []);
+        }
+
+        var (logged, undecided) = seal.ForActivation(actor);
+        if (logged is { } l && (found is not { } f || l.Version > f.Version))
+        {
+            found = l;
+        }
+
+        var version = found?.Version ?? 0;
+        return (found, [.. undecided.Where(p => p.Version > version)]);
+    }
+}

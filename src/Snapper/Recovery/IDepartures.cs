@@ -1,0 +1,17 @@
+namespace Snapper.Recovery;
+
+/// <summary>
+/// What an activating actor needs to know of silos that left the cluster (implemented by the
+/// failover, <see cref="Failover.DepartedSilos"/>, which reads the logs through this folder).
+/// </summary>
+internal interface IDepartures
+{
+    /// <summary>True once any silo has departed since this one started.</summary>
+    bool Any { get; }
+
+    /// <summary>Whether <paramref name="silo"/> is an active member of the cluster now.</summary>
+    bool IsActive(string silo);
+
+    /// <summary>Completes once every failover under way is sealed, with the latest seal (null: none).</summary>
+    Task<FailoverSeal?> WhenSettled();
+}

@@ -1,0 +1,21 @@
+namespace Snapper.State;
+
+/// <summary>
+/// What user code inside a transaction reaches through <see cref="TransactionalActor{TState}"/>: the
+/// actor's state and other actors. Both engines offer it (ACTs: <c>Act/ActParticipant</c>; PACTs:
+/// <c>Pact/PactParticipant</c>); the actor picks one by the context's mode, in one place.
+/// </summary>
+internal interface ITransactionEngine<TState>
+    where TState : class
+{
+    /// <summary>The state for <paramref name="ctx"/>'s transaction, read-only or its own copy to write.</summary>
+    ValueTask<TState> GetState(TxnContext ctx, AccessMode mode);
+
+    /// <summary>Calls another actor within <paramref name="ctx"/>'s transaction.</summary>
+    Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId target, Func<TActor, Task<TResult>> call)
+        where TActor : ITransactionalActor;
+
+    /// <summary>Calls another actor within <paramref name="ctx"/>'s transaction, for a method without a result.</summary>
+    Task CallActor<TActor>(TxnContext ctx, ActorId target, Func<TActor, Task> call)
+        where TActor : ITransactionalActor;
+}
