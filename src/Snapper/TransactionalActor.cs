@@ -1,15 +1,9 @@
-using System.Collections.Concurrent;
-using System.Globalization;
 using Microsoft.Extensions.DependencyInjection;
 using Orleans.Concurrency;
-using Orleans.Serialization.Invocation;
 using Snapper.Act;
 using Snapper.Grains;
 using Snapper.Pact;
-using Snapper.Recovery;
-using Snapper.State;
 using Snapper.Protocol;
-using Snapper.Scheduling;
 
 namespace Snapper;
 
@@ -39,12 +33,8 @@ namespace Snapper;
 public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, ISnapperParticipant, IIncomingGrainCallFilter, IDeactivating
     where TState : class, new()
 {
-    private static readonly ConcurrentDictionary<Type, Type> ActorInterfaces = new();
-    private ActServices? actServices;
-    private ActivationLoader? loader;
-    private ActiveActors? activeActors;
-    private ActParticipant<TState>? act;
-    private PactParticipant<TState>? pact;
+    private ActorEngines<TState>? engines;
+    private TimeProvider clock = TimeProvider.System;
     private IGrainTimer? expiryTimer;
     private IGrainTimer? holdTimer; // runs while the activation is held for undecided transactions
     private DateTimeOffset retainedUntil; // early lock release: outcomes answered until then
@@ -53,11 +43,13 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     protected ActorId Id => ActParticipant.Id;
 
     /// <summary>The ACT engine of this actor (its 2PL participant and, through it, the root of its ACTs).</summary>
-    internal ActParticipant<TState> ActParticipant =>
-        act ?? throw new SnapperException($"{GetType().Name} is not activated yet: Id and the transactional API are available from activation on, not in its constructor.");
+    internal ActParticipant<TState> ActParticipant => Engines.Act;
 
     /// <summary>The PACT engine of this actor.</summary>
-    internal PactParticipant<TState> PactParticipant => pact ?? throw new SnapperException($"{GetType().Name} is not activated yet.");
+    internal PactParticipant<TState> PactParticipant => Engines.Pact;
+
+    private ActorEngines<TState> Engines =>
+        engines ?? throw new SnapperException($"{GetType().Name} is not activated yet: Id and the transactional API are available from activation on, not in its constructor.");
 
     /// <summary>
     /// Returns the state for <paramref name="ctx"/>'s transaction, taking a read or write lock
@@ -67,28 +59,21 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     /// </summary>
     protected ValueTask<TState> GetState(TxnContext ctx, AccessMode mode)
     {
-        return EngineFor(ctx).GetState(ctx, mode);
+        return Engines.For(ctx).GetState(ctx, mode);
     }
 
     /// <summary>Calls another transactional actor within <paramref name="ctx"/>'s transaction.</summary>
     protected Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId actor, Func<TActor, Task<TResult>> call)
         where TActor : ITransactionalActor
     {
-        return EngineFor(ctx).CallActor(ctx, actor, call);
+        return Engines.For(ctx).CallActor(ctx, actor, call);
     }
 
     /// <summary>Calls another transactional actor within <paramref name="ctx"/>'s transaction.</summary>
     protected Task CallActor<TActor>(TxnContext ctx, ActorId actor, Func<TActor, Task> call)
         where TActor : ITransactionalActor
     {
-        return EngineFor(ctx).CallActor(ctx, actor, call);
-    }
-
-    // The engine the transaction runs in: the PACT engine for a PACT, else the ACT engine.
-    private ITransactionEngine<TState> EngineFor(TxnContext ctx)
-    {
-        ArgumentNullException.ThrowIfNull(ctx);
-        return ctx.Mode == TxnMode.Pact ? PactParticipant : ActParticipant;
+        return Engines.For(ctx).CallActor(ctx, actor, call);
     }
 
     /// <summary>The state a new actor starts with; by default <c>new TState()</c>.</summary>
@@ -104,72 +89,26 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         // deadlock on each other's lock (seen with concurrent ACTs right after a silo starts). A
         // yield here lets Start return, so requests always run outside it.
         await Task.Yield();
-        activeActors = ServiceProvider.GetService<ActiveActors>()
-            ?? throw new SnapperException($"{GetType().Name} is a transactional actor, but Snapper is not added to this silo: call AddSnapper() on the silo builder.");
-        actServices = ServiceProvider.GetRequiredService<ActServices>();
-        var pactServices = ServiceProvider.GetRequiredService<PactServices>();
-        loader = ServiceProvider.GetRequiredService<ActivationLoader>();
-        var id = SelfId();
-
-        // One local schedule and one set of state versions, shared by the two engines (§4.4.1).
-        var (handedOver, committed, undecided) = await loader.Load(id);
-        var versions = StateVersions<TState>.Load(id, actServices.Serializer, CreateInitialState(), committed);
-        var schedule = new LocalSchedule(id, actServices.Clock);
-        act = new ActParticipant<TState>(id, actServices, versions, schedule);
-        act.Attach(EnsureExpiry, Retain, this);
-        act.AdoptUndecided([.. undecided, .. PreparedBefore(id, handedOver, undecided)]);
-        if (handedOver is { Outcomes.IsDefaultOrEmpty: false } kept)
+        if (ServiceProvider.GetService<ActiveActors>() is null)
         {
-            act.Roots.Adopt(kept.Outcomes);
-            Retain(act.Roots.Retention);
+            throw new SnapperException($"{GetType().Name} is a transactional actor, but Snapper is not added to this silo: call AddSnapper() on the silo builder.");
         }
 
-        pact = new PactParticipant<TState>(id, pactServices, versions, schedule);
-        if (handedOver?.Batches is { } batches && handedOver.Value.Version == versions.CommittedVersion)
-        {
-            pact.Resume(batches); // on the committed state they were built on
-        }
-
-        activeActors.Add(id, this);
+        clock = ServiceProvider.GetRequiredService<TimeProvider>(); // before Start: it may call Retain
+        engines = await ActorEngines<TState>.Start(ServiceProvider, ActorIdentity.Of(this), CreateInitialState(), this, EnsureExpiry, Retain, this);
         await base.OnActivateAsync(cancellationToken);
     }
 
     /// <inheritdoc />
     public override Task OnDeactivateAsync(DeactivationReason reason, CancellationToken cancellationToken)
     {
-        if (act is not null && loader is not null && actServices is not null)
-        {
-            // Leave the committed state on this silo: the next activation, here or on another
-            // silo, takes it (ActivationLoader) instead of an older one from the logs.
-            // The writes prepared here for ACTs not decided yet go along: a deactivation does not
-            // wait for an ACT's Commit (DelayDeactivation holds off only idle collection).
-            var versions = act.Versions;
-            loader.Leave(act.Id, new CommittedState(versions.CommittedVersion, actServices.Serializer.Serialize(versions.Committed))
-            {
-                Undecided = act.HandOver(),
-                Batches = pact?.HandOver(),
-                Outcomes = act.Roots.HandOver(),
-            });
-            activeActors?.Remove(act.Id, this);
-        }
-
+        engines?.HandOver();
         return base.OnDeactivateAsync(reason, cancellationToken);
     }
 
-    // The writes an earlier activation prepared and handed over, not already among the failover's.
-    private static IEnumerable<Logging.PrepareRecord> PreparedBefore(ActorId id, CommittedState? handedOver, IReadOnlyList<Logging.PrepareRecord> fromFailover) =>
-        handedOver is { Undecided.IsDefaultOrEmpty: false } state
-            ? state.Undecided.Where(w => w.Version > state.Version && !fromFailover.Any(f => f.Tid == w.Tid))
-                .Select(w => new Logging.PrepareRecord(w.Tid, id, w.Root, w.State) { Version = w.Version, Delta = w.Delta })
-            : [];
-
     // Orleans has started to deactivate this activation: it takes no message until the calls running
     // here return, so the calls that wait here for one end now (DeactivationSignal).
-    void IDeactivating.Deactivating()
-    {
-        act?.Leave();
-        pact?.Leave();
-    }
+    void IDeactivating.Deactivating() => engines?.Leave();
 
     Task IIncomingGrainCallFilter.Invoke(IIncomingGrainCallContext context)
     {
@@ -179,60 +118,8 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         ExecutionInfoSink.Value = null;
         CallScope.Current = null;
         return context.Request.GetArgumentCount() > 0 && context.Request.GetArgument(0) is TxnContext ctx
-            ? InvokeTransactional(context, ctx)
+            ? Engines.Invoke(context, ctx)
             : context.Invoke(); // not transactional: a protocol message, or a plain method
-    }
-
-    private async Task InvokeTransactional(IIncomingGrainCallContext context, TxnContext ctx)
-    {
-        if (!ActParticipant.WhenUndecidedSettled.IsCompleted)
-        {
-            // Activated after its silo died, with writes it prepared there still undecided: no
-            // transaction may see this state until their roots have said how they ended.
-            await ActParticipant.WhenUndecidedSettled;
-        }
-
-        if (ctx.Start)
-        {
-            if (ctx.Root != ActParticipant.Id)
-            {
-                throw new SnapperException($"The transaction {ctx} was started on actor {ctx.Root}, but its first call reached {ActParticipant.Id}: a RunAct or RunPact body must call the first actor it names.");
-            }
-
-            // User code and every call it makes get the context without the start mark.
-            var running = ctx with { Start = false, EarlyLockRelease = false, RootSilo = ctx.EarlyLockRelease ? actServices!.ActOutcomes.Silo : null };
-            context.Request.SetArgument(0, running);
-            if (ctx.Mode == TxnMode.Pact)
-            {
-                if (await PactParticipant.RunPactAsRoot(running, context.Invoke))
-                {
-                    // Ran, but this activation is going before the batch was decided: the caller's
-                    // filter asks the next activation for the outcome.
-                    context.Response = PendingPactResponse.Create(context.Response!, running.Tid, running.Bid, running.Coordinator!, ActParticipant.Id);
-                }
-            }
-            else if (await ActParticipant.Root.RunAsRoot(running, ctx.EarlyLockRelease, context.Invoke) is { } aborted)
-            {
-                // An abort, or a TransactionInDoubtException where the outcome could not be learned.
-                // Answered, not thrown. For a method with a result, wrapped: it passes Orleans'
-                // invokers on both sides as a value and is thrown once, where the caller reads the
-                // result (by Orleans even for a caller without Snapper's filter). Without a result
-                // the caller reads none, so Orleans must throw it as the response arrives.
-                var failed = Response.FromException(aborted);
-                context.Response = ExecutionInfoResponse.ReadsResult(context) ? ExecutionInfoResponse.Create(failed, new ExecutionInfo()) : failed;
-            }
-
-            return;
-        }
-
-        if (ctx.Mode == TxnMode.Pact)
-        {
-            await PactParticipant.InvokePact(ctx, context.Invoke);
-            return;
-        }
-
-        var (info, failure) = await ActParticipant.Invoke(ctx, context.Invoke);
-        context.Response = ExecutionInfoResponse.Create(failure is null ? context.Response! : Response.FromException(failure), info);
     }
 
     Task<Vote> ISnapperParticipant.Prepare(long tid, HybridDecision decision, bool earlyLockRelease) => ActParticipant.Prepare(tid, decision, earlyLockRelease);
@@ -310,24 +197,24 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     // is undecided here, so an idle actor is still collected, a little later.
     private void HoldForTransactions()
     {
-        if (holdTimer is null && actServices is not null)
+        if (holdTimer is null && engines is not null)
         {
             DelayDeactivation(TimeSpan.MaxValue);
-            var period = actServices.Options.TransactionTimeout / 4;
+            var period = engines.Options.TransactionTimeout / 4;
             holdTimer = this.RegisterGrainTimer(ReleaseWhenDecided, period, period);
         }
     }
 
     private Task ReleaseWhenDecided()
     {
-        if (act is null || pact is null || act.ActiveRecords > 0 || act.Roots.Count > 0 || pact.HasUncommittedBatches || !act.WhenUndecidedSettled.IsCompleted)
+        if (engines is null || engines.Undecided)
         {
             return Task.CompletedTask;
         }
 
         holdTimer?.Dispose();
         holdTimer = null;
-        var retained = retainedUntil - actServices!.Clock.GetUtcNow();
+        var retained = retainedUntil - clock.GetUtcNow();
         DelayDeactivation(retained > TimeSpan.Zero ? retained : TimeSpan.Zero); // zero: collected as usual again
         return Task.CompletedTask;
     }
@@ -335,7 +222,7 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     // An ACT that released its locks early is asked about by its dependents for a while after it ends.
     private void Retain(TimeSpan retention)
     {
-        retainedUntil = actServices!.Clock.GetUtcNow() + retention;
+        retainedUntil = clock.GetUtcNow() + retention;
         if (holdTimer is null)
         {
             DelayDeactivation(retention);
@@ -348,42 +235,19 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     {
         if (expiryTimer is null)
         {
-            var period = actServices!.Options.TransactionTimeout / 4;
+            var period = Engines.Options.TransactionTimeout / 4;
             expiryTimer = this.RegisterGrainTimer(ExpireRecords, period, period);
         }
     }
 
     private Task ExpireRecords()
     {
-        if (ActParticipant.ExpireRecords(actServices!.Clock.GetUtcNow()) == 0)
+        if (ActParticipant.ExpireRecords(clock.GetUtcNow()) == 0)
         {
             expiryTimer?.Dispose();
             expiryTimer = null;
         }
 
         return Task.CompletedTask;
-    }
-
-    // The actor's id is its transactional interface (the most derived one it implements) and its
-    // Orleans key, read according to that interface's key kind.
-    private ActorId SelfId()
-    {
-        var actorInterface = ActorInterfaces.GetOrAdd(GetType(), static type =>
-        {
-            var candidates = type.GetInterfaces()
-                .Where(i => i != typeof(ITransactionalActor) && typeof(ITransactionalActor).IsAssignableFrom(i))
-                .ToArray();
-            var mostDerived = candidates.Where(c => !candidates.Any(o => o != c && c.IsAssignableFrom(o))).ToArray();
-            return mostDerived.Length == 1
-                ? mostDerived[0]
-                : throw new SnapperException(
-                    $"{type.FullName} must implement exactly one transactional actor interface (deriving from {nameof(ITransactionalActor)}); it implements {(mostDerived.Length == 0 ? "none" : string.Join(", ", mostDerived.Select(i => i.FullName)))}.");
-        });
-
-        var key = typeof(IGrainWithIntegerKey).IsAssignableFrom(actorInterface) ? this.GetPrimaryKeyLong().ToString(CultureInfo.InvariantCulture)
-            : typeof(IGrainWithStringKey).IsAssignableFrom(actorInterface) ? this.GetPrimaryKeyString()
-            : typeof(IGrainWithGuidKey).IsAssignableFrom(actorInterface) ? this.GetPrimaryKey().ToString()
-            : throw new SnapperException($"Actor interface {actorInterface.FullName} must also derive from an Orleans key interface: IGrainWithIntegerKey, IGrainWithStringKey or IGrainWithGuidKey.");
-        return ActorId.Create(actorInterface, key);
     }
 }

@@ -1,0 +1,183 @@
+using Microsoft.Extensions.DependencyInjection;
+using Orleans.Serialization.Invocation;
+using Snapper.Act;
+using Snapper.Configuration;
+using Snapper.Grains;
+using Snapper.Logging;
+using Snapper.Pact;
+using Snapper.Protocol;
+using Snapper.Recovery;
+using Snapper.Scheduling;
+using Snapper.State;
+
+namespace Snapper;
+
+/// <summary>
+/// The protocol side of one transactional actor, behind the class users inherit
+/// (<see cref="TransactionalActor{TState}"/>): its two engines — <see cref="ActParticipant{TState}"/>
+/// (with the <see cref="ActRoot{TState}"/> of its ACTs) and <see cref="PactParticipant{TState}"/> —
+/// over one local schedule and one set of state versions (Snapper §4.4.1); what the actor's call
+/// filter does with a transactional call; and the activation's start from what the
+/// <see cref="ActivationLoader"/> finds, and its end, handing over to the next activation.
+/// </summary>
+internal sealed class ActorEngines<TState>
+    where TState : class
+{
+    private readonly ActServices services;
+    private readonly ActivationLoader loader;
+    private readonly ActiveActors active;
+    private readonly object activation;
+
+    private ActorEngines(ActParticipant<TState> act, PactParticipant<TState> pact, ActServices services, ActivationLoader loader, ActiveActors active, object activation)
+    {
+        Act = act;
+        Pact = pact;
+        this.services = services;
+        this.loader = loader;
+        this.active = active;
+        this.activation = activation;
+    }
+
+    public ActParticipant<TState> Act { get; }
+
+    public PactParticipant<TState> Pact { get; }
+
+    public SnapperOptions Options => services.Options;
+
+    public TimeProvider Clock => services.Clock;
+
+    /// <summary>True while a transaction is undecided here: the activation must stay (see <see cref="TransactionalActor{TState}"/>).</summary>
+    public bool Undecided => Act.ActiveRecords > 0 || Act.Roots.Count > 0 || Pact.HasUncommittedBatches || !Act.WhenUndecidedSettled.IsCompleted;
+
+    /// <summary>
+    /// Starts actor <paramref name="id"/>'s engines on its last committed state (or
+    /// <paramref name="initial"/>), with what an earlier activation handed over. The hooks:
+    /// <paramref name="onRecord"/> when an ACT record is added, <paramref name="retain"/> when
+    /// outcomes must be answered for a while, and the actor itself (<paramref name="self"/>).
+    /// </summary>
+    public static async Task<ActorEngines<TState>> Start(IServiceProvider provider, ActorId id, TState initial, object activation, Action onRecord, Action<TimeSpan> retain, ISnapperParticipant self)
+    {
+        var active = provider.GetRequiredService<ActiveActors>();
+        var services = provider.GetRequiredService<ActServices>();
+        var loader = provider.GetRequiredService<ActivationLoader>();
+        var (handedOver, committed, undecided) = await loader.Load(id);
+        var versions = StateVersions<TState>.Load(id, services.Serializer, initial, committed);
+        var schedule = new LocalSchedule(id, services.Clock);
+        var act = new ActParticipant<TState>(id, services, versions, schedule);
+        act.Attach(onRecord, retain, self);
+        act.AdoptUndecided([.. undecided, .. PreparedBefore(id, handedOver, undecided)]);
+        if (handedOver is { Outcomes.IsDefaultOrEmpty: false } kept)
+        {
+            act.Roots.Adopt(kept.Outcomes);
+            retain(act.Roots.Retention);
+        }
+
+        var pact = new PactParticipant<TState>(id, provider.GetRequiredService<PactServices>(), versions, schedule);
+        if (handedOver?.Batches is { } batches && handedOver.Value.Version == versions.CommittedVersion)
+        {
+            pact.Resume(batches); // on the committed state they were built on
+        }
+
+        active.Add(id, activation);
+        return new ActorEngines<TState>(act, pact, services, loader, active, activation);
+    }
+
+    /// <summary>The engine <paramref name="ctx"/>'s transaction runs in: the PACT engine for a PACT, else the ACT engine.</summary>
+    public ITransactionEngine<TState> For(TxnContext ctx)
+    {
+        ArgumentNullException.ThrowIfNull(ctx);
+        return ctx.Mode == TxnMode.Pact ? Pact : Act;
+    }
+
+    /// <summary>
+    /// Orleans has started to deactivate this activation: it takes no message until the calls
+    /// running here return, so the calls that wait here for one end now.
+    /// </summary>
+    public void Leave()
+    {
+        Act.Leave();
+        Pact.Leave();
+    }
+
+    /// <summary>
+    /// The activation has gone: it leaves its committed state on this silo for the next activation,
+    /// here or on another silo, instead of an older one from the logs. The writes prepared here for
+    /// ACTs not decided yet go along: a deactivation does not wait for an ACT's Commit
+    /// (DelayDeactivation holds off only idle collection).
+    /// </summary>
+    public void HandOver()
+    {
+        var versions = Act.Versions;
+        loader.Leave(Act.Id, new CommittedState(versions.CommittedVersion, services.Serializer.Serialize(versions.Committed))
+        {
+            Undecided = Act.HandOver(),
+            Batches = Pact.HandOver(),
+            Outcomes = Act.Roots.HandOver(),
+        });
+        active.Remove(Act.Id, activation);
+    }
+
+    /// <summary>The actor's call filter, for a call whose first argument is <paramref name="ctx"/>.</summary>
+    public async Task Invoke(IIncomingGrainCallContext context, TxnContext ctx)
+    {
+        if (!Act.WhenUndecidedSettled.IsCompleted)
+        {
+            // Activated after its silo died, with writes it prepared there still undecided: no
+            // transaction may see this state until their roots have said how they ended.
+            await Act.WhenUndecidedSettled;
+        }
+
+        if (ctx.Start)
+        {
+            await InvokeAsRoot(context, ctx);
+            return;
+        }
+
+        if (ctx.Mode == TxnMode.Pact)
+        {
+            await Pact.InvokePact(ctx, context.Invoke);
+            return;
+        }
+
+        var (info, failure) = await Act.Invoke(ctx, context.Invoke);
+        context.Response = ExecutionInfoResponse.Create(failure is null ? context.Response! : Response.FromException(failure), info);
+    }
+
+    private async Task InvokeAsRoot(IIncomingGrainCallContext context, TxnContext ctx)
+    {
+        if (ctx.Root != Act.Id)
+        {
+            throw new SnapperException($"The transaction {ctx} was started on actor {ctx.Root}, but its first call reached {Act.Id}: a RunAct or RunPact body must call the first actor it names.");
+        }
+
+        // User code and every call it makes get the context without the start mark.
+        var running = ctx with { Start = false, EarlyLockRelease = false, RootSilo = ctx.EarlyLockRelease ? services.ActOutcomes.Silo : null };
+        context.Request.SetArgument(0, running);
+        if (ctx.Mode == TxnMode.Pact)
+        {
+            if (await Pact.RunPactAsRoot(running, context.Invoke))
+            {
+                // Ran, but this activation is going before the batch was decided: the caller's
+                // filter asks the next activation for the outcome.
+                context.Response = PendingPactResponse.Create(context.Response!, running.Tid, running.Bid, running.Coordinator!, Act.Id);
+            }
+        }
+        else if (await Act.Root.RunAsRoot(running, ctx.EarlyLockRelease, context.Invoke) is { } aborted)
+        {
+            // An abort, or a TransactionInDoubtException where the outcome could not be learned.
+            // Answered, not thrown. For a method with a result, wrapped: it passes Orleans'
+            // invokers on both sides as a value and is thrown once, where the caller reads the
+            // result (by Orleans even for a caller without Snapper's filter). Without a result
+            // the caller reads none, so Orleans must throw it as the response arrives.
+            var failed = Response.FromException(aborted);
+            context.Response = ExecutionInfoResponse.ReadsResult(context) ? ExecutionInfoResponse.Create(failed, new ExecutionInfo()) : failed;
+        }
+    }
+
+    // The writes an earlier activation prepared and handed over, not already among the failover's.
+    private static IEnumerable<PrepareRecord> PreparedBefore(ActorId id, CommittedState? handedOver, IReadOnlyList<PrepareRecord> fromFailover) =>
+        handedOver is { Undecided.IsDefaultOrEmpty: false } state
+            ? state.Undecided.Where(w => w.Version > state.Version && !fromFailover.Any(f => f.Tid == w.Tid))
+                .Select(w => new PrepareRecord(w.Tid, id, w.Root, w.State) { Version = w.Version, Delta = w.Delta })
+            : [];
+}
