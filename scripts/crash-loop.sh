@@ -55,7 +55,11 @@ for round in $(seq "$rounds"); do
   sleep "$(python3 -c 'import random; print(round(random.uniform(1.0, 4.0), 2))')"
   kill -KILL "$silo_pid"; wait "$silo_pid" 2>/dev/null || true; silo_pid=""
   wait_load "$load_pid" "$dir/load-$round.log"   # it fails: its silo died under it
-  echo "round $round: killed the silo; $(wc -l <"$dir/history-$round.jsonl") transactions in its history"
+  if [ -f "$dir/history-$round.jsonl" ]; then
+    echo "round $round: killed the silo; $(wc -l <"$dir/history-$round.jsonl") transactions in its history"
+  else
+    echo "round $round: killed the silo before the load connected; no history"
+  fi
 done
 
 start_silo final

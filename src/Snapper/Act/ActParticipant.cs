@@ -11,11 +11,11 @@ namespace Snapper.Act;
 /// <summary>
 /// The ACT engine of one transactional actor (Snapper §4.3): strict 2PL through
 /// <see cref="WaitDieLock"/>, execution info for the root, and the participant's side of 2PC with
-/// presumed abort (<c>ActParticipant.Commit.cs</c>); for the ACTs that start here, the root's side
-/// (<c>ActParticipant.Root.cs</c>). Under hybrid execution (§4.4) an ACT first joins the actor's
+/// presumed abort (<c>ActParticipant.Outcomes.cs</c>); for the ACTs that start here, the root's side
+/// is <see cref="ActRoot{TState}"/>. Under hybrid execution (§4.4) an ACT first joins the actor's
 /// <see cref="LocalSchedule"/> and runs once the batches before it have completed; it reports
 /// where it sits among batches so the root can run the serializability check.
-/// <see cref="TransactionalActor{TState}"/> is a thin shell over it.
+/// <see cref="TransactionalActor{TState}"/> reaches it through <c>ActorEngines</c>.
 /// </summary>
 /// <remarks>
 /// Runs only inside the actor's turns, like a reentrant Orleans grain: turns interleave at awaits

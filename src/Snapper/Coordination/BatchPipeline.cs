@@ -407,7 +407,7 @@ internal sealed class BatchPipeline(
     }
 
     // BatchMsg, one-way as in the paper: a lost one stalls its batch until the declaration sweep
-    // aborts it. (BatchCommit goes once per silo: Pact/BatchCommits.) A one-way call's task is
+    // aborts it. (BatchCommit goes once per silo: BatchCommits.) A one-way call's task is
     // complete once the message is handed to Orleans, so only a send that failed needs awaiting.
     private void SendBatchMsg(ActorId actor, SubBatch sub)
     {
