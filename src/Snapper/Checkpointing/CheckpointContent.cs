@@ -131,7 +131,7 @@ internal sealed class CheckpointContent
         // records stay is known only at the end of the second pass.
         private readonly List<CommittedDecisionsRecord> earlier = [];
 
-        public LogEvaluator Evaluator { get; } = new();
+        public LogEvaluationBuilder Evaluator { get; } = new();
 
         /// <summary>Pass 1: the last seal of this round in an own log ends its sealed part.</summary>
         public void FirstPass(string log, int index, LogRecordKind kind, long tid)
@@ -142,7 +142,7 @@ internal sealed class CheckpointContent
             }
         }
 
-        /// <summary>Pass 2, after <see cref="LogEvaluator.Decide"/>.</summary>
+        /// <summary>Pass 2, after <see cref="LogEvaluationBuilder.Decide"/>.</summary>
         public void SecondPass(string log, int index, LogRecord record)
         {
             var committed = Evaluator.AddState(record);

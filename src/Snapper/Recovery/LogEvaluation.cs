@@ -44,7 +44,7 @@ internal sealed class LogEvaluation
     /// <summary>Evaluates <paramref name="records"/>, every log's in its own order (logs one after another).</summary>
     public static LogEvaluation Of(IReadOnlyList<LogRecord> records)
     {
-        var evaluator = new LogEvaluator();
+        var evaluator = new LogEvaluationBuilder();
         foreach (var record in records)
         {
             evaluator.AddDecision(record);
@@ -66,7 +66,7 @@ internal sealed class LogEvaluation
     /// <returns>The evaluation and how many records the logs held.</returns>
     public static async Task<(LogEvaluation Evaluation, int Records)> ReadAsync(ILogStorage storage, CancellationToken cancellationToken)
     {
-        var evaluator = new LogEvaluator();
+        var evaluator = new LogEvaluationBuilder();
         var counts = await LogScan.TwiceAsync(storage, (_, _, record) => evaluator.AddDecision(record), evaluator.Decide, (_, _, record) => evaluator.AddState(record), cancellationToken);
         return (evaluator.Result(), counts.Values.Sum());
     }

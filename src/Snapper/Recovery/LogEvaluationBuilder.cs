@@ -9,7 +9,7 @@ namespace Snapper.Recovery;
 /// <see cref="Result"/>. The span overloads take encoded records and decode only those the pass
 /// uses (a pass 1 decodes decisions only; pass 2 the states that count).
 /// </summary>
-internal sealed class LogEvaluator
+internal sealed class LogEvaluationBuilder
 {
     private readonly Dictionary<long, CoordCommitRecord> coordCommits = [];
     private readonly List<BatchCommitRecord> batchCommits = [];
