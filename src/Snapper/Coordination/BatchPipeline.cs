@@ -77,7 +77,22 @@ internal sealed class BatchPipeline(
     public long ResolvedThrough => resolvedThrough;
 
     /// <summary>A batch of this coordinator failed and no cascade has been sealed for it yet.</summary>
-    public bool HasUnsealedFailure => unresolved.Values.Any(b => b.Phase == BatchPhase.Aborting && b.SealedThrough == 0);
+    public bool HasUnsealedFailure
+    {
+        get
+        {
+            // Asked at every token visit: a loop over the struct enumerator allocates nothing.
+            foreach (var batch in unresolved.Values)
+            {
+                if (batch.Phase == BatchPhase.Aborting && batch.SealedThrough == 0)
+                {
+                    return true;
+                }
+            }
+
+            return false;
+        }
+    }
 
     public void Connect(TokenRing tokenRing, Cascades aborts)
     {

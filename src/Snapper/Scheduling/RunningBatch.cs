@@ -77,7 +77,19 @@ internal sealed class RunningBatch
         pacts.Where(p => p.AbortedBy is not null).Select(p => (Bid, p.Tid, p.AbortedBy!));
 
     /// <summary>The place of PACT <paramref name="tid"/> in turn order, or -1 if it is not one of this batch's PACTs here.</summary>
-    public int IndexOf(long tid) => Array.FindIndex(pacts, p => p.Tid == tid);
+    public int IndexOf(long tid)
+    {
+        // A loop, not Array.FindIndex: a lambda capturing tid would allocate on every PACT call.
+        for (var i = 0; i < pacts.Length; i++)
+        {
+            if (pacts[i].Tid == tid)
+            {
+                return i;
+            }
+        }
+
+        return -1;
+    }
 
     /// <summary>PACT <paramref name="tid"/>, or null if it declared no call on this actor.</summary>
     public ScheduledPact? Find(long tid) => IndexOf(tid) is >= 0 and var i ? pacts[i] : null;
