@@ -8,7 +8,7 @@ namespace Snapper;
 /// find out, or make the transaction idempotent and run it again.
 /// </summary>
 [GenerateSerializer]
-public sealed class TransactionInDoubtException : Exception
+public sealed class TransactionInDoubtException : TransactionException
 {
     /// <summary>Creates the exception with a message saying why the outcome is unknown.</summary>
     public TransactionInDoubtException(long tid, string message)
@@ -18,23 +18,10 @@ public sealed class TransactionInDoubtException : Exception
 
     /// <summary>Creates the exception with a message and the failure that hid the outcome.</summary>
     public TransactionInDoubtException(long tid, string message, Exception? innerException)
-        : base(message, innerException)
+        : base(tid, message, innerException)
     {
-        Tid = tid;
-        detail = message;
     }
 
-    /// <summary>The transaction whose outcome is unknown.</summary>
-    [Id(0)]
-    public long Tid { get; }
-
-    /// <summary>The message without the tid prefix that <see cref="Message"/> adds.</summary>
-    public string Detail => detail;
-
     /// <inheritdoc />
-    public override string Message => $"[InDoubt] transaction {Tid}: {detail}";
-
-    // Kept apart from Exception.Message, which a serializer fills with the formatted message.
-    [Id(1)]
-    private readonly string detail;
+    public override string Message => $"[InDoubt] transaction {Tid}: {Detail}";
 }

@@ -66,14 +66,14 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     protected Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId actor, Func<TActor, Task<TResult>> call)
         where TActor : ITransactionalActor
     {
-        return Engines.For(ctx).CallActor(ctx, actor, call);
+        return Engines.For(ctx).CallActor<TActor, TResult>(ctx, actor, call);
     }
 
     /// <summary>Calls another transactional actor within <paramref name="ctx"/>'s transaction.</summary>
     protected Task CallActor<TActor>(TxnContext ctx, ActorId actor, Func<TActor, Task> call)
         where TActor : ITransactionalActor
     {
-        return Engines.For(ctx).CallActor(ctx, actor, call);
+        return Engines.For(ctx).CallActor<TActor, object?>(ctx, actor, call);
     }
 
     /// <summary>The state a new actor starts with; by default <c>new TState()</c>.</summary>

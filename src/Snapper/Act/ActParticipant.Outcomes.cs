@@ -421,12 +421,6 @@ internal sealed partial class ActParticipant<TState>
     // holds the call until the calls running there end; one of those may be a PACT whose batch
     // waits behind this ACT on another actor. The callee is told to drop the ACT with the rest
     // (a Visitor), and refuses the held call if the Abort gets there first.
-    private async Task<TResult> Patiently<TResult>(Task<TResult> answer, TxnContext ctx, CallFrame frame)
-    {
-        await Patiently((Task)answer, ctx, frame);
-        return await answer;
-    }
-
     private async Task Patiently(Task answer, TxnContext ctx, CallFrame frame)
     {
         var patience = services.Commit.VoteTimeout;

@@ -117,29 +117,7 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
     /// callee's execution info comes back inside the response (<see cref="ExecutionInfoResponse"/>)
     /// and is merged into this actor's record, so it reaches the root with this actor's own report.
     /// </summary>
-    public async Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId target, Func<TActor, Task<TResult>> call)
-        where TActor : ITransactionalActor
-    {
-        ArgumentNullException.ThrowIfNull(call);
-        var callee = services.Resolver.Get<TActor>(target);
-        var frame = BeginCall(ctx, target);
-        try
-        {
-            var answer = call(callee);
-            return seenBatches && !answer.IsCompleted ? await Patiently(answer, ctx, frame) : await answer;
-        }
-        catch (Exception e) when (frame.Learned.FailAndPass(e))
-        {
-            throw; // never reached: the filter notes the failure and lets it pass uncaught
-        }
-        finally
-        {
-            EndCall(frame);
-        }
-    }
-
-    /// <summary>The same for a method without a result, with no adapter frame between the call and the user's code.</summary>
-    public async Task CallActor<TActor>(TxnContext ctx, ActorId target, Func<TActor, Task> call)
+    public async Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId target, Func<TActor, Task> call)
         where TActor : ITransactionalActor
     {
         ArgumentNullException.ThrowIfNull(call);
@@ -149,6 +127,7 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
         {
             var answer = call(callee);
             await (seenBatches && !answer.IsCompleted ? Patiently(answer, ctx, frame) : answer);
+            return CallAnswers.ResultOf<TResult>(answer);
         }
         catch (Exception e) when (frame.Learned.FailAndPass(e))
         {

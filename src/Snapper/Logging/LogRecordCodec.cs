@@ -46,18 +46,14 @@ internal static class LogRecordCodec
             case PrepareRecord r:
                 WriteActor(output, r.Actor);
                 WriteActor(output, r.Coordinator);
-                WriteBytes(output, r.State.Span);
-                WriteInt64(output, r.Version);
-                WriteDelta(output, r.Delta);
+                WriteImage(output, r.State.Span, r.Version, r.Delta);
                 break;
             case CoordCommitRecord r:
                 WriteInt64s(output, r.DependsOn);
                 break;
             case CommitRecord r:
                 WriteActor(output, r.Actor);
-                WriteBytes(output, r.State.Span);
-                WriteInt64(output, r.Version);
-                WriteDelta(output, r.Delta);
+                WriteImage(output, r.State.Span, r.Version, r.Delta);
                 break;
             case BatchInfoRecord r:
                 WriteString(output, r.Coordinator);
@@ -66,9 +62,7 @@ internal static class LogRecordCodec
             case BatchCompleteRecord r:
                 WriteActor(output, r.Actor);
                 WriteString(output, r.Coordinator);
-                WriteBytes(output, r.State.Span);
-                WriteInt64(output, r.Version);
-                WriteDelta(output, r.Delta);
+                WriteImage(output, r.State.Span, r.Version, r.Delta);
                 break;
             case BatchCommitRecord r:
                 WriteInt64(output, r.DependsOn);
@@ -121,6 +115,14 @@ internal static class LogRecordCodec
         };
         reader.EnsureEnd(kind);
         return record;
+    }
+
+    /// <summary>An actor's state as a record carries it: the bytes, their version, and whether they are a delta.</summary>
+    private static void WriteImage(IBufferWriter<byte> output, ReadOnlySpan<byte> state, long version, bool delta)
+    {
+        WriteBytes(output, state);
+        WriteInt64(output, version);
+        WriteDelta(output, delta);
     }
 
     private static void WriteDelta(IBufferWriter<byte> output, bool delta)

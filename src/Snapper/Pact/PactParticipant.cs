@@ -116,7 +116,7 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
     }
 
     /// <summary>A nested call within the PACT: an ordinary grain call, which the callee runs in its schedule.</summary>
-    public async Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId target, Func<TActor, Task<TResult>> call)
+    public async Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId target, Func<TActor, Task> call)
         where TActor : ITransactionalActor
     {
         ArgumentNullException.ThrowIfNull(call);
@@ -127,38 +127,9 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
             {
                 try
                 {
-                    return await call(callee);
-                }
-                catch (ActorMovingException) when (services.Clock.GetUtcNow() < ctx.Deadline)
-                {
-                    // The callee's activation went before the call started there: the next one takes it.
-                }
-            }
-        }
-        catch (Exception e) when (FailedCall(ctx, e))
-        {
-            throw; // never reached: the filter aborts the PACT and lets the exception pass uncaught
-        }
-        finally
-        {
-            ExecutionInfoSink.Value = outer;
-        }
-    }
-
-    /// <summary>The same for a method without a result, with no adapter frame between the call and the user's code.</summary>
-    public async Task CallActor<TActor>(TxnContext ctx, ActorId target, Func<TActor, Task> call)
-        where TActor : ITransactionalActor
-    {
-        ArgumentNullException.ThrowIfNull(call);
-        var (callee, outer) = BeginCall<TActor>(target);
-        try
-        {
-            while (true)
-            {
-                try
-                {
-                    await call(callee);
-                    return;
+                    var answer = call(callee);
+                    await answer;
+                    return CallAnswers.ResultOf<TResult>(answer);
                 }
                 catch (ActorMovingException) when (services.Clock.GetUtcNow() < ctx.Deadline)
                 {

@@ -11,11 +11,12 @@ internal interface ITransactionEngine<TState>
     /// <summary>The state for <paramref name="ctx"/>'s transaction, read-only or its own copy to write.</summary>
     ValueTask<TState> GetState(TxnContext ctx, AccessMode mode);
 
-    /// <summary>Calls another actor within <paramref name="ctx"/>'s transaction.</summary>
-    Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId target, Func<TActor, Task<TResult>> call)
-        where TActor : ITransactionalActor;
-
-    /// <summary>Calls another actor within <paramref name="ctx"/>'s transaction, for a method without a result.</summary>
-    Task CallActor<TActor>(TxnContext ctx, ActorId target, Func<TActor, Task> call)
+    /// <summary>
+    /// Calls another actor within <paramref name="ctx"/>'s transaction. One method serves calls with
+    /// and without a result: a <c>Func&lt;TActor, Task&lt;TResult&gt;&gt;</c> is a
+    /// <c>Func&lt;TActor, Task&gt;</c>, and <see cref="CallAnswers.ResultOf{TResult}"/> reads the
+    /// result back (default for a call without one), so neither form pays an adapter.
+    /// </summary>
+    Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId target, Func<TActor, Task> call)
         where TActor : ITransactionalActor;
 }

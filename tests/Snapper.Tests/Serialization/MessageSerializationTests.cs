@@ -58,6 +58,20 @@ public sealed class MessageSerializationTests
     }
 
     [Fact]
+    public void Both_endings_a_caller_is_told_cross_the_wire_as_a_TransactionException()
+    {
+        // Serialized as their base type, as a caller catching TransactionException receives them.
+        var inDoubt = RoundTrip<TransactionException>(new TransactionInDoubtException(11, "the root's answer was lost"));
+        var asInDoubt = Assert.IsType<TransactionInDoubtException>(inDoubt);
+        Assert.Equal((11L, "the root's answer was lost"), (asInDoubt.Tid, asInDoubt.Detail));
+        Assert.Equal("[InDoubt] transaction 11: the root's answer was lost", asInDoubt.Message);
+
+        var aborted = RoundTrip<TransactionException>(new TransactionAbortedException(AbortReason.Deadlock, "wait-die") { Tid = 12 });
+        var asAborted = Assert.IsType<TransactionAbortedException>(aborted);
+        Assert.Equal((AbortReason.Deadlock, 12L, "wait-die"), (asAborted.Reason, asAborted.Tid, asAborted.Detail));
+    }
+
+    [Fact]
     public void Protocol_messages_round_trip()
     {
         var sub = new SubBatch(100, 90, "silo/1", ImmutableArray.Create((100L, 1), (101L, 2)));

@@ -81,45 +81,43 @@ internal sealed class SegmentLog : IAsyncDisposable
     }
 
     /// <summary>Opens the log if needed and captures what a read should cover.</summary>
-    public async Task<SegmentSnapshot> SnapshotAsync(CancellationToken cancellationToken)
-    {
-        await gate.WaitAsync(cancellationToken).ConfigureAwait(false);
-        try
-        {
-            // A stopped log still reads: up to its last acknowledged byte.
-            ThrowIfDisposed();
-            await EnsureScannedAsync(cancellationToken).ConfigureAwait(false);
-            return new SegmentSnapshot(name, directory, [.. sequences], tailLength);
-        }
-        finally
-        {
-            gate.Release();
-        }
-    }
+    public Task<SegmentSnapshot> SnapshotAsync(CancellationToken cancellationToken) =>
+        ScannedAsync(() => new SegmentSnapshot(name, directory, [.. sequences], tailLength), cancellationToken);
 
     /// <summary>
     /// Ends the last segment: the next append starts a new one. Returns that new segment's number,
     /// so every record written so far lies in segments below it.
     /// </summary>
-    public async Task<long> SealAsync(CancellationToken cancellationToken)
+    public Task<long> SealAsync(CancellationToken cancellationToken) => ScannedAsync(SealTail, cancellationToken);
+
+    private long SealTail()
+    {
+        if (sequences.Count == 0)
+        {
+            return 0;
+        }
+
+        if (tailLength == 0)
+        {
+            return sequences[^1]; // the last segment is empty: it is already a new stretch
+        }
+
+        sealedTail = true;
+        return sequences[^1] + 1;
+    }
+
+    /// <summary>
+    /// Runs <paramref name="body"/> under the gate on a scanned log. A stopped log still serves it:
+    /// reads cover up to its last acknowledged byte, and a seal only moves where the next append goes.
+    /// </summary>
+    private async Task<T> ScannedAsync<T>(Func<T> body, CancellationToken cancellationToken)
     {
         await gate.WaitAsync(cancellationToken).ConfigureAwait(false);
         try
         {
             ThrowIfDisposed();
             await EnsureScannedAsync(cancellationToken).ConfigureAwait(false);
-            if (sequences.Count == 0)
-            {
-                return 0;
-            }
-
-            if (tailLength == 0)
-            {
-                return sequences[^1]; // the last segment is empty: it is already a new stretch
-            }
-
-            sealedTail = true;
-            return sequences[^1] + 1;
+            return body();
         }
         finally
         {
