@@ -26,22 +26,33 @@ public static class SnapperClientBuilderExtensions
     public static IClientBuilder AddSnapper(this IClientBuilder client, Action<SnapperBuilder>? configure = null)
     {
         ArgumentNullException.ThrowIfNull(client);
-        var services = client.Services;
+        AddTransactionStarts<ClientCoordinators>(client.Services, "client", configure);
+        client.AddOutgoingGrainCallFilter<ExecutionInfoCallFilter>();
+        return client;
+    }
+
+    /// <summary>
+    /// What a silo and a client alike need to start transactions: the options (validated when the
+    /// host starts), a clock, the metrics, actor and coordinator references, ACT tids, and the
+    /// <see cref="ISnapperClient"/>, with <typeparamref name="TDirectory"/> saying where NewPact goes.
+    /// Services registered before (a clock, metrics) win. Throws if Snapper was added already.
+    /// </summary>
+    internal static void AddTransactionStarts<TDirectory>(IServiceCollection services, string host, Action<SnapperBuilder>? configure)
+        where TDirectory : class, ICoordinatorDirectory
+    {
         if (services.Any(d => d.ServiceType == typeof(ISnapperClient)))
         {
-            throw new InvalidOperationException("AddSnapper was called twice on the same client; configure Snapper in one call.");
+            throw new InvalidOperationException($"AddSnapper was called twice on the same {host}; configure Snapper in one call.");
         }
 
         AddOptions(services, configure);
         services.TryAddSingleton(TimeProvider.System);
+        services.TryAddSingleton<SnapperMetrics>();
         services.AddSingleton<ActorResolver>();
         services.AddSingleton<CoordinatorReferences>();
-        services.AddSingleton<ICoordinatorDirectory, ClientCoordinators>();
+        services.AddSingleton<ICoordinatorDirectory, TDirectory>();
         services.AddSingleton<TidSource>();
-        services.TryAddSingleton<SnapperMetrics>();
         services.AddSingleton<ISnapperClient, SnapperClient>();
-        client.AddOutgoingGrainCallFilter<ExecutionInfoCallFilter>();
-        return client;
     }
 
     /// <summary>Options from <paramref name="configure"/>, validated when the host starts.</summary>

@@ -32,12 +32,7 @@ public static class SnapperSiloBuilderExtensions
     {
         ArgumentNullException.ThrowIfNull(silo);
         var services = silo.Services;
-        if (services.Any(d => d.ServiceType == typeof(ActiveActors)))
-        {
-            throw new InvalidOperationException("AddSnapper was called twice on the same silo; configure Snapper in one call.");
-        }
-
-        SnapperClientBuilderExtensions.AddOptions(services, configure);
+        SnapperClientBuilderExtensions.AddTransactionStarts<SiloCoordinators>(services, "silo", configure);
 
         // Orleans' default grain directory deactivates a surviving silo's activations whose directory
         // entry was kept by a silo that died; an actor or coordinator taking part in an undecided
@@ -46,7 +41,6 @@ public static class SnapperSiloBuilderExtensions
 #pragma warning disable ORLEANSEXP003 // experimental in Orleans 10; the behaviour Snapper's failover needs
         silo.AddDistributedGrainDirectory();
 #pragma warning restore ORLEANSEXP003
-        services.TryAddSingleton(TimeProvider.System);
         services.TryAddSingleton<ILogStorage>(sp =>
         {
             // Chosen by the options; a storage registered before AddSnapper wins over both.
@@ -56,11 +50,6 @@ public static class SnapperSiloBuilderExtensions
                 : new InMemoryLogStorage();
         });
         services.TryAddSingleton<IStateSerializer, OrleansStateSerializer>();
-        services.TryAddSingleton<SnapperMetrics>();
-        services.AddSingleton<ActorResolver>();
-        services.AddSingleton<CoordinatorReferences>();
-        services.AddSingleton<ICoordinatorDirectory, SiloCoordinators>();
-        services.AddSingleton<TidSource>();
         services.AddSingleton<Snapper.Coordination.BatchLatency>();
         services.AddSingleton<Snapper.Coordination.BatchCommits>();
         services.AddSingleton<CoordinatorInboxes>();
@@ -80,7 +69,6 @@ public static class SnapperSiloBuilderExtensions
         services.AddSingleton<ActivationLoader>();
         services.AddSingleton<ActServices>();
         services.AddSingleton<PactServices>();
-        services.AddSingleton<ISnapperClient, SnapperClient>();
         silo.AddOutgoingGrainCallFilter<ExecutionInfoCallFilter>();
         return silo;
     }
