@@ -89,12 +89,18 @@ public static class CommandLine
         Validators = { result => Range(result, 0, 86_400) },
     };
 
+    public static readonly Option<int?> OrleansLockTimeout = new("--orleans-lock-timeout")
+    {
+        Description = "Milliseconds of Orleans' TransactionalStateOptions.LockTimeout and LockAcquireTimeout for LoadGen's orleans-txn modes (1 to 600000; default: Orleans' own, 8 s and 10 s).",
+        Validators = { result => Range(result, 1, 600_000) },
+    };
+
     /// <summary>The root command, with every flag.</summary>
     public static RootCommand Create()
     {
         var root = new RootCommand("A standalone Orleans silo running Snapper and the samples' actors (SmallBank, list-append, TPC-C).")
         {
-            SiloPort, GatewayPort, Primary, Clustering, Redis, Advertise, Name, Logger, LogDir, Connection, Table, LogDelayMs, CheckpointInterval,
+            SiloPort, GatewayPort, Primary, Clustering, Redis, Advertise, Name, Logger, LogDir, Connection, Table, LogDelayMs, CheckpointInterval, OrleansLockTimeout,
         };
         return root;
     }
@@ -158,7 +164,8 @@ public static class CommandLine
             ResolveAddress(parsed.GetValue(Advertise)!),
             parsed.GetValue(Connection),
             parsed.GetValue(Table),
-            parsed.GetValue(CheckpointInterval));
+            parsed.GetValue(CheckpointInterval),
+            parsed.GetValue(OrleansLockTimeout));
     }
 
     /// <summary><c>host:port</c>, the host a name or an IPv4 address (see <see cref="OptionChecks.Endpoint"/>).</summary>

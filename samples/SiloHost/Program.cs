@@ -68,7 +68,7 @@ void ConfigureSilo(ISiloBuilder silo)
             o.LogWriteDelay = TimeSpan.FromMilliseconds(options.LogDelayMs);
             o.CheckpointInterval = TimeSpan.FromSeconds(options.CheckpointIntervalSeconds);
         }))
-        .AddOrleansTxnSmallBank(TimeSpan.FromMilliseconds(options.LogDelayMs)); // LoadGen's orleans-txn mode
+        .AddOrleansTxnSmallBank(TimeSpan.FromMilliseconds(options.LogDelayMs), options.OrleansLockTimeoutMs is { } ms ? TimeSpan.FromMilliseconds(ms) : null); // LoadGen's orleans-txn modes
     if (options.Logger == "azure-table")
     {
         silo.AddSnapperAzureTableLogStorage(o => (o.ConnectionString, o.TableName) = (options.Connection!, options.Table!));

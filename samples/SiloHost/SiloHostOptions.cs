@@ -16,4 +16,5 @@ namespace SiloHost;
 /// <param name="Connection">The Azure storage connection string of the azure-table logger.</param>
 /// <param name="Table">The table the azure-table logger writes.</param>
 /// <param name="CheckpointIntervalSeconds">Seconds between checkpoints of the logs (0: none).</param>
-public sealed record SiloHostOptions(int SiloPort, int GatewayPort, IPEndPoint? Primary, string Name, string Logger, DirectoryInfo? LogDirectory, int LogDelayMs, string Clustering = "dev", string? Redis = null, IPAddress? Advertise = null, string? Connection = null, string? Table = null, int CheckpointIntervalSeconds = 60);
+/// <param name="OrleansLockTimeoutMs">The lock timeouts of Orleans' own transactions (LoadGen's orleans-txn modes), or null for Orleans' defaults.</param>
+public sealed record SiloHostOptions(int SiloPort, int GatewayPort, IPEndPoint? Primary, string Name, string Logger, DirectoryInfo? LogDirectory, int LogDelayMs, string Clustering = "dev", string? Redis = null, IPAddress? Advertise = null, string? Connection = null, string? Table = null, int CheckpointIntervalSeconds = 60, int? OrleansLockTimeoutMs = null);

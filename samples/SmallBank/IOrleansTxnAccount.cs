@@ -7,9 +7,21 @@ namespace SmallBank;
 /// </summary>
 public interface IOrleansTxnAccount : IGrainWithIntegerKey
 {
-    /// <summary>Debits checking by <paramref name="amount"/> per recipient and deposits it to each, in one new transaction.</summary>
+    /// <summary>
+    /// Debits checking by <paramref name="amount"/> per recipient and deposits it to each, in one new
+    /// transaction, taking the accounts (this one included) one after another in key order: every
+    /// transfer locks in the same global order, so two of them never wait for each other in a cycle.
+    /// </summary>
     [Transaction(TransactionOption.Create)]
     Task<decimal> MultiTransfer(decimal amount, long[] to);
+
+    /// <summary>
+    /// The same transfer with the deposits sent in parallel after the debit, as first written: two
+    /// transfers that meet on two accounts may lock them in opposite orders and then wait until
+    /// Orleans' lock timeouts break the cycle. Kept to show that cost, not as a way to write it.
+    /// </summary>
+    [Transaction(TransactionOption.Create)]
+    Task<decimal> MultiTransferParallel(decimal amount, long[] to);
 
     /// <summary>Adds <paramref name="amount"/> to checking, inside the caller's transaction.</summary>
     [Transaction(TransactionOption.Join)]

@@ -29,18 +29,41 @@ public sealed class OrleansTxnAccount(
     public async Task<decimal> MultiTransfer(decimal amount, long[] to)
     {
         ArgumentNullException.ThrowIfNull(to);
-        var debit = amount * to.Length;
-        var left = await account.PerformUpdate(a =>
+        var self = this.GetPrimaryKeyLong();
+        var ordered = (long[])to.Clone();
+        Array.Sort(ordered);
+        decimal? left = null;
+        foreach (var key in ordered)
         {
-            if (a.Checking < debit)
+            if (left is null && self <= key)
             {
-                throw new InvalidOperationException($"insufficient funds: checking {a.Checking} < {debit}");
+                left = await Debit(amount * to.Length); // this account's turn, where its key falls among the recipients'
             }
 
-            a.Checking -= debit;
-            return a.Checking;
-        });
+            await GrainFactory.GetGrain<IOrleansTxnAccount>(key).DepositChecking(amount);
+        }
+
+        left ??= await Debit(amount * to.Length);
+        return left.Value;
+    }
+
+    /// <inheritdoc />
+    public async Task<decimal> MultiTransferParallel(decimal amount, long[] to)
+    {
+        ArgumentNullException.ThrowIfNull(to);
+        var left = await Debit(amount * to.Length);
         await Task.WhenAll(to.Select(key => GrainFactory.GetGrain<IOrleansTxnAccount>(key).DepositChecking(amount)));
         return left;
     }
+
+    private Task<decimal> Debit(decimal debit) => account.PerformUpdate(a =>
+    {
+        if (a.Checking < debit)
+        {
+            throw new InvalidOperationException($"insufficient funds: checking {a.Checking} < {debit}");
+        }
+
+        a.Checking -= debit;
+        return a.Checking;
+    });
 }

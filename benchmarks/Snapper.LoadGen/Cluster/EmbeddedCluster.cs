@@ -143,7 +143,7 @@ public sealed class EmbeddedCluster : ILoadGenCluster
                         o.DeclarationTimeout = Min(o.DeclarationTimeout, CallFaults.ResponseTimeout);
                     }
                 }))
-                .AddOrleansTxnSmallBank(TimeSpan.FromMilliseconds(options.LogDelayMs));
+                .AddOrleansTxnSmallBank(TimeSpan.FromMilliseconds(options.LogDelayMs), options.OrleansLockTimeoutMs is { } ms ? TimeSpan.FromMilliseconds(ms) : null);
             if (faults is { Any: true })
             {
                 AddFaults(silo, faults);

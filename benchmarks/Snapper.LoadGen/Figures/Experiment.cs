@@ -9,26 +9,35 @@ namespace Snapper.LoadGen.Figures;
 /// <param name="Settings">Each setting's label and the options of its invocation.</param>
 public sealed record Experiment(string Name, string Title, string XLabel, IReadOnlyList<(string Label, LoadGenOptions Options)> Settings)
 {
+    /// <summary>
+    /// The pipeline depths at which the size and skew experiments run every setting (each of the
+    /// 2 clients keeps 2, 8 or 64 transactions in flight): Orleans' transactions peak at a few in
+    /// flight, Snapper's PACTs at many, and each system is shown at its best (<see cref="BestPoints"/>).
+    /// </summary>
+    public static IReadOnlyList<int> Pipelines { get; } = [2, 8, 64];
+
     /// <summary>The paper's experiments, each invocation measuring <paramref name="duration"/> seconds after <paramref name="warmup"/>.</summary>
     public static IReadOnlyList<Experiment> All(int actors, double warmup, double duration)
     {
         var basis = new LoadGenOptions { Actors = actors, WarmupSeconds = warmup, JitSettleSeconds = 60, DurationSeconds = duration, Verify = true };
-        string[] peers = [ModeNames.Pact, ModeNames.Act, ModeNames.OrleansTxn];
+        string[] peers = [ModeNames.OrleansTxn, ModeNames.OrleansTxnParallel];
         var skews = new (string Label, Distribution Dist, double Zipf)[]
         {
             ("uniform", Distribution.Uniform, 1.0), ("zipf 0.9", Distribution.Zipf, 0.9), ("zipf 1.0", Distribution.Zipf, 1.0),
             ("zipf 1.25", Distribution.Zipf, 1.25), ("zipf 1.5", Distribution.Zipf, 1.5),
         };
+        IEnumerable<(string, LoadGenOptions)> AtEachPipeline(string label, LoadGenOptions options) =>
+            Pipelines.Select(depth => (label, options with { Pipeline = depth }));
         return
         [
-            new("size", "Throughput vs transaction size (uniform)", "actors per transaction",
-                [.. new[] { 2, 4, 8, 16 }.Select(size => ($"{size}", basis with { TxnSize = size, Modes = [ModeNames.Nt, .. peers] }))]),
-            new("skew", "Throughput vs skew (4 actors per transaction)", "actor distribution",
-                [.. skews.Select(s => (s.Label, basis with { Dist = s.Dist, Zipf = s.Zipf, Modes = [ModeNames.Pact, ModeNames.Act, ModeNames.ActElr, ModeNames.OrleansTxn] }))]),
+            new("size", "Throughput vs transaction size (uniform; each at its best concurrency)", "actors per transaction",
+                [.. new[] { 2, 4, 8, 16 }.SelectMany(size => AtEachPipeline($"{size}", basis with { TxnSize = size, Modes = [ModeNames.Nt, ModeNames.Pact, ModeNames.Act, .. peers] }))]),
+            new("skew", "Throughput vs skew (4 actors per transaction; each at its best concurrency)", "actor distribution",
+                [.. skews.SelectMany(s => AtEachPipeline(s.Label, basis with { Dist = s.Dist, Zipf = s.Zipf, Modes = [ModeNames.Pact, ModeNames.Act, ModeNames.ActElr, .. peers] }))]),
             new("hybrid", "Hybrid mix at zipf 1.25: throughput vs PACT share", "PACTs, % of transactions",
                 [.. new[] { 0, 25, 50, 75, 90, 100 }.Select(p => ($"{p}", basis with { Dist = Distribution.Zipf, Zipf = 1.25, PactPercent = p, Modes = [ModeNames.Hybrid] }))]),
             new("pipeline", "Throughput vs transactions in flight (uniform, one client)", "transactions in flight",
-                [.. new[] { 1, 4, 16, 64, 128 }.Select(depth => ($"{depth}", basis with { Clients = 1, Pipeline = depth, Modes = peers }))]),
+                [.. new[] { 1, 4, 16, 64, 128 }.Select(depth => ($"{depth}", basis with { Clients = 1, Pipeline = depth, Modes = [ModeNames.Pact, ModeNames.Act, .. peers] }))]),
         ];
     }
 }

@@ -6,7 +6,8 @@ namespace Snapper.LoadGen.Figures;
 
 /// <summary>
 /// The experiments' charts, as PNG files (ScottPlot): throughput on a log scale where systems
-/// differ by orders of magnitude, one line per system, the settings along the x axis in order.
+/// differ by orders of magnitude, one line per system at its best concurrency
+/// (<see cref="BestPoints"/>), the settings along the x axis in order.
 /// </summary>
 public static class FigureCharts
 {
@@ -21,8 +22,8 @@ public static class FigureCharts
     {
         ArgumentNullException.ThrowIfNull(experiment);
         ArgumentNullException.ThrowIfNull(points);
-        var mine = points.Where(p => p.Experiment == experiment.Name).ToList();
-        var labels = experiment.Settings.Select(s => s.Label).ToArray();
+        var mine = BestPoints.Of(points.Where(p => p.Experiment == experiment.Name)).ToList();
+        var labels = experiment.Settings.Select(s => s.Label).Distinct().ToArray();
         // Log scale where systems differ by orders of magnitude; the others read better linear.
         var logScale = experiment.Name is "size" or "skew";
         Save(Path.Combine(folder, $"{experiment.Name}.png"), experiment.Title, experiment.XLabel, "committed transactions / s", labels, logScale,

@@ -54,13 +54,13 @@ public static class FigureRunner
 
                 foreach (var run in outcome.Report?.Runs ?? [])
                 {
-                    points.AddRange(PointsOf(experiment.Name, label, run));
+                    points.AddRange(PointsOf(experiment.Name, label, options.Clients * options.Pipeline, run));
                 }
 
                 var line = outcome.Report is { } report
                     ? string.Join(", ", report.Runs.Select(r => string.Create(CultureInfo.InvariantCulture, $"{r.Mode} {r.Throughput:N0}")))
                     : "no report";
-                await stderr.WriteLineAsync(string.Create(CultureInfo.InvariantCulture, $"[figures {done}/{total}] {experiment.Name} {label}: {line} txn/s"));
+                await stderr.WriteLineAsync(string.Create(CultureInfo.InvariantCulture, $"[figures {done}/{total}] {experiment.Name} {label}, {options.Clients * options.Pipeline} in flight: {line} txn/s"));
             }
         }
 
@@ -112,23 +112,23 @@ public static class FigureRunner
         NumberHandling = System.Text.Json.Serialization.JsonNumberHandling.AllowNamedFloatingPointLiterals,
     };
 
-    private static IEnumerable<FigurePoint> PointsOf(string experiment, string setting, RunResult run)
+    private static IEnumerable<FigurePoint> PointsOf(string experiment, string setting, int inFlight, RunResult run)
     {
         var verified = run.Verification is { Ok: true };
-        yield return Point(experiment, setting, run.Mode, run, verified);
+        yield return Point(experiment, setting, inFlight, run.Mode, run, verified);
         foreach (var (variant, result) in run.Variants ?? new Dictionary<string, RunResult>())
         {
-            yield return Point(experiment, setting, $"{run.Mode}:{variant}", result, verified);
+            yield return Point(experiment, setting, inFlight, $"{run.Mode}:{variant}", result, verified);
         }
 
         foreach (var (kind, result) in run.Kinds ?? new Dictionary<string, RunResult>())
         {
-            yield return Point(experiment, setting, $"{run.Mode}:{kind}", result, verified);
+            yield return Point(experiment, setting, inFlight, $"{run.Mode}:{kind}", result, verified);
         }
     }
 
-    private static FigurePoint Point(string experiment, string setting, string mode, RunResult run, bool verified) =>
-        new(experiment, setting, mode, run.Throughput, run.AbortPercent, run.LatencyMs?.P50 ?? double.NaN, run.LatencyMs?.P99 ?? double.NaN, verified);
+    private static FigurePoint Point(string experiment, string setting, int inFlight, string mode, RunResult run, bool verified) =>
+        new(experiment, setting, mode, run.Throughput, run.AbortPercent, run.LatencyMs?.P50 ?? double.NaN, run.LatencyMs?.P99 ?? double.NaN, verified, inFlight);
 
     private static async Task WriteDataAsync(string folder, List<FigurePoint> points)
     {
@@ -136,10 +136,10 @@ public static class FigureRunner
             Path.Combine(folder, "figures.json"),
             JsonSerializer.Serialize(points, JsonOptions));
         var csv = new StringWriter(CultureInfo.InvariantCulture);
-        csv.WriteLine("experiment,setting,mode,throughput,abort_percent,p50_ms,p99_ms,verified");
+        csv.WriteLine("experiment,setting,in_flight,mode,throughput,abort_percent,p50_ms,p99_ms,verified");
         foreach (var p in points)
         {
-            csv.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{p.Experiment},{p.Setting},{p.Mode},{p.Throughput:F1},{p.AbortPercent:F2},{p.P50Ms:F2},{p.P99Ms:F2},{p.Verified}"));
+            csv.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{p.Experiment},{p.Setting},{p.InFlight},{p.Mode},{p.Throughput:F1},{p.AbortPercent:F2},{p.P50Ms:F2},{p.P99Ms:F2},{p.Verified}"));
         }
 
         await File.WriteAllTextAsync(Path.Combine(folder, "figures.csv"), csv.ToString());

@@ -89,6 +89,13 @@ public static class LoadGenCommandLine
         Validators = { r => Range(r, 0, 10_000) },
     };
 
+    private static readonly Option<int?> OrleansLockTimeout = new("--orleans-lock-timeout")
+    {
+        Description = "orleans-txn modes: milliseconds of Orleans' TransactionalStateOptions.LockTimeout and LockAcquireTimeout in the embedded silos (1-600000; default: Orleans' own, 8 s and 10 s).",
+        HelpName = "ms",
+        Validators = { r => Range(r, 1, 600_000) },
+    };
+
     private static readonly Option<int> CheckpointInterval = new("--checkpoint-interval")
     {
         Description = "Seconds between checkpoints of the embedded silos' logs (0: none; 1-86400).",
@@ -214,7 +221,7 @@ public static class LoadGenCommandLine
     {
         var root = new RootCommand("Snapper's load generator: runs a workload in several transaction modes, one after another on one cluster, each on its own keys, and reports throughput, aborts and latency.")
         {
-            Workload(SmallBank, "SmallBank MultiTransfer: one account pays --txn-size - 1 others (orleans-txn: the same on Orleans' own transactions).", ModeNames.Default, ModeNames.Supported, ActAttempts, PactAttempts),
+            Workload(SmallBank, "SmallBank MultiTransfer: one account pays --txn-size - 1 others (orleans-txn: the same on Orleans' own transactions).", ModeNames.Default, ModeNames.Supported, ActAttempts, PactAttempts, OrleansLockTimeout),
             Workload(ListAppend, "Each transaction appends its tid to the lists of --txn-size actors; --verify or check tests the history Elle-style.", [ModeNames.Pact, ModeNames.Act], [ModeNames.Pact, ModeNames.Act, ModeNames.ActElr, ModeNames.Hybrid], History, Dump, UserAborts),
             Workload(TpcC, "TPC-C's five transactions at the standard mix on a database loaded per mode; one row per transaction type.", [ModeNames.Pact, ModeNames.Act, ModeNames.Hybrid], [ModeNames.Pact, ModeNames.Act, ModeNames.Hybrid], Warehouses, NewOrderOnly, PactAttempts),
             new Command(Check, "Check a listappend history against its list dump: lost, duplicated, misplaced or aborted appends and cycles. Exit 0 consistent, 1 violations, 2 unreadable files.")
@@ -268,7 +275,7 @@ public static class LoadGenCommandLine
         };
         return command.Name switch
         {
-            SmallBank => options with { ActAttempts = parsed.GetValue(ActAttempts), PactAttempts = parsed.GetValue(PactAttempts) },
+            SmallBank => options with { ActAttempts = parsed.GetValue(ActAttempts), PactAttempts = parsed.GetValue(PactAttempts), OrleansLockTimeoutMs = parsed.GetValue(OrleansLockTimeout) },
             ListAppend => options with { History = parsed.GetValue(History)?.FullName, Dump = parsed.GetValue(Dump)?.FullName, UserAborts = parsed.GetValue(UserAborts) },
             TpcC => options with { Warehouses = parsed.GetValue(Warehouses), NewOrderOnly = parsed.GetValue(NewOrderOnly), PactAttempts = parsed.GetValue(PactAttempts) },
             _ => options,

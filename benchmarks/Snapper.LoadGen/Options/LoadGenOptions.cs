@@ -58,6 +58,12 @@ public sealed record LoadGenOptions
     /// <summary>Milliseconds added to every log write (<c>--log-delay-ms</c>), standing in for cloud storage latency.</summary>
     public int LogDelayMs { get; init; }
 
+    /// <summary>
+    /// Milliseconds of the peer's lock timeouts (<c>--orleans-lock-timeout</c>: Orleans'
+    /// <c>TransactionalStateOptions.LockTimeout</c> and <c>LockAcquireTimeout</c>), or null for Orleans' defaults.
+    /// </summary>
+    public int? OrleansLockTimeoutMs { get; init; }
+
     /// <summary>Seconds between checkpoints of the embedded silos' logs (<c>--checkpoint-interval</c>; 0: none).</summary>
     public int CheckpointIntervalSeconds { get; init; } = (int)Snapper.Configuration.SnapperOptions.DefaultCheckpointInterval.TotalSeconds;
 

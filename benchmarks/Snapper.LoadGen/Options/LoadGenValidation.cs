@@ -62,6 +62,12 @@ public static class LoadGenValidation
         }
 
         CheckNemesis(options);
+        if (options.OrleansLockTimeoutMs is { } lockTimeout)
+        {
+            Require(lockTimeout is >= 1 and <= 600_000, $"--orleans-lock-timeout must be from 1 to 600000 ms (was {lockTimeout}).");
+            Require(options.Modes.Any(ModeNames.IsOrleansTxn), $"--orleans-lock-timeout sets the lock timeouts of Orleans' own transactions, which none of --modes {string.Join(',', options.Modes)} runs: add orleans-txn or orleans-txn-parallel, or drop the flag.");
+            Require(options.Cluster is null, "--orleans-lock-timeout sets the embedded silos' lock timeouts; with --cluster, give it to each SiloHost instead.");
+        }
 
         Require(options.ActAttempts >= 1, $"--act-attempts must be at least 1 (was {options.ActAttempts}).");
         Require(options.ActAttempts == 1 || options.Workload == LoadGenCommandLine.SmallBank, $"--act-attempts is only for the smallbank workload, not {options.Workload}.");

@@ -63,9 +63,9 @@ public sealed class SmallBankWorkload : IWorkloadActors
             return TransactionMix.Single(mode, IssuePlain);
         }
 
-        if (mode == ModeNames.OrleansTxn)
+        if (ModeNames.IsOrleansTxn(mode))
         {
-            return TransactionMix.Single(mode, IssueOrleansTxn);
+            return TransactionMix.Single(mode, keys => IssueOrleansTxn(mode, keys));
         }
 
         var ids = accounts.For(mode);
@@ -83,7 +83,7 @@ public sealed class SmallBankWorkload : IWorkloadActors
     public IReadOnlyList<IAddressable> Grains(string mode, IGrainFactory grains) => mode switch
     {
         ModeNames.Nt => ActorGrains.Of(grains, plainIds, typeof(IPlainAccountActor)),
-        ModeNames.OrleansTxn => [.. Enumerable.Range(0, actors).Select(OrleansTxnAccount)],
+        ModeNames.OrleansTxn or ModeNames.OrleansTxnParallel => [.. Enumerable.Range(0, actors).Select(key => OrleansTxnAccount(mode, key))],
         _ => ActorGrains.Of(grains, accounts.For(mode), typeof(IAccountActor)),
     };
 
@@ -108,7 +108,7 @@ public sealed class SmallBankWorkload : IWorkloadActors
     private Func<int, Task<decimal>> BalanceOf(string mode, bool retry = false) => mode switch
     {
         ModeNames.Nt => key => PlainAccount(key).Balance(),
-        ModeNames.OrleansTxn => key => OrleansTxnAccount(key).Balance(),
+        ModeNames.OrleansTxn or ModeNames.OrleansTxnParallel => key => OrleansTxnAccount(mode, key).Balance(),
         ModeNames.Pact => key => client.RunPact<IAccountActor, decimal>(accounts.For(mode)[key], (a, ctx) => a.Balance(ctx), AccessSet.Of(accounts.For(mode)[key]), CancellationToken.None),
         _ => key => ReadCommittedBalance(accounts.For(mode)[key], retry ? 5 : 1),
     };
@@ -126,23 +126,24 @@ public sealed class SmallBankWorkload : IWorkloadActors
     }
 
     // Orleans' transactions: the grain's [Transaction(Create)] method starts one at this caller.
-    private Task IssueOrleansTxn(int[] keys)
+    private Task IssueOrleansTxn(string mode, int[] keys)
     {
         var to = new long[keys.Length - 1];
         for (var i = 1; i < keys.Length; i++)
         {
-            to[i - 1] = OrleansTxnKey(keys[i]);
+            to[i - 1] = OrleansTxnKey(mode, keys[i]);
         }
 
-        return OrleansTxnAccount(keys[0]).MultiTransfer(Amount, to);
+        var from = OrleansTxnAccount(mode, keys[0]);
+        return mode == ModeNames.OrleansTxn ? from.MultiTransfer(Amount, to) : from.MultiTransferParallel(Amount, to);
     }
 
     // On its own key block, as every transactional mode.
-    private long OrleansTxnKey(int key) => ((long)ModeNames.KeyBlock(ModeNames.OrleansTxn) * actors) + key;
+    private long OrleansTxnKey(string mode, int key) => ((long)ModeNames.KeyBlock(mode) * actors) + key;
 
     private IPlainAccountActor PlainAccount(int key) => plainAccounts[key] ??= grains.GetGrain<IPlainAccountActor>(key); // a race makes two equal references
 
-    private IOrleansTxnAccount OrleansTxnAccount(int key) => grains.GetGrain<IOrleansTxnAccount>(OrleansTxnKey(key));
+    private IOrleansTxnAccount OrleansTxnAccount(string mode, int key) => grains.GetGrain<IOrleansTxnAccount>(OrleansTxnKey(mode, key));
 
     private Task IssueAct(ActorId[] ids, int[] keys, ActOptions options)
     {

@@ -87,6 +87,22 @@ public sealed partial class CommandLineTests
         Assert.Empty(stdout.ToString()); // no cluster started or reached, nothing measured
     }
 
+    [Theory]
+    [InlineData("smallbank --orleans-lock-timeout 0 --modes orleans-txn")]
+    [InlineData("smallbank --orleans-lock-timeout 200 --modes pact,act")]
+    [InlineData("smallbank --orleans-lock-timeout 200 --modes orleans-txn --cluster 127.0.0.1:30000")]
+    [InlineData("tpcc --orleans-lock-timeout 200")]
+    public async Task An_orleans_lock_timeout_that_would_do_nothing_or_is_out_of_range_exits_2_naming_the_flag(string commandLine)
+    {
+        var (stdout, stderr) = (new StringWriter(), new StringWriter());
+        var exit = await Runner.MainAsync(commandLine.Split(' '), stdout, stderr, CancellationToken.None);
+
+        Assert.Equal(ExitCodes.Usage, exit);
+        var error = Assert.Single(Lines(stderr), l => l.StartsWith("error:", StringComparison.Ordinal));
+        Assert.Contains("--orleans-lock-timeout", error, StringComparison.Ordinal);
+        Assert.Empty(stdout.ToString());
+    }
+
     [Fact]
     public void Deactivation_and_migration_requests_may_go_to_a_cluster_on_loopback()
     {
