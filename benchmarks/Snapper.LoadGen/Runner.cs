@@ -33,7 +33,7 @@ public static class Runner
         if (UsageErrors.Describe(parsed) is { } problem)
         {
             await stderr.WriteLineAsync($"error: {problem}");
-            await stderr.WriteLineAsync($"Run '{UsageErrors.CommandPath(parsed)} --help' for the flags.");
+            await stderr.WriteLineAsync(UsageErrors.HelpHint(parsed));
             return ExitCodes.Usage;
         }
 
@@ -80,11 +80,21 @@ public static class Runner
             return new RunOutcome(ExitCodes.Usage, null);
         }
 
-        // Up front: a log directory the logger cannot write would otherwise fail every transaction.
+        // Up front: a log directory the logger cannot write would otherwise fail every transaction,
+        // and an output file that cannot be written would be found only after the whole run.
         if (options.Logger == LoggerKind.File && options.LogDir is { } logDir && LoadGenValidation.LogDirectoryProblem(logDir) is { } reason)
         {
             await stderr.WriteLineAsync($"error: --log-dir {logDir}: cannot write and fsync a file there: {reason}");
             return new RunOutcome(ExitCodes.Usage, null);
+        }
+
+        foreach (var (flag, path) in (ReadOnlySpan<(string, string?)>)[("--json", options.Json), ("--history", options.History), ("--dump", options.Dump)])
+        {
+            if (path is not null && LoadGenValidation.OutputFileProblem(path) is { } problem)
+            {
+                await stderr.WriteLineAsync($"error: {flag} {path}: cannot write it: {problem}");
+                return new RunOutcome(ExitCodes.Usage, null);
+            }
         }
 
         if (options.Logger == LoggerKind.AzureTable && options.Cluster is null && await LoadGenValidation.AzureTableProblemAsync(options.Connection, cancellationToken) is { } unreachable)
@@ -93,11 +103,7 @@ public static class Runner
             return new RunOutcome(ExitCodes.Failure, null);
         }
 
-        if (options.LogDir is not null && options.Logger != LoggerKind.File)
-        {
-            await stderr.WriteLineAsync("note: --log-dir is used only with --logger file.");
-        }
-        else if (options.Logger == LoggerKind.File && options.LogDir is not null && Directory.Exists(options.LogDir) && Directory.EnumerateFileSystemEntries(options.LogDir).Any())
+        if (options.Logger == LoggerKind.File && options.LogDir is not null && Directory.Exists(options.LogDir) && Directory.EnumerateFileSystemEntries(options.LogDir).Any())
         {
             // The silo recovers the committed state logged there, so accounts do not start fresh.
             await stderr.WriteLineAsync($"note: {options.LogDir} holds logs of an earlier run: the silo recovers their state, and --verify's expected totals assume fresh accounts.");

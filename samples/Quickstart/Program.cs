@@ -8,6 +8,7 @@ using Snapper;
 // client with AddSnapper() would do the same from another process).
 var builder = Host.CreateApplicationBuilder(args);
 builder.Logging.SetMinimumLevel(LogLevel.Warning);
+builder.Logging.AddConsole(o => o.LogToStandardErrorThreshold = LogLevel.Trace); // log lines to stderr, the program's output to stdout
 builder.UseOrleans(silo => silo.UseLocalhostClustering().AddSnapper());
 using var host = builder.Build();
 await host.StartAsync();

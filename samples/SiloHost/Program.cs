@@ -24,13 +24,15 @@ if (problems.Count > 0)
         Console.Error.WriteLine($"error: {problem}");
     }
 
-    Console.Error.WriteLine($"Run '{Snapper.LoadGen.Options.UsageErrors.CommandPath(parsed)} --help' for the flags.");
+    Console.Error.WriteLine(Snapper.LoadGen.Options.UsageErrors.HelpHint(parsed));
     return 2;
 }
 
 var options = CommandLine.Options(parsed);
 var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true, Args = [] });
 builder.Logging.ClearProviders();
+// Log lines go to stderr: stdout carries only what SiloHost itself says (one line when it serves).
+builder.Logging.AddConsole(o => o.LogToStandardErrorThreshold = LogLevel.Trace);
 builder.Logging.AddSimpleConsole(o => (o.SingleLine, o.TimestampFormat) = (true, "HH:mm:ss "));
 builder.Logging.SetMinimumLevel(LogLevel.Warning);
 builder.Logging.AddFilter("Snapper", LogLevel.Information);

@@ -27,6 +27,13 @@ public static class FigureRunner
             return ExitCodes.Usage;
         }
 
+        // Up front, not after the whole run: the figures must be writable where they go.
+        if (Options.LoadGenValidation.OutputFileProblem(Path.Combine(folder, "figures.json")) is { } problem)
+        {
+            await stderr.WriteLineAsync($"error: --out {folder}: cannot write figures.json there: {problem}");
+            return ExitCodes.Usage;
+        }
+
         var experiments = Experiment.All(actors, warmup, duration);
         var points = new List<FigurePoint>();
         var failed = false;

@@ -41,6 +41,8 @@ public static class LoadGenCommandLine
 
     private static readonly Option<int> Actors = Count("--actors", 10_000, "Actors per mode (tpcc: only seeds each transaction's input draw).");
 
+    private static readonly Option<int> FiguresActors = Count("--actors", 10_000, "SmallBank accounts per mode in every experiment.");
+
     private static readonly Option<int> Pipeline = Count("--pipeline", 64, "Transactions each client keeps in flight.");
 
     private static readonly Option<int> Clients = Count("--clients", 2, "Clients, each with its own seeds.");
@@ -234,7 +236,7 @@ public static class LoadGenCommandLine
             },
             new Command(Figures, "Run the Snapper paper's experiments on SmallBank against Orleans' own transactions (size, skew, hybrid mix, latency, concurrency) and write their data, charts and a summary.")
             {
-                FiguresOut, Actors, FiguresWarmup, FiguresDuration, FiguresReplot,
+                FiguresOut, FiguresActors, FiguresWarmup, FiguresDuration, FiguresReplot,
             },
         };
         return root;
@@ -300,7 +302,7 @@ public static class LoadGenCommandLine
     public static (string Folder, int Actors, double Warmup, double Duration, bool Replot) FiguresSettings(ParseResult parsed)
     {
         ArgumentNullException.ThrowIfNull(parsed);
-        return (parsed.GetValue(FiguresOut)!.FullName, parsed.GetValue(Actors), parsed.GetValue(FiguresWarmup), parsed.GetValue(FiguresDuration), parsed.GetValue(FiguresReplot));
+        return (parsed.GetValue(FiguresOut)!.FullName, parsed.GetValue(FiguresActors), parsed.GetValue(FiguresWarmup), parsed.GetValue(FiguresDuration), parsed.GetValue(FiguresReplot));
     }
 
     /// <summary>Every flag of every subcommand, by subcommand (for the README and --help tests).</summary>

@@ -62,6 +62,7 @@ public static class LoadGenValidation
         }
 
         CheckNemesis(options);
+        Require(options.LogDir is null || options.Logger == LoggerKind.File || options.Cluster is not null, "--log-dir is the file logger's folder, and --logger is not file: add --logger file, or drop --log-dir.");
         if (options.OrleansLockTimeoutMs is { } lockTimeout)
         {
             Require(lockTimeout is >= 1 and <= 600_000, $"--orleans-lock-timeout must be from 1 to 600000 ms (was {lockTimeout}).");
@@ -148,6 +149,39 @@ public static class LoadGenValidation
     }
 
     /// <summary>
+    /// Whether a report can be written to <paramref name="path"/> after the run: its folder exists
+    /// and a file can be created there (an existing file is opened for writing, not changed); null
+    /// if so, else why not. Run before any load, so a bad path fails at once, not after the run.
+    /// </summary>
+    public static string? OutputFileProblem(string path)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(path);
+        try
+        {
+            if (Directory.Exists(path))
+            {
+                return "it is a directory";
+            }
+
+            var existed = File.Exists(path);
+            using (new FileStream(path, FileMode.OpenOrCreate, FileAccess.Write, FileShare.ReadWrite))
+            {
+            }
+
+            if (!existed)
+            {
+                File.Delete(path);
+            }
+
+            return null;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException or ArgumentException)
+        {
+            return e.Message;
+        }
+    }
+
+    /// <summary>
     /// Creates <paramref name="directory"/> if missing and writes, fsyncs and deletes a probe file
     /// in it, as the file logger will; null if that worked, else the OS's reason. Run before any
     /// load, so a directory the logger cannot use fails the run at once rather than every transaction.
@@ -155,6 +189,11 @@ public static class LoadGenValidation
     public static string? LogDirectoryProblem(string directory)
     {
         ArgumentException.ThrowIfNullOrEmpty(directory);
+        if (File.Exists(directory))
+        {
+            return "it is a file, not a directory";
+        }
+
         var probe = Path.Combine(directory, $".snapper-probe-{Environment.ProcessId}");
         try
         {

@@ -45,13 +45,16 @@ public static class UsageErrors
         return parsed.Errors[0].Message;
     }
 
-    /// <summary>How to run the parsed (sub)command, for the help hint.</summary>
-    public static string CommandPath(ParseResult parsed)
+    /// <summary>
+    /// The line after a usage error: how to see the flags, said so that it holds however the
+    /// program was started (<c>dotnet run ... --</c>, the built dll, a container), naming the subcommand.
+    /// </summary>
+    public static string HelpHint(ParseResult parsed)
     {
         ArgumentNullException.ThrowIfNull(parsed);
-        var command = parsed.CommandResult.Command;
-        var root = parsed.RootCommandResult.Command.Name;
-        return command is RootCommand ? root : $"{root} {command.Name}";
+        return parsed.CommandResult.Command is RootCommand
+            ? "Add --help for the flags."
+            : $"Add --help after '{parsed.CommandResult.Command.Name}' for its flags.";
     }
 
     // "; did you mean --duration?" for the closest name within a third of its length, else ".".

@@ -54,6 +54,11 @@ public sealed partial class CommandLineTests
             Assert.NotEqual(ExitCodes.Ok, exit);
             var line = Assert.Single(Lines(stderr));
             Assert.StartsWith($"error: --log-dir {path}: ", line, StringComparison.Ordinal);
+            if (directory is null)
+            {
+                Assert.EndsWith("it is a file, not a directory", line, StringComparison.Ordinal);
+            }
+
             Assert.Empty(stdout.ToString()); // no silo started, nothing measured
         }
         finally
@@ -85,6 +90,25 @@ public sealed partial class CommandLineTests
         Assert.Contains(named, error, StringComparison.Ordinal);
         Assert.DoesNotContain(Lines(stderr), l => l.StartsWith("at ", StringComparison.Ordinal)); // no stack trace
         Assert.Empty(stdout.ToString()); // no cluster started or reached, nothing measured
+    }
+
+    [Theory]
+    [InlineData("--json", "smallbank --json /proc/forbidden/report.json")]
+    [InlineData("--json", "smallbank --json /tmp")]
+    [InlineData("--history", "listappend --history /proc/forbidden/h.jsonl")]
+    [InlineData("--dump", "listappend --dump /nonexistent-folder/d.json")]
+    [InlineData("--out", "figures --out /proc")]
+    [InlineData("--log-dir", "smallbank --log-dir /tmp/snapper-unused-log-dir")]
+    [InlineData("--log-dir", "listappend --logger memory --log-dir /tmp/snapper-unused-log-dir")]
+    public async Task An_output_that_cannot_be_written_or_a_flag_that_would_do_nothing_fails_before_any_load(string named, string commandLine)
+    {
+        var (stdout, stderr) = (new StringWriter(), new StringWriter());
+        var exit = await Runner.MainAsync(commandLine.Split(' '), stdout, stderr, CancellationToken.None);
+
+        Assert.Equal(ExitCodes.Usage, exit);
+        var error = Assert.Single(Lines(stderr));
+        Assert.StartsWith($"error: {named}", error, StringComparison.Ordinal);
+        Assert.Empty(stdout.ToString()); // nothing started, nothing measured
     }
 
     [Theory]
