@@ -1,8 +1,12 @@
 using Snapper.Concurrency;
+using Snapper.Tests.Infrastructure;
 
 namespace Snapper.Tests.Concurrency;
 
-/// <summary>The wait-die lock on its own: grants, waits, deaths and the waiter invariant.</summary>
+/// <summary>
+/// The wait-die lock on its own: grants, waits, deaths and the waiter invariant. Each test touches the
+/// lock in actor turns, as its actor does; waits that give up resume there too.
+/// </summary>
 public sealed class WaitDieLockTests
 {
     private static readonly DateTimeOffset Far = DateTimeOffset.UtcNow.AddMinutes(5);
@@ -24,7 +28,7 @@ public sealed class WaitDieLockTests
     }
 
     [Fact]
-    public async Task An_older_writer_waits_and_is_granted_when_the_younger_holders_release()
+    public Task An_older_writer_waits_and_is_granted_when_the_younger_holders_release() => ActorTurns.Run(async () =>
     {
         var l = new WaitDieLock();
         await Acquire(l, 5, LockMode.Read);
@@ -37,10 +41,10 @@ public sealed class WaitDieLockTests
         l.Release(6);
         await older.WaitAsync(TimeSpan.FromSeconds(5));
         Assert.Equal(LockMode.Write, l.HeldBy(2));
-    }
+    });
 
     [Fact]
-    public async Task A_compatible_reader_older_than_a_waiter_waits_instead_of_overtaking_it()
+    public Task A_compatible_reader_older_than_a_waiter_waits_instead_of_overtaking_it() => ActorTurns.Run(async () =>
     {
         var l = new WaitDieLock();
         await Acquire(l, 10, LockMode.Read);
@@ -62,10 +66,10 @@ public sealed class WaitDieLockTests
         l.Release(8);
         await oldReader.WaitAsync(TimeSpan.FromSeconds(5));
         Assert.Equal(LockMode.Read, l.HeldBy(5));
-    }
+    });
 
     [Fact]
-    public async Task Releasing_a_waiting_transaction_cancels_its_request()
+    public Task Releasing_a_waiting_transaction_cancels_its_request() => ActorTurns.Run(async () =>
     {
         var l = new WaitDieLock();
         await Acquire(l, 9, LockMode.Write);
@@ -76,7 +80,7 @@ public sealed class WaitDieLockTests
         await Assert.ThrowsAsync<TransactionAbortedException>(() => waiting);
         Assert.Equal(0, l.WaiterCount);
         Assert.Equal(LockMode.Write, l.HeldBy(9));
-    }
+    });
 
     [Fact]
     public void A_sole_reader_upgrades_but_one_of_two_readers_cannot()
@@ -96,7 +100,7 @@ public sealed class WaitDieLockTests
     }
 
     [Fact]
-    public async Task A_wait_past_the_deadline_aborts_with_Timeout_and_leaves_no_waiter()
+    public Task A_wait_past_the_deadline_aborts_with_Timeout_and_leaves_no_waiter() => ActorTurns.Run(async () =>
     {
         var l = new WaitDieLock();
         await Acquire(l, 9, LockMode.Write);
@@ -106,10 +110,10 @@ public sealed class WaitDieLockTests
 
         Assert.Equal(AbortReason.Timeout, aborted.Reason);
         Assert.Equal(0, l.WaiterCount);
-    }
+    });
 
     [Fact]
-    public async Task Random_schedules_keep_every_waiter_older_than_every_holder()
+    public Task Random_schedules_keep_every_waiter_older_than_every_holder() => ActorTurns.Run(async () =>
     {
         // Property check over many random request/release sequences: the invariant that makes
         // wait-die deadlock-free must hold after every step.
@@ -172,10 +176,10 @@ public sealed class WaitDieLockTests
                 }
             }
         }
-    }
+    });
 
     [Fact]
-    public async Task A_retry_keeps_its_first_attempts_age_waiting_where_its_new_tid_would_die_and_making_younger_ones_die()
+    public Task A_retry_keeps_its_first_attempts_age_waiting_where_its_new_tid_would_die_and_making_younger_ones_die() => ActorTurns.Run(async () =>
     {
         var l = new WaitDieLock();
         await l.Acquire(10, 10, LockMode.Write, Far, TimeProvider.System);
@@ -191,10 +195,10 @@ public sealed class WaitDieLockTests
         var younger = Assert.Throws<TransactionAbortedException>(() => l.Acquire(5, 5, LockMode.Read, Far, TimeProvider.System));
         Assert.Equal(AbortReason.WaitDie, younger.Reason);
         Assert.Contains("older transaction 20", younger.Message, StringComparison.Ordinal);
-    }
+    });
 
     [Fact]
-    public async Task An_entrant_waits_where_wait_die_would_kill_it_and_entrants_are_granted_in_arrival_order()
+    public Task An_entrant_waits_where_wait_die_would_kill_it_and_entrants_are_granted_in_arrival_order() => ActorTurns.Run(async () =>
     {
         var l = new WaitDieLock();
         await l.Acquire(5, 5, LockMode.Write, Far, TimeProvider.System);
@@ -213,10 +217,10 @@ public sealed class WaitDieLockTests
         l.Release(9);
         await latest.WaitAsync(TimeSpan.FromSeconds(5));
         Assert.Equal(LockMode.Write, l.HeldBy(7));
-    }
+    });
 
     [Fact]
-    public async Task An_entrant_goes_after_every_waiter_that_may_hold_locks_elsewhere()
+    public Task An_entrant_goes_after_every_waiter_that_may_hold_locks_elsewhere() => ActorTurns.Run(async () =>
     {
         var l = new WaitDieLock();
         await l.Acquire(10, 10, LockMode.Write, Far, TimeProvider.System);
@@ -234,10 +238,10 @@ public sealed class WaitDieLockTests
         l.Release(3);
         await entrant.WaitAsync(TimeSpan.FromSeconds(5));
         Assert.Equal(LockMode.Write, l.HeldBy(20));
-    }
+    });
 
     [Fact]
-    public async Task A_refused_entrant_leaves_the_queue_and_the_next_one_is_granted()
+    public Task A_refused_entrant_leaves_the_queue_and_the_next_one_is_granted() => ActorTurns.Run(async () =>
     {
         var l = new WaitDieLock();
         await l.Acquire(1, 1, LockMode.Write, Far, TimeProvider.System);
@@ -252,10 +256,10 @@ public sealed class WaitDieLockTests
         await second.WaitAsync(TimeSpan.FromSeconds(5));
         Assert.Equal(LockMode.Write, l.HeldBy(3));
         Assert.Equal(0, l.WaiterCount);
-    }
+    });
 
     [Fact]
-    public async Task An_entrant_dies_when_the_entry_queue_is_full_or_its_patience_runs_out()
+    public Task An_entrant_dies_when_the_entry_queue_is_full_or_its_patience_runs_out() => ActorTurns.Run(async () =>
     {
         var l = new WaitDieLock();
         await l.Acquire(1, 1, LockMode.Write, Far, TimeProvider.System);
@@ -269,10 +273,10 @@ public sealed class WaitDieLockTests
         var gaveUp = await Assert.ThrowsAsync<TransactionAbortedException>(() => queued[0].WaitAsync(WaitDieLock.EntrantPatience * 5));
         Assert.Equal(AbortReason.WaitDie, gaveUp.Reason);
         Assert.False(l.IsEntrant(2));
-    }
+    });
 
     [Fact]
-    public async Task An_entrant_old_enough_to_wait_under_wait_die_waits_there_ahead_of_the_entrants()
+    public Task An_entrant_old_enough_to_wait_under_wait_die_waits_there_ahead_of_the_entrants() => ActorTurns.Run(async () =>
     {
         var l = new WaitDieLock();
         await l.Acquire(10, 10, LockMode.Write, Far, TimeProvider.System);
@@ -285,5 +289,5 @@ public sealed class WaitDieLockTests
         Assert.False(fresh.IsCompleted);
         l.Release(30);
         await fresh.WaitAsync(TimeSpan.FromSeconds(5));
-    }
+    });
 }

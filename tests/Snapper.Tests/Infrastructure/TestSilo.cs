@@ -115,6 +115,12 @@ public sealed class TestSilo : IAsyncDisposable
         return new RingState(statuses.Any(s => s.Parked), statuses.Sum(s => s.Unresolved), statuses.Any(s => s.Cascading), statuses.Sum(s => s.Waiting));
     }
 
+    /// <summary>
+    /// Waits until every batch the ring emitted is committed or aborted. A caller hears its PACT's
+    /// outcome from the root, which may be before the coordinator has heard from every actor.
+    /// </summary>
+    internal Task UntilResolved() => Poll.Until(async () => (await Ring()).Unresolved == 0, "every batch the ring emitted is resolved");
+
     /// <summary>The ACT engine of an active transactional actor, for checking locks and records.</summary>
     internal Snapper.Act.ActParticipant<TState> Engine<TState>(ActorId id)
         where TState : class, new() =>

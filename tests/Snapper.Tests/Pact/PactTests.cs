@@ -93,7 +93,7 @@ public sealed class PactTests
         }
 
         Assert.Equal(3 * 2 * Account.InitialBalance, total);
-        Assert.Equal(0, (await silo.Ring()).Unresolved);
+        await silo.UntilResolved();
     }
 
     [Fact]

@@ -62,7 +62,7 @@ public sealed class PipelinedCommitTests
         // The ring goes on, on the rolled-back state.
         await silo.Client.RunPact<ITestActor>(q, (a, ctx) => a.Add(ctx, 5), AccessSet.Of(q)).WaitAsync(Bound);
         Assert.Equal(5, await Read(silo, q));
-        Assert.Equal(0, (await silo.Ring()).Unresolved);
+        await silo.UntilResolved();
     }
 
     [Theory]
@@ -105,7 +105,7 @@ public sealed class PipelinedCommitTests
         // The ring goes on, on the rolled-back state.
         await silo.Client.RunPact<ITestActor>(p, (a, ctx) => a.Add(ctx, 5), AccessSet.Of(p)).WaitAsync(Bound);
         Assert.Equal(5, await Read(silo, p));
-        Assert.Equal(0, (await silo.Ring()).Unresolved);
+        await silo.UntilResolved();
     }
 
     [Theory]

@@ -59,7 +59,7 @@ public sealed class PactRegressionTests
         await silo.Client.RunPact<ITestActor>(p, (a, ctx) => a.AddThenCall(ctx, 10, q, 10), AccessSet.Of(p).And(q)).WaitAsync(Bound);
         Assert.Equal(10, await silo.Client.RunAct<ITestActor, int>(p, (a, ctx) => a.Read(ctx)));
         Assert.Equal(10, await silo.Client.RunAct<ITestActor, int>(q, (a, ctx) => a.Read(ctx)));
-        Assert.Equal(0, (await silo.Ring()).Unresolved);
+        await silo.UntilResolved();
     }
 
     [Theory]
