@@ -122,7 +122,7 @@ public static class Runner
         try
         {
             silo = options.Cluster is { } gateways
-                ? await ExternalCluster.ConnectAsync([.. gateways.Select(g => LoadGenValidation.Endpoint(g))], options.PactAttempts, stderr, cancellationToken)
+                ? await ExternalCluster.ConnectAsync([.. gateways.Select(g => LoadGenValidation.Endpoint(g))], options.PactAttempts, options.Promote, stderr, cancellationToken)
                 : await EmbeddedCluster.StartAsync(options, stderr, cancellationToken, callFaults);
             cluster = new ClusterInfo(silo.Kind, await silo.CountSilos());
         }
@@ -156,7 +156,7 @@ public static class Runner
             }
             else
             {
-                var workload = new SmallBankWorkload(silo.Client, silo.Grains, options.Actors, options.PactPercent, options.ActAttempts);
+                var workload = new SmallBankWorkload(silo.Client, silo.Grains, options.Actors, options.PactPercent, options.ActAttempts, options.Promote);
                 (runs, failed, interrupted) = await RunModesAsync(options, workload.For, workload, null, null, Plan(nemesis, workload, silo), stderr, terminal, cancellationToken);
             }
 
@@ -228,7 +228,7 @@ public static class Runner
             }
         }
 
-        var workload = new ListAppendWorkload(silo.Client, options.Actors, options.PactPercent, Record, options.UserAborts);
+        var workload = new ListAppendWorkload(silo.Client, options.Actors, options.PactPercent, Record, options.UserAborts, options.Promote);
         var (runs, failed, interrupted) = await RunModesAsync(options, workload.For, null, workload, null, Plan(nemesis, workload, silo), stderr, terminal, cancellationToken);
 
         if (writer is not null)
@@ -450,30 +450,30 @@ public static class Runner
 
     // Attempts per commit, those retried inside RunAct and RunPact included, on whole-run totals as
     // the retry counts are (warm-up included): for ACTs always (act, act-elr, hybrid's act kind), for
-    // PACTs when --pact-attempts lets them retry (pact, hybrid's pact kind). Not for list-append
-    // (it never retries) nor TPC-C's hybrid (its kinds are transaction types, not modes).
+    // PACTs when --pact-attempts lets them retry (pact, hybrid's pact kind). Not for TPC-C's hybrid
+    // (its kinds are transaction types, not modes).
+    // An ACT promoted to a PACT (--promote) made one attempt more than its caller saw: the ACT's,
+    // then its promoted runs (those after the first counted among the retries); its kind also
+    // reports the commits that came after promotion.
     private static RunResult WithAttemptsPerCommit(RunResult result, string mode, LoadDriver driver, RetryListener retries, LoadGenOptions options)
     {
-        if (options.Workload == LoadGenCommandLine.ListAppend)
-        {
-            return result;
-        }
-
         var pactsRetry = options.PactAttempts > 1;
+        var actAttempts = retries.RetriedActs + retries.Promotions;
         if (mode is ModeNames.Act or ModeNames.ActElr || (mode is ModeNames.Pact && pactsRetry))
         {
-            var retried = mode is ModeNames.Pact ? retries.RetriedPacts : retries.RetriedActs;
-            return driver.Totals.Committed > 0 ? result with { AttemptsPerCommit = Per(driver.Totals, retried) } : result;
+            var retried = mode is ModeNames.Pact ? retries.RetriedPacts : actAttempts;
+            var promoted = mode is ModeNames.Pact ? (long?)null : retries.PromotedCommits;
+            return driver.Totals.Committed > 0 ? result with { AttemptsPerCommit = Per(driver.Totals, retried), Promoted = promoted } : result;
         }
 
         if (mode is ModeNames.Hybrid && result.Kinds is { } kinds && kinds.ContainsKey(ModeNames.Act))
         {
             var updated = new Dictionary<string, RunResult>(kinds, StringComparer.Ordinal);
-            foreach (var (kind, retried) in new (string, long?)[] { (ModeNames.Act, retries.RetriedActs), (ModeNames.Pact, pactsRetry ? retries.RetriedPacts : null) })
+            foreach (var (kind, retried) in new (string, long?)[] { (ModeNames.Act, actAttempts), (ModeNames.Pact, pactsRetry ? retries.RetriedPacts : null) })
             {
                 if (retried is { } count && driver.KindTotals.TryGetValue(kind, out var totals) && totals.Committed > 0 && kinds.TryGetValue(kind, out var run))
                 {
-                    updated[kind] = run with { AttemptsPerCommit = Per(totals, count) };
+                    updated[kind] = run with { AttemptsPerCommit = Per(totals, count), Promoted = kind == ModeNames.Act ? retries.PromotedCommits : null };
                 }
             }
 

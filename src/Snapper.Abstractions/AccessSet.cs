@@ -68,10 +68,29 @@ public sealed class AccessSet
         return at >= 0 ? calls[at] : 0;
     }
 
+    /// <summary>
+    /// The smallest set that declares at least as many calls on each actor as this set and
+    /// <paramref name="other"/> do (this set's order first): a promoted PACT's next declaration.
+    /// </summary>
+    internal AccessSet Covering(AccessSet other)
+    {
+        var covering = this;
+        for (var i = 0; i < other.actors.Length; i++)
+        {
+            var more = other.calls[i] - covering.CallsOn(other.actors[i]);
+            if (more > 0)
+            {
+                covering = covering.And(other.actors[i], more);
+            }
+        }
+
+        return covering;
+    }
+
     /// <inheritdoc />
     public override string ToString() => string.Join(", ", actors.Select((actor, i) => $"{actor}×{calls[i]}"));
 
-    private int IndexOf(ActorId actor)
+    internal int IndexOf(ActorId actor)
     {
         for (var i = 0; i < actors.Length; i++)
         {

@@ -19,6 +19,18 @@ public sealed record ActOptions
     public bool? EarlyLockRelease { get; init; }
 
     /// <summary>
+    /// True: when an attempt aborts for a concurrency reason (<see cref="IsRetryable"/>), run the
+    /// transaction again as a PACT declaring the actors the attempt called, and how often. A PACT
+    /// never aborts for concurrency, so a contended ACT commits on that run instead of racing again.
+    /// A promoted run that calls an actor its declaration missed (the attempt stopped before it got
+    /// there) aborts at that call and runs again declaring it too. The caller sees the same result
+    /// and exceptions; on a final abort, the same <see cref="AbortReason"/>. Promotion happens
+    /// before <see cref="MaxAttempts"/> is spent and is not counted in it. False: retries, if any,
+    /// run as ACTs. Null: the silo's <c>SnapperOptions.Promote</c> (on unless changed).
+    /// </summary>
+    public bool? Promote { get; init; }
+
+    /// <summary>
     /// How many times <c>RunAct</c> runs the ACT before it gives up: 1 (the default) runs it once.
     /// A retry follows an abort for a concurrency reason (wait-die, upgrade conflict, deadlock,
     /// serializability, cascade), never <see cref="AbortReason.User"/>,

@@ -21,6 +21,14 @@ public sealed class TransactionAbortedException : TransactionException
     [Id(0)]
     public AbortReason Reason { get; }
 
+    /// <summary>
+    /// The calls the aborted attempt is known to need, for a promoted run to declare (root → client):
+    /// an ACT's root sets the actors its attempt reached and how often each was called; a PACT
+    /// refused for a call its declaration lacks sets that actor with the calls it needs there.
+    /// </summary>
+    [Id(1)]
+    internal AccessSet? Reached { get; init; }
+
     /// <inheritdoc />
     public override string Message => Tid == 0 ? $"[{Reason}] {Detail}" : $"[{Reason}] transaction {Tid}: {Detail}";
 }

@@ -67,6 +67,11 @@ public sealed record TxnContext
     [Id(10)]
     internal SiloAddress? RootSilo { get; init; }
 
+    // A PACT run in place of an ACT that aborted for a concurrency reason (ActOptions.Promote):
+    // its root tags the transaction's span.
+    [Id(11)]
+    internal bool Promoted { get; init; }
+
     internal long PriorityOrTid => Priority != 0 ? Priority : Tid;
 
     // Client side only (not serialized): the start context has been sent once; a second call with it is refused.

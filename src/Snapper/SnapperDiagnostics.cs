@@ -29,6 +29,13 @@ public static class SnapperDiagnostics
     public const string RetriedInstrument = "snapper.transactions.retried";
 
     /// <summary>
+    /// The counter of ACTs run again as PACTs after an attempt aborted for a concurrency reason
+    /// (<c>ActOptions.Promote</c>), tagged <c>outcome</c> <c>committed</c> or <c>aborted</c> (aborted
+    /// or in doubt): one per transaction, when its promoted runs end.
+    /// </summary>
+    public const string PromotedInstrument = "snapper.transactions.promoted";
+
+    /// <summary>
     /// The histogram of checkpoint rounds, in milliseconds from the seals to the truncation, tagged
     /// <c>outcome</c> <c>done</c> or <c>failed</c>: recorded by the silo that runs the cluster's rounds.
     /// </summary>

@@ -144,6 +144,12 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
 
     Task<PactAbortAnswer> ISnapperParticipant.AbortPact(long bid, long tid, Exception cause) => PactParticipant.AbortPact(bid, tid, cause);
 
+    Task ISnapperParticipant.ReleasePact(long bid, long tid)
+    {
+        PactParticipant.Schedule.Release(bid, tid);
+        return Task.CompletedTask;
+    }
+
     Task<TransactionAbortedException?> ISnapperParticipant.AwaitPact(long tid, long bid, string coordinator) => PactParticipant.AwaitOutcome(tid, bid, coordinator);
 
     Task<(long Tid, string Description)> ISnapperParticipant.DescribeWait(long bid) => Task.FromResult(PactParticipant.DescribeWait(bid));

@@ -136,6 +136,7 @@ public sealed class EmbeddedCluster : ILoadGenCluster
                     o.LogWriteDelay = TimeSpan.FromMilliseconds(options.LogDelayMs);
                     o.CheckpointInterval = TimeSpan.FromSeconds(options.CheckpointIntervalSeconds);
                     o.MaxPactAttempts = options.PactAttempts;
+                    o.Promote = options.Promote;
                     if (faults is { Late: true })
                     {
                         // See AddFaults.

@@ -48,7 +48,7 @@ public sealed class ExternalCluster : ILoadGenCluster
     public Task<int> CountSilos() => ClusterMembership.CountActiveSilos(host.Services.GetRequiredService<IClusterClient>());
 
     /// <summary>Connects to the gateways (PACTs a cascade aborts run up to <paramref name="pactAttempts"/> times); throws if none answers.</summary>
-    public static async Task<ExternalCluster> ConnectAsync(IReadOnlyList<IPEndPoint> gateways, int pactAttempts, TextWriter diagnostics, CancellationToken cancellationToken)
+    public static async Task<ExternalCluster> ConnectAsync(IReadOnlyList<IPEndPoint> gateways, int pactAttempts, bool promote, TextWriter diagnostics, CancellationToken cancellationToken)
     {
         var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
         builder.Services.AddSingleton<IHostLifetime, LoadGenHostLifetime>();
@@ -71,7 +71,7 @@ public sealed class ExternalCluster : ILoadGenCluster
             })
             .Configure<ClusterOptions>(o => (o.ClusterId, o.ServiceId) = (ClusterId, ClusterId))
             .Configure<ClientMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(60))
-            .AddSnapper(snapper => snapper.Configure(o => o.MaxPactAttempts = pactAttempts))
+            .AddSnapper(snapper => snapper.Configure(o => (o.MaxPactAttempts, o.Promote) = (pactAttempts, promote)))
             .UseTransactions()); // orleans-txn: the peer's transactions start at this client
         var host = builder.Build();
         try

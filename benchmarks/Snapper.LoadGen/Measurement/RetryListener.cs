@@ -5,27 +5,45 @@ namespace Snapper.LoadGen.Measurement;
 /// <summary>
 /// Counts Snapper's <c>snapper.transactions.retried</c> by mode: ACT attempts that aborted for a
 /// concurrency reason and were run again inside <c>RunAct</c> (<c>--act-attempts</c>), and PACTs a
-/// cascade aborted that <c>RunPact</c> ran again (<c>--pact-attempts</c>), which the load loops never see.
+/// cascade aborted that <c>RunPact</c> ran again (<c>--pact-attempts</c>), which the load loops never
+/// see; and <c>snapper.transactions.promoted</c>, ACTs run again as PACTs (<c>--promote</c>).
 /// </summary>
 public sealed class RetryListener : IDisposable
 {
     private readonly MeterListener listener = new();
     private long acts;
     private long pacts;
+    private long promotions;
+    private long promotedCommits;
 
     /// <summary>Starts listening.</summary>
     public RetryListener()
     {
         listener.InstrumentPublished = (instrument, l) =>
         {
-            if (instrument.Meter.Name == SnapperDiagnostics.MeterName && instrument.Name == SnapperDiagnostics.RetriedInstrument)
+            if (instrument.Meter.Name == SnapperDiagnostics.MeterName && instrument.Name is SnapperDiagnostics.RetriedInstrument or SnapperDiagnostics.PromotedInstrument)
             {
                 l.EnableMeasurementEvents(instrument);
             }
         };
-        listener.SetMeasurementEventCallback<long>((_, count, tags, _) =>
+        listener.SetMeasurementEventCallback<long>((instrument, count, tags, _) =>
         {
-            // Tagged mode=act (RunAct) or mode=pact (RunPact, a PACT a cascade aborted).
+            if (instrument.Name == SnapperDiagnostics.PromotedInstrument)
+            {
+                // Tagged outcome=committed or outcome=aborted: one per promoted ACT.
+                Interlocked.Add(ref promotions, count);
+                foreach (var tag in tags)
+                {
+                    if (tag.Key == "outcome" && Equals(tag.Value, "committed"))
+                    {
+                        Interlocked.Add(ref promotedCommits, count);
+                    }
+                }
+
+                return;
+            }
+
+            // Tagged mode=act (RunAct, a promoted ACT's runs too) or mode=pact (RunPact, a PACT a cascade aborted).
             foreach (var tag in tags)
             {
                 if (tag.Key == "mode")
@@ -43,6 +61,12 @@ public sealed class RetryListener : IDisposable
 
     /// <summary>PACT attempts retried so far (<c>--pact-attempts</c>).</summary>
     public long RetriedPacts => Interlocked.Read(ref pacts);
+
+    /// <summary>ACTs run again as PACTs so far (<c>--promote</c>), however they ended.</summary>
+    public long Promotions => Interlocked.Read(ref promotions);
+
+    /// <summary>Promoted ACTs that committed so far.</summary>
+    public long PromotedCommits => Interlocked.Read(ref promotedCommits);
 
     /// <inheritdoc />
     public void Dispose() => listener.Dispose();

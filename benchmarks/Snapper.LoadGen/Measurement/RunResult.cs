@@ -76,9 +76,17 @@ public sealed record RunResult
 
     /// <summary>
     /// ACT attempts per committed transaction over the whole run (warm-up included), counting the
-    /// retries inside <c>RunAct</c> (<c>--act-attempts</c>); set for act and act-elr.
+    /// retries inside <c>RunAct</c> (<c>--act-attempts</c>) and promoted runs (<c>--promote</c>);
+    /// set for act and act-elr, and hybrid's act kind.
     /// </summary>
     public double? AttemptsPerCommit { get; init; }
+
+    /// <summary>
+    /// ACT runs and kinds: the commits that came after promotion (<c>--promote</c>: an attempt
+    /// aborted for a concurrency reason and the transaction ran again as a PACT), over the whole run
+    /// (warm-up included), as <see cref="AttemptsPerCommit"/> is.
+    /// </summary>
+    public long? Promoted { get; init; }
 
     /// <summary>What the nemesis did in the measured window (<c>--nemesis</c>), and how the actors answered after it; null without one.</summary>
     public NemesisSummary? Nemesis { get; init; }

@@ -98,6 +98,8 @@ public static class LoadGenCommandLine
         Validators = { r => Range(r, 1, 600_000) },
     };
 
+    private static readonly Option<string> Promote = OneOf("--promote", "on", "An ACT attempt that aborts for a concurrency reason runs again as a PACT over the actors it called (ActOptions.Promote); off: retries stay ACTs.", "on", "off");
+
     private static readonly Option<int> CheckpointInterval = new("--checkpoint-interval")
     {
         Description = "Seconds between checkpoints of the embedded silos' logs (0: none; 1-86400).",
@@ -274,6 +276,7 @@ public static class LoadGenCommandLine
             Seed = parsed.GetValue(Seed),
             Nemesis = parsed.GetValue(Nemesis) is { } faults ? NemesisFaults.Parse(faults) : [],
             NemesisRate = parsed.GetValue(NemesisRate),
+            Promote = parsed.GetValue(Promote) == "on",
         };
         return command.Name switch
         {
@@ -326,7 +329,7 @@ public static class LoadGenCommandLine
         var command = new Command(name, description)
         {
             modes, PactPercent, Dist, Zipf, TxnSize, Actors, Pipeline, Clients, Warmup, JitSettle, Duration,
-            Logger, LogDir, Connection, LogDelayMs, CheckpointInterval, Silos, Cluster, Nemesis, NemesisRate, Json, Verify, Seed,
+            Logger, LogDir, Connection, LogDelayMs, CheckpointInterval, Silos, Cluster, Nemesis, NemesisRate, Json, Verify, Seed, Promote,
         };
         foreach (var option in own)
         {

@@ -94,6 +94,12 @@ public sealed record LoadGenOptions
     /// </summary>
     public bool Verify { get; init; }
 
+    /// <summary>
+    /// Whether an ACT attempt that aborts for a concurrency reason runs again as a PACT
+    /// (<c>--promote</c>, <c>ActOptions.Promote</c>): set on each ACT and on the embedded silos.
+    /// </summary>
+    public bool Promote { get; init; } = true;
+
     /// <summary>smallbank: how many times RunAct runs an ACT that aborts for a concurrency reason (<c>--act-attempts</c>), keeping its age.</summary>
     public int ActAttempts { get; init; } = 1;
 

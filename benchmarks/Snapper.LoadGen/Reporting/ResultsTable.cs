@@ -110,6 +110,13 @@ public static class ResultsTable
             writer.WriteLine(Invariant($"{name} attempts per commit: {run.AttemptsPerCommit:F2} (retries inside {runner} included, up to {most} attempt(s) each)"));
         }
 
+        foreach (var (name, _, run) in retrying.Where(r => r.Run.Promoted is not null))
+        {
+            writer.WriteLine(config.Promote
+                ? Invariant($"{name} promoted: {run.Promoted:N0} commits came after the ACT attempt lost its race and ran again as a PACT (whole run)")
+                : Invariant($"{name} promoted: none (--promote off)"));
+        }
+
         foreach (var run in report.Runs.Where(r => r.AverageBatchSize is not null))
         {
             writer.WriteLine(Invariant($"{run.Mode} average batch size: {run.AverageBatchSize:F1} PACTs"));

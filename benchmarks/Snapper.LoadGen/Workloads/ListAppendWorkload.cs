@@ -18,6 +18,8 @@ public sealed class ListAppendWorkload : IWorkloadActors
     private readonly KeyBlockIds<IListActor> lists;
     private readonly int pactPercent;
     private readonly int userAbortPercent;
+    private readonly ActOptions act;
+    private readonly ActOptions actElr;
     private readonly Action<HistoryEntry> record;
 
     // Transactions whose tid is known and whose outcome is not recorded yet: at cut-off they are
@@ -30,8 +32,10 @@ public sealed class ListAppendWorkload : IWorkloadActors
     /// <param name="pactPercent">Hybrid: the percentage of transactions issued as PACTs.</param>
     /// <param name="record">Receives every finished transaction; must be thread-safe.</param>
     /// <param name="userAbortPercent">The percentage of transactions that append everywhere, then roll back (<c>--user-aborts</c>).</param>
-    public ListAppendWorkload(ISnapperClient client, int actors, int pactPercent, Action<HistoryEntry> record, int userAbortPercent = 0)
+    public ListAppendWorkload(ISnapperClient client, int actors, int pactPercent, Action<HistoryEntry> record, int userAbortPercent = 0, bool promote = true)
     {
+        act = ActOptions.Default with { Promote = promote };
+        actElr = ActOptions.EarlyRelease with { Promote = promote };
         ArgumentOutOfRangeException.ThrowIfNegative(userAbortPercent);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(userAbortPercent, 100);
         this.userAbortPercent = userAbortPercent;
@@ -147,11 +151,15 @@ public sealed class ListAppendWorkload : IWorkloadActors
         Pending? txn = null;
         async Task<(long Tid, AppendResult[] Results)> Body(IListActor actor, TxnContext ctx)
         {
-            // The tid is known from here on: register it so a cut-off can still record it.
+            // The tid is known from here on: register it so a cut-off can still record it. A body
+            // that runs again is a new attempt with its own tid (an ACT promoted to a PACT, or a
+            // PACT run again with more declared): the client starts it only once the one before
+            // it has aborted, so that one is recorded aborted.
             var started = new Pending(ctx.Tid, run, mode, actors);
-            if (Interlocked.CompareExchange(ref txn, started, null) is null)
+            pending.TryAdd(ctx.Tid, started);
+            if (Interlocked.Exchange(ref txn, started) is { } superseded && Finish(superseded.Tid))
             {
-                pending.TryAdd(ctx.Tid, started);
+                record(new HistoryEntry(superseded.Tid, mode, TransactionStatus.Aborted, RunAgain, actors, []));
             }
 
             return (ctx.Tid, await (rollBack ? actor.AppendEverywhereThenRollBack(ctx, others) : actor.AppendEverywhere(ctx, others)));
@@ -160,7 +168,7 @@ public sealed class ListAppendWorkload : IWorkloadActors
         try
         {
             var (tid, results) = mode != ModeNames.Pact
-                ? await client.RunAct<IListActor, (long, AppendResult[])>(first, Body, mode == ModeNames.ActElr ? ActOptions.EarlyRelease : ActOptions.Default, CancellationToken.None)
+                ? await client.RunAct<IListActor, (long, AppendResult[])>(first, Body, mode == ModeNames.ActElr ? actElr : act, CancellationToken.None)
                 : await client.RunPact<IListActor, (long, AppendResult[])>(first, Body, Declare(first, others), CancellationToken.None);
             if (Finish(tid, knownWithoutBody: Volatile.Read(ref txn) is null))
             {
@@ -203,6 +211,9 @@ public sealed class ListAppendWorkload : IWorkloadActors
             throw;
         }
     }
+
+    // The abort reason recorded for an attempt the client ran again (promoted, or its declaration extended).
+    private const string RunAgain = "RunAgain";
 
     // Whether a transaction rolls back is drawn from its keys, so the same seed rolls back the same ones.
     private bool RollsBack(int[] keys)

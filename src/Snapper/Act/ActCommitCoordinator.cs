@@ -56,9 +56,9 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool l
         var tid = ctx.Tid;
         var writers = new List<ActorId>();
         var others = new List<ActorId>();
-        foreach (var (actor, role) in info.Participants)
+        foreach (var (actor, participation) in info.Participants)
         {
-            (role == ParticipantRole.Writer ? writers : others).Add(actor);
+            (participation.Role == ParticipantRole.Writer ? writers : others).Add(actor);
         }
 
         // Read-only participants vote ReadOnly and release their locks; they need no phase two. Their

@@ -183,6 +183,7 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
             throw new SnapperException($"{Id} was called in {ctx} after it prepared to commit.");
         }
 
+        record.Calls++;
         var scope = new CallScope(ctx.Tid);
         CallScope.Current = scope;
         Exception? failure = null;
@@ -407,7 +408,7 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
             _ => ParticipantRole.Visitor,
         };
         var after = records.ContainsKey(record.Context.Tid) ? schedule.BatchAfter(record.Group) : 0;
-        return record.Learned.Snapshot(Id, role, record.BeforeBatch, record.BeforeCommitted, after, precedingActsMaxBeforeBid, record.DependsOn);
+        return record.Learned.Snapshot(Id, role, record.BeforeBatch, record.BeforeCommitted, after, precedingActsMaxBeforeBid, record.DependsOn, record.Calls);
     }
 
     private readonly record struct CallFrame(ActRecord<TState> Record, ExecutionInfo Learned, ExecutionInfo? OuterSink, CallScope? Scope, ActorId Target);

@@ -11,6 +11,9 @@ internal sealed class ActRecord<TState>(TxnContext ctx)
 
     public ActRecordState State { get; set; } = ActRecordState.Active;
 
+    /// <summary>Calls of the ACT that arrived here (what a promoted run declares on this actor).</summary>
+    public int Calls { get; set; }
+
     /// <summary>The transaction's private copy of the state, made at its first write access.</summary>
     public TState? Working { get; set; }
 

@@ -72,9 +72,9 @@ internal sealed class ActRoot<TState>
             failure = decided.Aborted;
             remember |= decided.Undelivered;
         }
-        catch (TransactionAbortedException refused)
+        catch (TransactionAbortedException aborted)
         {
-            failure = refused; // a participant voted no: ActCommitCoordinator aborted them all
+            failure = aborted; // thrown on the way to a decision: everything was aborted
         }
         catch (TransactionInDoubtException inDoubt)
         {
@@ -161,10 +161,20 @@ internal sealed class ActRoot<TState>
         if (failure is not null)
         {
             await services.Commit.Abort(ctx.Tid, info, Id, self!);
-            return (Aborts.AbortedBy(ctx.Tid, failure), false);
+            return (Aborts.AbortedBy(ctx.Tid, failure, info.Reached()), false);
         }
 
-        var applied = await services.Commit.Commit(ctx, act, info, decision, earlyLockRelease, DependencyOutcome, self!);
+        bool applied;
+        try
+        {
+            applied = await services.Commit.Commit(ctx, act, info, decision, earlyLockRelease, DependencyOutcome, self!);
+        }
+        catch (TransactionAbortedException refused)
+        {
+            // A participant voted no: ActCommitCoordinator aborted them all. A promoted run declares what this attempt reached.
+            return (Aborts.AbortedBy(ctx.Tid, refused, info.Reached()), false);
+        }
+
         act.SetDecided(true);
         act.SetDurable(true);
         return (null, !applied);

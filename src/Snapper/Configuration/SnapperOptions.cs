@@ -92,6 +92,13 @@ public sealed class SnapperOptions
     public bool EarlyLockRelease { get; set; }
 
     /// <summary>
+    /// Default for ACTs that do not choose (<c>ActOptions.Promote</c>): an ACT attempt that aborts
+    /// for a concurrency reason runs again as a PACT over the actors it called. Default true; false
+    /// keeps every attempt an ACT.
+    /// </summary>
+    public bool Promote { get; set; } = true;
+
+    /// <summary>
     /// Early lock release: how many prepared, undecided writes an actor exposes at once, i.e. the
     /// longest chain of commit dependencies through one actor. A writer past it keeps its lock
     /// until the decision, so a cascading abort undoes at most this many writes there (1 to 1024).

@@ -5,8 +5,8 @@ namespace Snapper.Diagnostics;
 
 /// <summary>
 /// Snapper's instruments, on the meter <c>Snapper</c>: transactions committed and aborted (tagged
-/// by mode and abort reason), their duration, the loggers' group commits, PACT batch sizes, retries
-/// and checkpoint rounds.
+/// by mode and abort reason), their duration, the loggers' group commits, PACT batch sizes, retries,
+/// promotions and checkpoint rounds.
 /// </summary>
 internal sealed class SnapperMetrics : IDisposable
 {
@@ -20,6 +20,7 @@ internal sealed class SnapperMetrics : IDisposable
     private readonly Histogram<int> logGroupSize;
     private readonly Histogram<int> batchSize;
     private readonly Counter<long> retried;
+    private readonly Counter<long> promoted;
     private readonly Histogram<double> checkpointDuration;
 
     /// <summary>Creates the instruments.</summary>
@@ -32,13 +33,16 @@ internal sealed class SnapperMetrics : IDisposable
         logGroups = meter.CreateCounter<long>("snapper.log.groups", "{group}", "Group commits written to log storage.");
         logGroupSize = meter.CreateHistogram<int>("snapper.log.group_size", "{record}", "Records per group commit.");
         batchSize = meter.CreateHistogram<int>(BatchSizeInstrument, "{transaction}", "PACTs per batch formed by the coordinator ring.");
-        retried = meter.CreateCounter<long>(RetriedInstrument, "{attempt}", "Attempts that aborted for a concurrency reason and were run again (ActOptions.MaxAttempts).");
+        retried = meter.CreateCounter<long>(RetriedInstrument, "{attempt}", "Attempts that aborted and were run again: an ACT's for a concurrency reason (ActOptions.MaxAttempts; a promoted ACT's runs after its first), a PACT's for a cascade (SnapperOptions.MaxPactAttempts).");
+        promoted = meter.CreateCounter<long>(PromotedInstrument, "{transaction}", "ACTs run again as PACTs after an attempt aborted for a concurrency reason (ActOptions.Promote), by outcome.");
         checkpointDuration = meter.CreateHistogram<double>(SnapperDiagnostics.CheckpointInstrument, "ms", "Checkpoint rounds, from the seals to the truncation, by outcome.");
     }
 
     public const string BatchSizeInstrument = SnapperDiagnostics.BatchSizeInstrument;
 
     public const string RetriedInstrument = SnapperDiagnostics.RetriedInstrument;
+
+    public const string PromotedInstrument = SnapperDiagnostics.PromotedInstrument;
 
     internal void Committed(TxnMode mode, TimeSpan elapsed)
     {
@@ -70,6 +74,9 @@ internal sealed class SnapperMetrics : IDisposable
         checkpointDuration.Record(elapsed.TotalMilliseconds, new KeyValuePair<string, object?>("outcome", done ? "done" : "failed"));
 
     internal void Retried(TxnMode mode) => retried.Add(1, new KeyValuePair<string, object?>("mode", ModeName(mode)));
+
+    // Once per promoted transaction, when its promoted runs end: committed, or aborted or in doubt.
+    internal void Promoted(bool committed) => promoted.Add(1, new KeyValuePair<string, object?>("outcome", committed ? "committed" : "aborted"));
 
     /// <inheritdoc />
     public void Dispose() => meter.Dispose();

@@ -33,6 +33,11 @@ internal static class SnapperTracing
             {
                 activity.SetTag("snapper.bid", ctx.Bid);
             }
+
+            if (ctx.Promoted)
+            {
+                activity.SetTag("snapper.promoted", true); // run as a PACT after its ACT attempt lost a race
+            }
         }
 
         return activity;

@@ -39,6 +39,7 @@ internal sealed class SnapperClient(
         }
 
         var earlyLockRelease = options.EarlyLockRelease ?? settings.EarlyLockRelease;
+        var promote = options.Promote ?? settings.Promote;
         var actor = resolver.Get<TActor>(first);
         long priority = 0;
         for (var attempt = 1; ; attempt++)
@@ -54,6 +55,10 @@ internal sealed class SnapperClient(
             catch (Exception lost) when (IsLostAnswer(lost))
             {
                 throw InDoubt(tid, lost);
+            }
+            catch (TransactionAbortedException aborted) when (promote && ActOptions.IsRetryable(aborted.Reason) && aborted.Reached is not null && !cancellationToken.IsCancellationRequested)
+            {
+                return await RunPromoted(first, actor, body, aborted, cancellationToken);
             }
             catch (TransactionAbortedException aborted) when (attempt < options.MaxAttempts && ActOptions.IsRetryable(aborted.Reason) && !cancellationToken.IsCancellationRequested)
             {
@@ -104,17 +109,7 @@ internal sealed class SnapperClient(
             var ctx = await Place(first, declared, cancellationToken);
             try
             {
-                while (true)
-                {
-                    try
-                    {
-                        return await body(actor, ctx with { Start = true });
-                    }
-                    catch (ActorMovingException) when (clock.GetUtcNow() < ctx.Deadline)
-                    {
-                        // The first actor's activation went before the PACT started there: send it again.
-                    }
-                }
+                return await RunPlaced(actor, body, ctx);
             }
             catch (Exception lost) when (IsLostAnswer(lost))
             {
@@ -126,6 +121,75 @@ internal sealed class SnapperClient(
             }
         }
     }
+
+    // The first call of a PACT placed in a batch (ctx): sent again if the first actor's activation
+    // went before the PACT started there.
+    private async Task<TResult> RunPlaced<TActor, TResult>(TActor actor, Func<TActor, TxnContext, Task<TResult>> body, TxnContext ctx)
+    {
+        while (true)
+        {
+            try
+            {
+                return await body(actor, ctx with { Start = true });
+            }
+            catch (ActorMovingException) when (clock.GetUtcNow() < ctx.Deadline)
+            {
+            }
+        }
+    }
+
+    /// <summary>
+    /// ACT attempt <paramref name="actAbort"/> aborted for a concurrency reason: the transaction runs
+    /// again as a PACT declaring the calls the attempt made (<see cref="ActOptions.Promote"/>). A PACT
+    /// never aborts for concurrency; a run that calls beyond its declaration aborts at that call,
+    /// which names what it needed, and runs again declaring that too. Each such run adds a call the
+    /// body makes, so a body whose calls do not depend on data it races with commits within one run
+    /// more than the calls the ACT attempt missed; <see cref="MaxPromotedRuns"/> bounds the rest. If
+    /// the promoted runs give up, the caller is told the ACT's own reason.
+    /// </summary>
+    private async Task<TResult> RunPromoted<TActor, TResult>(ActorId first, TActor actor, Func<TActor, TxnContext, Task<TResult>> body, TransactionAbortedException actAbort, CancellationToken cancellationToken)
+    {
+        var declared = AccessSet.Of(first).Covering(actAbort.Reached!);
+        var cascades = 1;
+        for (var run = 1; ; run++)
+        {
+            var ctx = await Place(first, declared, cancellationToken) with { Promoted = true };
+            try
+            {
+                var result = await RunPlaced(actor, body, ctx);
+                metrics.Promoted(committed: true);
+                return result;
+            }
+            catch (Exception lost) when (IsLostAnswer(lost))
+            {
+                metrics.Promoted(committed: false);
+                throw InDoubt(ctx.Tid, lost);
+            }
+            catch (TransactionAbortedException missed) when (missed.Reason == AbortReason.DeclarationError && missed.Reached is { } more && run < MaxPromotedRuns && !cancellationToken.IsCancellationRequested)
+            {
+                declared = declared.Covering(more);
+                metrics.Retried(TxnMode.Act); // an attempt of the ACT the caller started
+            }
+            catch (TransactionAbortedException cascaded) when (cascaded.Reason == AbortReason.Cascading && cascades++ < settings.MaxPactAttempts && !cancellationToken.IsCancellationRequested)
+            {
+                metrics.Retried(TxnMode.Act);
+            }
+            catch (TransactionAbortedException aborted)
+            {
+                metrics.Promoted(committed: false);
+                if (aborted.Reason is AbortReason.DeclarationError or AbortReason.Cascading)
+                {
+                    // The promoted runs gave up: the caller hears why the transaction lost its race.
+                    throw new TransactionAbortedException(actAbort.Reason, $"{actAbort.Detail} (run again as a PACT, it gave up: {aborted.Detail})", aborted) { Tid = aborted.Tid };
+                }
+
+                throw;
+            }
+        }
+    }
+
+    /// <summary>Promoted runs at most, for a body whose calls depend on data that keeps changing.</summary>
+    internal const int MaxPromotedRuns = 16;
 
     // The root's answer did not come (a response timeout, a silo gone): the transaction may have
     // committed, so the caller is not told it aborted.

@@ -43,6 +43,11 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
     private readonly Dictionary<long, (long Bid, Exception Cause)> abortedEarly = new();
     private readonly PactAccessLog<TState> accesses = new();
 
+    // PACTs rooted here whose body runs, by tid: the calls made from this actor to each declared
+    // actor (in declaration order). When the body returns, an actor called fewer times than
+    // declared is released (ReleasePact). Only for PACTs that declare an actor besides the root.
+    private readonly Dictionary<long, int[]> callsFromRoot = new();
+
     // Batches an earlier activation handed over (Resume): their accesses before that are not known here.
     private readonly HashSet<long> handedOver = new();
 
@@ -120,7 +125,23 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
         where TActor : ITransactionalActor
     {
         ArgumentNullException.ThrowIfNull(call);
+        var declaredAt = ctx.Declared?.IndexOf(target) ?? -1;
+        if (declaredAt < 0)
+        {
+            // Refused here, before the call leaves: the PACT aborts in its turn on this actor, so
+            // nobody has read its writes yet, and the abort names the call a promoted run must add.
+            var undeclared = Aborts.Undeclared(ctx.Tid, target, 1, $"PACT {ctx.Tid} called actor {target}, which its declaration does not name");
+            FailedCall(ctx, undeclared);
+            throw undeclared;
+        }
+
+        if (ctx.Root == Id && callsFromRoot.TryGetValue(ctx.Tid, out var counted))
+        {
+            counted[declaredAt]++;
+        }
+
         var (callee, outer) = BeginCall<TActor>(target);
+
         try
         {
             while (true)
@@ -183,9 +204,15 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
         outcomes[ctx.Tid] = (ctx.Bid, outcome);
         using var span = SnapperTracing.StartTransaction(ctx);
         var execute = SnapperTracing.StartPhase(SnapperTracing.Execute);
+        if (ctx.Declared is { Count: > 1 } declared && !ctx.Promoted)
+        {
+            callsFromRoot[ctx.Tid] = new int[declared.Count];
+        }
+
         try
         {
             await InvokePact(ctx, invoke);
+            ReleaseUncalled(ctx);
         }
         catch (ActorMovingException)
         {
@@ -198,6 +225,7 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
         }
         finally
         {
+            callsFromRoot.Remove(ctx.Tid);
             execute?.Dispose();
         }
 
@@ -245,12 +273,49 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
         }
     }
 
+    // The body of PACT ctx, rooted here, has returned, with every call it awaited: a declared actor
+    // called fewer times than declared will get no more calls (a PACT may declare what it may
+    // touch), so its turn there ends now instead of at the declaration timeout. Calls made from
+    // other actors are not counted here: those actors are released too, which is a no-op where
+    // every declared call came. A promoted PACT's turns end only at this word, so all its actors hear it.
+    private void ReleaseUncalled(TxnContext ctx)
+    {
+        schedule.Release(ctx.Bid, ctx.Tid);
+        callsFromRoot.TryGetValue(ctx.Tid, out var counted);
+        if (counted is null && !ctx.Promoted)
+        {
+            return; // it declared only this actor
+        }
+
+        var declared = ctx.Declared!;
+        for (var i = 0; i < declared.Count; i++)
+        {
+            var (actor, calls) = declared[i];
+            if (actor != Id && (counted is null || counted[i] < calls))
+            {
+                _ = Release(actor, ctx.Bid, ctx.Tid);
+            }
+        }
+    }
+
+    private async Task Release(ActorId actor, long bid, long tid)
+    {
+        try
+        {
+            await services.Resolver.Participant(actor).ReleasePact(bid, tid);
+        }
+        catch (Exception e)
+        {
+            LogMessages.DeliveryFailed(services.Diagnostics, e, actor); // the declaration timeout still ends its turn there
+        }
+    }
+
     /// <summary>A call of PACT <paramref name="ctx"/> arrives here: wait for its turn in the local schedule, run it (<paramref name="invoke"/>), count it out.</summary>
     public async Task InvokePact(TxnContext ctx, Func<Task> invoke)
     {
         if (ctx.Declared is not { } declared || declared.CallsOn(Id) == 0)
         {
-            var undeclared = new TransactionAbortedException(AbortReason.DeclarationError, $"PACT {ctx.Tid} called actor {Id}, which its declaration does not name") { Tid = ctx.Tid };
+            var undeclared = Aborts.Undeclared(ctx.Tid, Id, 1, $"PACT {ctx.Tid} called actor {Id}, which its declaration does not name");
             completion.Fail(ctx, undeclared);
             throw undeclared;
         }

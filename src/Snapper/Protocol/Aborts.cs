@@ -12,9 +12,15 @@ internal static class Aborts
     /// of the API is a <see cref="AbortReason.Failure"/>; anything else user code threw is a
     /// <see cref="AbortReason.User"/> abort.
     /// </summary>
-    public static TransactionAbortedException AbortedBy(long tid, Exception failure) => failure switch
+    public static TransactionAbortedException AbortedBy(long tid, Exception failure) => AbortedBy(tid, failure, null);
+
+    /// <summary>
+    /// <see cref="AbortedBy(long, Exception)"/>, naming the calls the transaction is known to need
+    /// (<paramref name="reached"/>, or else what the abort it wraps names) for a promoted run.
+    /// </summary>
+    public static TransactionAbortedException AbortedBy(long tid, Exception failure, AccessSet? reached) => failure switch
     {
-        TransactionAbortedException aborted => new TransactionAbortedException(aborted.Reason, aborted.Detail, aborted) { Tid = tid },
+        TransactionAbortedException aborted => new TransactionAbortedException(aborted.Reason, aborted.Detail, aborted) { Tid = tid, Reached = reached ?? aborted.Reached },
         SnapperException misuse => new TransactionAbortedException(AbortReason.Failure, misuse.Message, misuse) { Tid = tid },
         _ => new TransactionAbortedException(AbortReason.User, $"user code threw {failure.GetType().Name}: {failure.Message}", failure) { Tid = tid },
     };
@@ -25,7 +31,18 @@ internal static class Aborts
 
     /// <summary>A call (or state access) of PACT <paramref name="tid"/> after it aborted because of <paramref name="abortedBy"/>: the reason is its own abort's.</summary>
     public static TransactionAbortedException PactRefused(long tid, Exception? abortedBy) =>
-        new(abortedBy is TransactionAbortedException aborted ? aborted.Reason : AbortReason.User, $"PACT {tid} has aborted: {abortedBy?.Message}", abortedBy) { Tid = tid };
+        new(abortedBy is TransactionAbortedException aborted ? aborted.Reason : AbortReason.User, $"PACT {tid} has aborted: {abortedBy?.Message}", abortedBy)
+        {
+            Tid = tid,
+            Reached = (abortedBy as TransactionAbortedException)?.Reached,
+        };
+
+    /// <summary>
+    /// A call of PACT <paramref name="tid"/> that its declaration does not cover: it needs
+    /// <paramref name="calls"/> calls on <paramref name="actor"/> (what a promoted run declares next).
+    /// </summary>
+    public static TransactionAbortedException Undeclared(long tid, ActorId actor, int calls, string detail) =>
+        new(AbortReason.DeclarationError, detail) { Tid = tid, Reached = AccessSet.Of(actor, calls) };
 
     /// <summary>The violation an ACT waiting for batch <paramref name="bid"/> dies of, when batch <paramref name="behind"/> ≤ it is behind the ACT (Snapper §4.4.2).</summary>
     public static TransactionAbortedException SerializabilityViolation(long tid, long behind, long bid, string waitingFor) =>

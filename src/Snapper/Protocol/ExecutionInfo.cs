@@ -11,9 +11,10 @@ namespace Snapper.Protocol;
 internal sealed class ExecutionInfo
 {
     [Id(0)]
-    private readonly Dictionary<ActorId, ParticipantRole> participants = new();
+    private readonly Dictionary<ActorId, Participation> participants = new();
 
-    public IReadOnlyDictionary<ActorId, ParticipantRole> Participants => participants;
+    /// <summary>Every actor reached, with its role and how many calls of the ACT it took.</summary>
+    public IReadOnlyDictionary<ActorId, Participation> Participants => participants;
 
     /// <summary>The first exception raised anywhere in the call tree, or null.</summary>
     [Id(1)]
@@ -31,19 +32,28 @@ internal sealed class ExecutionInfo
     [Id(4)]
     public HashSet<ActDependency>? Dependencies { get; private set; }
 
-    public void Add(ActorId actor, ParticipantRole role)
+    /// <summary>
+    /// Notes that <paramref name="actor"/> took <paramref name="calls"/> calls in the role
+    /// <paramref name="role"/>. The strongest role wins; so does the largest count, since an actor
+    /// reports its count so far, which one path may carry older than another.
+    /// </summary>
+    public void Add(ActorId actor, ParticipantRole role, int calls = 0)
     {
-        if (!participants.TryGetValue(actor, out var known) || role > known)
+        if (!participants.TryGetValue(actor, out var known))
         {
-            participants[actor] = role;
+            participants[actor] = new Participation(role, calls);
+        }
+        else if (role > known.Role || calls > known.Calls)
+        {
+            participants[actor] = new Participation(role > known.Role ? role : known.Role, Math.Max(calls, known.Calls));
         }
     }
 
     public void Merge(ExecutionInfo other)
     {
-        foreach (var (actor, role) in other.participants)
+        foreach (var (actor, participation) in other.participants)
         {
-            Add(actor, role);
+            Add(actor, participation.Role, participation.Calls);
         }
 
         Failure ??= other.Failure;
@@ -72,15 +82,32 @@ internal sealed class ExecutionInfo
     }
 
     /// <summary>
+    /// What a promoted run of the ACT declares (<c>ActOptions.Promote</c>): every actor reached, with
+    /// the calls it took (one at least: an actor noted only by its caller, which gave up on the call,
+    /// may have taken it). Null when no actor was reached.
+    /// </summary>
+    public AccessSet? Reached()
+    {
+        AccessSet? reached = null;
+        foreach (var (actor, participation) in participants)
+        {
+            var calls = Math.Max(participation.Calls, 1);
+            reached = reached is null ? AccessSet.Of(actor, calls) : reached.And(actor, calls);
+        }
+
+        return reached;
+    }
+
+    /// <summary>
     /// A copy to hand to the caller: what this actor learned plus its own role and its place among
     /// batches (<paramref name="before"/> and whether it had committed, <paramref name="afterBid"/>:
     /// 0 for none, and the max(BeforeSet) of ACTs that preceded this one here).
     /// </summary>
-    public ExecutionInfo Snapshot(ActorId self, ParticipantRole selfRole, BatchRef before, bool beforeCommitted, long afterBid, long precedingActsMaxBeforeBid, ActDependency? dependency)
+    public ExecutionInfo Snapshot(ActorId self, ParticipantRole selfRole, BatchRef before, bool beforeCommitted, long afterBid, long precedingActsMaxBeforeBid, ActDependency? dependency, int selfCalls = 1)
     {
         var copy = new ExecutionInfo();
         copy.Merge(this);
-        copy.Add(self, selfRole);
+        copy.Add(self, selfRole, selfCalls);
         if (dependency is not null)
         {
             (copy.Dependencies ??= []).Add(dependency.Value);

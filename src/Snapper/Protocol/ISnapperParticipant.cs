@@ -42,6 +42,16 @@ internal interface ISnapperParticipant : IGrain
     Task<PactAbortAnswer> AbortPact(long bid, long tid, Exception cause);
 
     /// <summary>
+    /// A PACT's root → an actor it declared, one-way: the body of PACT <paramref name="tid"/> of
+    /// batch <paramref name="bid"/> has returned, having called here fewer times than declared (as
+    /// far as the root counted: it sends this to every declared actor it did not call itself as
+    /// often as declared). No more of its calls come: its turn here ends once the calls it made
+    /// have returned. Safe late or twice; if lost, the declaration timeout still ends the wait.
+    /// </summary>
+    [OneWay]
+    Task ReleasePact(long bid, long tid);
+
+    /// <summary>
     /// Participant → the ACT's root, one-way: batch <paramref name="bid"/> was placed behind ACT
     /// <paramref name="tid"/> (or behind an ACT waiting for its lock), so it is in the ACT's AfterSet.
     /// </summary>

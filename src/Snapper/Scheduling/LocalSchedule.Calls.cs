@@ -29,15 +29,13 @@ internal sealed partial class LocalSchedule
 
             if (pact.CallsStarted >= pact.DeclaredCalls)
             {
-                throw new TransactionAbortedException(
-                    AbortReason.DeclarationError,
-                    $"PACT {ctx.Tid} declared {pact.DeclaredCalls} call(s) on actor {actor} but made more")
-                { Tid = ctx.Tid };
+                throw Aborts.Undeclared(ctx.Tid, actor, pact.DeclaredCalls + 1, $"PACT {ctx.Tid} declared {pact.DeclaredCalls} call(s) on actor {actor} but made more");
             }
 
             if (current.CompareToTurn(index) == 0)
             {
                 pact.CallsStarted++;
+                pact.AwaitsRelease |= ctx.Promoted;
                 return ValueTask.CompletedTask;
             }
 
@@ -56,10 +54,12 @@ internal sealed partial class LocalSchedule
 
         if (ctx.Bid <= HighestCompletedBid)
         {
-            throw new TransactionAbortedException(
-                AbortReason.DeclarationError,
-                $"PACT {ctx.Tid} declared {ctx.Declared?.CallsOn(actor) ?? 0} call(s) on actor {actor} but made more: its batch {ctx.Bid} had already completed there (or its context was kept past the transaction)")
-            { Tid = ctx.Tid };
+            var declared = ctx.Declared?.CallsOn(actor) ?? 0;
+            throw Aborts.Undeclared(
+                ctx.Tid,
+                actor,
+                declared + 1,
+                $"PACT {ctx.Tid} declared {declared} call(s) on actor {actor} but made more: its batch {ctx.Bid} had already completed there (or its context was kept past the transaction)");
         }
 
         // Its batch has not started here yet: wait for it to arrive and start.
@@ -235,6 +235,47 @@ internal sealed partial class LocalSchedule
     }
 
     /// <summary>
+    /// PACT <paramref name="tid"/> of batch <paramref name="bid"/> makes no more calls here: its body
+    /// has returned at its root having called here fewer times than it declared (a PACT may declare
+    /// what it may touch). Its turn ends once the calls it made here have returned, or is skipped if
+    /// it has not come; nothing it did here is undone. A no-op once its turn has ended here, so a
+    /// release that comes late or twice does nothing.
+    /// </summary>
+    public void Release(long bid, long tid)
+    {
+        if (aborted.Contains(bid))
+        {
+            return;
+        }
+
+        if (current is not null && current.Bid == bid)
+        {
+            if (current.Find(tid) is { } pact && !pact.TurnOver)
+            {
+                pact.Release();
+                AdvanceTurns();
+            }
+
+            return;
+        }
+
+        if (bid > HighestCompletedBid)
+        {
+            ReleaseBeforeStart(bid, tid); // its batch has not started here: skip its turn when it does
+        }
+    }
+
+    private void ReleaseBeforeStart(long bid, long tid)
+    {
+        if (!releasedBeforeStart.TryGetValue(bid, out var released))
+        {
+            releasedBeforeStart[bid] = released = [];
+        }
+
+        released.Add(tid);
+    }
+
+    /// <summary>
     /// The activation is going: every call waiting here for its turn or for its batch fails with
     /// <paramref name="moved"/> before it is counted in, so its caller sends it again (to the next
     /// activation, which resumes this schedule) instead of waiting here for calls the going
@@ -307,7 +348,7 @@ internal sealed partial class LocalSchedule
     }
 
     private TransactionAbortedException NotDeclared(long tid) =>
-        new(AbortReason.DeclarationError, $"PACT {tid} called actor {actor}, which its declaration does not name") { Tid = tid };
+        Aborts.Undeclared(tid, actor, 1, $"PACT {tid} called actor {actor}, which its declaration does not name");
 
     // A call that would wait here while the activation is going would keep it from going, and
     // with it the messages that end the wait: its caller sends it to the next activation instead.

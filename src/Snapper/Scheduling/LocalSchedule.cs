@@ -42,6 +42,10 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
     // PACTs that aborted before their batch started here, by bid: their turns are skipped.
     private readonly Dictionary<long, Dictionary<long, Exception>> abortedBeforeStart = new();
 
+    // PACTs released before their batch started here, by bid: their bodies returned at their roots
+    // without calling here (as often as declared), so their turns are skipped.
+    private readonly Dictionary<long, HashSet<long>> releasedBeforeStart = new();
+
     // Batches completed here and not yet committed or aborted, in bid order, with their PACTs: an
     // abort of one of those PACTs asks whether it wrote here.
     private readonly List<(long Bid, ScheduledPact[] Pacts)> completed = new();
@@ -155,6 +159,10 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
         var waiting = current!;
         current = null;
         waiting.Unstart();
+        foreach (var (bid, tid) in waiting.Released)
+        {
+            ReleaseBeforeStart(bid, tid); // its turn is skipped again when the batch starts again
+        }
     }
 
     /// <summary>An ACT committed or aborted here; the batch after its group may be able to start.</summary>
@@ -211,6 +219,8 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
         }
 
         abortedPacts.AddRange(current?.Aborted ?? []);
+        ImmutableArray<(long, long)> releasedPacts =
+            [.. releasedBeforeStart.SelectMany(r => r.Value.Select(tid => (r.Key, tid))), .. current?.Released ?? []];
         return new ScheduleHandover(
             HighestCompletedBid,
             chainTail,
@@ -220,7 +230,8 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
             [.. entries.OfType<SubBatch>().Where(b => !ReferenceEquals(b, current?.Batch))],
             [.. waitingForPredecessor.Values.OrderBy(b => b.Bid)],
             aborted.Ranges,
-            abortedPacts.ToImmutable());
+            abortedPacts.ToImmutable(),
+            releasedPacts);
     }
 
     /// <summary>
@@ -255,10 +266,18 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
             }
         }
 
+        foreach (var (bid, tid) in handover.ReleasedPacts)
+        {
+            if (handover.Running?.Bid != bid)
+            {
+                ReleaseBeforeStart(bid, tid);
+            }
+        }
+
         if (handover.Running is { } batch)
         {
             entries.AddLast(batch);
-            current = new RunningBatch(batch, handover.CallsFinished, handover.AbortedPacts);
+            current = new RunningBatch(batch, handover.CallsFinished, handover.AbortedPacts, handover.ReleasedPacts);
             actSide?.BatchStarted(batch);
             pactSide?.BatchStarted(batch);
         }
@@ -330,6 +349,11 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
         foreach (var bid in abortedBeforeStart.Keys.Where(IsAborted).ToList())
         {
             abortedBeforeStart.Remove(bid);
+        }
+
+        foreach (var bid in releasedBeforeStart.Keys.Where(IsAborted).ToList())
+        {
+            releasedBeforeStart.Remove(bid);
         }
 
         completed.RemoveAll(c => IsAborted(c.Bid));
@@ -407,8 +431,8 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
 
     private void Start(SubBatch batch)
     {
-        var skipped = abortedBeforeStart.Remove(batch.Bid, out var aborts);
-        current = new RunningBatch(batch, aborts);
+        var skipped = abortedBeforeStart.Remove(batch.Bid, out var aborts) | releasedBeforeStart.Remove(batch.Bid, out var released);
+        current = new RunningBatch(batch, aborts, released);
         actSide?.BatchStarted(batch);
         pactSide?.BatchStarted(batch);
         if (callsBeforeBatch.Remove(batch.Bid, out var early))
@@ -421,7 +445,7 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
 
         if (skipped)
         {
-            AdvanceTurns(); // past the turns of PACTs that aborted before the batch started here
+            AdvanceTurns(); // past the turns of PACTs that aborted or were released before the batch started here
         }
     }
 

@@ -13,14 +13,22 @@ internal sealed class RunningBatch
     private readonly ScheduledPact[] pacts;
     private int turn;
 
-    /// <summary>The batch starts: PACTs that aborted before it did (<paramref name="abortedBeforeStart"/>) have their turns skipped.</summary>
-    public RunningBatch(SubBatch batch, IReadOnlyDictionary<long, Exception>? abortedBeforeStart)
+    /// <summary>
+    /// The batch starts: PACTs that aborted before it did (<paramref name="abortedBeforeStart"/>), or
+    /// were released before it did (<paramref name="releasedBeforeStart"/>: their bodies returned
+    /// without calling here), have their turns skipped.
+    /// </summary>
+    public RunningBatch(SubBatch batch, IReadOnlyDictionary<long, Exception>? abortedBeforeStart, IReadOnlySet<long>? releasedBeforeStart = null)
     {
         Batch = batch;
         pacts = new ScheduledPact[batch.Pacts.Length];
         for (var i = 0; i < pacts.Length; i++)
         {
             pacts[i] = new ScheduledPact(batch.Pacts[i].Tid, batch.Pacts[i].Calls) { AbortedBy = abortedBeforeStart?.GetValueOrDefault(batch.Pacts[i].Tid) };
+            if (releasedBeforeStart?.Contains(batch.Pacts[i].Tid) == true)
+            {
+                pacts[i].Release();
+            }
         }
     }
 
@@ -28,12 +36,19 @@ internal sealed class RunningBatch
     /// The batch goes on in a new activation where the last one stopped: each PACT has made
     /// <paramref name="callsFinished"/> calls, and those in <paramref name="aborted"/> have aborted.
     /// </summary>
-    public RunningBatch(SubBatch batch, ImmutableArray<int> callsFinished, IEnumerable<(long Bid, long Tid, Exception Cause)> aborted)
+    public RunningBatch(SubBatch batch, ImmutableArray<int> callsFinished, IEnumerable<(long Bid, long Tid, Exception Cause)> aborted, IEnumerable<(long Bid, long Tid)> released)
         : this(batch, AbortsOf(batch.Bid, aborted))
     {
         for (var i = 0; i < pacts.Length; i++)
         {
             pacts[i].CallsStarted = pacts[i].CallsFinished = callsFinished[i];
+            foreach (var (bid, tid) in released)
+            {
+                if (bid == batch.Bid && tid == pacts[i].Tid)
+                {
+                    pacts[i].Release();
+                }
+            }
         }
 
         while (turn < pacts.Length && pacts[turn].TurnOver)
@@ -71,6 +86,9 @@ internal sealed class RunningBatch
 
     /// <summary>No call has been let in and no PACT skipped: nothing of it has run here yet.</summary>
     public bool Untouched => Array.TrueForAll(pacts, p => p.CallsStarted == 0 && p.AbortedBy is null);
+
+    /// <summary>The PACTs released here (their bodies returned before they made every call declared), for a hand-over.</summary>
+    public IEnumerable<(long Bid, long Tid)> Released => pacts.Where(p => p.Released).Select(p => (Bid, p.Tid));
 
     /// <summary>The PACTs that have aborted, for a hand-over.</summary>
     public IEnumerable<(long Bid, long Tid, Exception Cause)> Aborted =>

@@ -7,7 +7,11 @@ internal sealed class ScheduledPact(long tid, int declaredCalls)
 {
     public long Tid { get; } = tid;
 
-    public int DeclaredCalls { get; } = declaredCalls;
+    /// <summary>The calls it declared here; cut to those it made once it is released (<see cref="Release"/>).</summary>
+    public int DeclaredCalls { get; private set; } = declaredCalls;
+
+    /// <summary>True once its body returned at its root with fewer calls here than it declared.</summary>
+    public bool Released { get; private set; }
 
     /// <summary>Calls that have been let in (checked against the declaration on arrival).</summary>
     public int CallsStarted { get; set; }
@@ -36,9 +40,28 @@ internal sealed class ScheduledPact(long tid, int declaredCalls)
     /// <summary>Completed when its turn ends here after it aborted (someone waits for that).</summary>
     public TaskCompletionSource? TurnEnded { get; set; }
 
+    /// <summary>
+    /// Its body has returned at its root: no more calls of it come here, so its turn ends once the
+    /// calls it made have returned (a turn not reached yet is skipped). What it did here stays.
+    /// </summary>
+    public void Release()
+    {
+        DeclaredCalls = CallsStarted;
+        AwaitsRelease = false;
+        Released = true;
+    }
+
+    /// <summary>
+    /// A promoted PACT (run in place of an ACT, declaring what its attempt saw) has called here: its
+    /// turn ends only when its root releases it, not when its declared calls are made. Its
+    /// declaration is a guess; if the body then calls beyond it, the PACT aborts while no one has
+    /// read its writes here, so its abort takes nobody else along.
+    /// </summary>
+    public bool AwaitsRelease { get; set; }
+
     /// <summary>True while a call of it runs here.</summary>
     public bool HasCallsRunning => CallsStarted > CallsFinished;
 
-    /// <summary>Its turn here is over: it made its declared calls, or it aborted and no call of it runs.</summary>
-    public bool TurnOver => CallsFinished >= DeclaredCalls || (AbortedBy is not null && !HasCallsRunning);
+    /// <summary>Its turn here is over: it made its declared calls (and was released, if it awaits that), or it aborted and no call of it runs.</summary>
+    public bool TurnOver => (CallsFinished >= DeclaredCalls && !AwaitsRelease) || (AbortedBy is not null && !HasCallsRunning);
 }

@@ -1,16 +1,22 @@
+using Snapper.Hosting;
 using Snapper.Tests.Infrastructure;
 
 namespace Snapper.Tests.Act;
 
-/// <summary>Strict 2PL with wait-die across real transactions, interleaved with gates.</summary>
+/// <summary>
+/// Strict 2PL with wait-die across real transactions, interleaved with gates. What an ACT attempt
+/// meets is the subject, so ACTs are not promoted (ActOptions.Promote) here.
+/// </summary>
 public sealed class LockingTests
 {
     private static ActorId Actor(string key) => ActorId.Create<ITestActor>(key);
 
+    private static void ActOnly(SnapperBuilder s) => s.Configure(o => o.Promote = false);
+
     [Fact]
     public async Task Wait_die_aborts_the_younger_transaction_that_asks_for_an_older_ones_lock()
     {
-        await using var silo = await TestSilo.StartAsync();
+        await using var silo = await TestSilo.StartAsync(ActOnly);
         var x = Actor("x");
         silo.Gates.Signal("old may lock");
 
@@ -34,7 +40,7 @@ public sealed class LockingTests
     [Fact]
     public async Task A_new_transaction_that_holds_nothing_waits_at_its_root_for_an_older_ones_lock_instead_of_dying()
     {
-        await using var silo = await TestSilo.StartAsync();
+        await using var silo = await TestSilo.StartAsync(ActOnly);
         var x = Actor("entrant");
         silo.Gates.Signal("old may lock");
         var older = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.AddBetweenGates(ctx, "old may lock", "old locked", "old release"));
@@ -55,7 +61,7 @@ public sealed class LockingTests
     [Fact]
     public async Task Wait_die_lets_the_older_transaction_wait_for_a_younger_holder_and_never_aborts_it()
     {
-        await using var silo = await TestSilo.StartAsync();
+        await using var silo = await TestSilo.StartAsync(ActOnly);
         var x = Actor("y");
 
         // The older transaction starts first (smaller tid) but only asks for the lock later.
@@ -81,7 +87,7 @@ public sealed class LockingTests
     [Fact]
     public async Task A_read_only_ACT_takes_read_locks_only_and_writes_no_log_record()
     {
-        await using var silo = await TestSilo.StartAsync();
+        await using var silo = await TestSilo.StartAsync(ActOnly);
         var x = Actor("r");
         var before = (await silo.LogRecords()).Count;
 
@@ -103,7 +109,7 @@ public sealed class LockingTests
     [Fact]
     public async Task A_sole_reader_upgrades_to_a_write_lock()
     {
-        await using var silo = await TestSilo.StartAsync();
+        await using var silo = await TestSilo.StartAsync(ActOnly);
         var x = Actor("u1");
         silo.Gates.Signal("write");
 
@@ -115,7 +121,7 @@ public sealed class LockingTests
     [Fact]
     public async Task An_upgrade_while_another_transaction_reads_aborts_with_UpgradeConflict()
     {
-        await using var silo = await TestSilo.StartAsync();
+        await using var silo = await TestSilo.StartAsync(ActOnly);
         var x = Actor("u2");
 
         var upgrader = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.ReadThenWrite(ctx, "u read", "u write"));
@@ -136,7 +142,7 @@ public sealed class LockingTests
     [Fact]
     public async Task A_lock_wait_ends_at_the_transaction_deadline_with_reason_Timeout()
     {
-        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.TransactionTimeout = TimeSpan.FromMilliseconds(300)));
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => (o.TransactionTimeout, o.Promote) = (TimeSpan.FromMilliseconds(300), false)));
         var x = Actor("t");
 
         // Older transaction waits for a younger holder that outlives the older one's deadline.

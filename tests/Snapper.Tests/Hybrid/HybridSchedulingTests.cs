@@ -29,8 +29,9 @@ public sealed class HybridSchedulingTests
         }
     }
 
+    // What an ACT attempt meets beside batches is the subject: it is not promoted (ActOptions.Promote).
     private static Task<TestSilo> Start(TimeSpan deadlockTimeout) =>
-        TestSilo.StartAsync(s => s.Configure(o => o.DeadlockTimeout = deadlockTimeout));
+        TestSilo.StartAsync(s => s.Configure(o => (o.DeadlockTimeout, o.Promote) = (deadlockTimeout, false)));
 
     [Fact]
     public async Task An_ACT_arriving_while_a_batch_runs_waits_for_it_to_complete_and_sees_its_write()

@@ -70,6 +70,7 @@ public sealed class EarlyLockReleaseRecoveryRegressionTests
                 o.EarlyLockRelease = true;
                 o.TransactionTimeout = Timeout;
                 o.LoggerCount = Loggers;
+                o.Promote = false; // the ACT's own ending is the subject: not run again as a PACT
             }),
             services => services.AddSingleton<ILogStorage>(storage));
         string LogOf(ActorId id) => silo.Loggers.For(id)!.Name;

@@ -50,11 +50,12 @@ public sealed class MessageSerializationTests
     [Fact]
     public void An_abort_keeps_its_reason_tid_and_detail()
     {
-        var aborted = new TransactionAbortedException(AbortReason.SerializabilityViolation, "max(BeforeSet) ≥ min(AfterSet)") { Tid = 9 };
+        var aborted = new TransactionAbortedException(AbortReason.SerializabilityViolation, "max(BeforeSet) ≥ min(AfterSet)") { Tid = 9, Reached = AccessSet.Of(X).And(Y, 3) };
         var back = RoundTrip(aborted);
         Assert.Equal(AbortReason.SerializabilityViolation, back.Reason);
         Assert.Equal(9, back.Tid);
         Assert.Equal(aborted.Message, back.Message);
+        Assert.Equal(3, back.Reached!.CallsOn(Y)); // the client promotes from what the root sent
     }
 
     [Fact]
@@ -110,16 +111,17 @@ public sealed class MessageSerializationTests
     [Fact]
     public void Execution_info_comes_back_whole_from_a_nested_call()
     {
-        // What a callee reports to its caller: participants with roles, hybrid bounds, a commit
+        // What a callee reports to its caller: participants with roles and calls, hybrid bounds, a commit
         // dependency by tid and root, and the first failure.
-        var nested = new ExecutionInfo().Snapshot(Y, ParticipantRole.Writer, new BatchRef(30, "silo/0"), beforeCommitted: false, afterBid: 50, precedingActsMaxBeforeBid: 35, dependency: new ActDependency(17, Y));
+        var nested = new ExecutionInfo().Snapshot(Y, ParticipantRole.Writer, new BatchRef(30, "silo/0"), beforeCommitted: false, afterBid: 50, precedingActsMaxBeforeBid: 35, dependency: new ActDependency(17, Y), selfCalls: 2);
         nested.Fail(new InvalidOperationException("nested boom"));
         var info = new ExecutionInfo().Snapshot(X, ParticipantRole.Reader, default, true, 0, 0, null);
         info.Merge(nested);
 
         var back = RoundTrip(info);
-        Assert.Equal(ParticipantRole.Writer, back.Participants[Y]);
-        Assert.Equal(ParticipantRole.Reader, back.Participants[X]);
+        Assert.Equal(new Participation(ParticipantRole.Writer, 2), back.Participants[Y]);
+        Assert.Equal(new Participation(ParticipantRole.Reader, 1), back.Participants[X]);
+        Assert.Equal(AccessSet.Of(X).And(Y, 2).ToString(), back.Reached()!.ToString()); // what a promoted run declares
         Assert.Equal((35L, 50L), (back.Bounds!.MaxBeforeBid, back.Bounds.MinAfterBid));
         Assert.Equal([new BatchRef(30, "silo/0")], back.Bounds.BeforeBatches);
         Assert.True(back.AfterSetIncomplete); // X reported no batch after it

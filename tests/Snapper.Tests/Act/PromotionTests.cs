@@ -1,0 +1,238 @@
+using System.Collections.Concurrent;
+using Snapper.Tests.Infrastructure;
+
+namespace Snapper.Tests.Act;
+
+/// <summary>
+/// ActOptions.Promote: an ACT attempt that aborts for a concurrency reason runs again as a PACT over
+/// the calls it made, learns calls it had not reached, and a PACT may declare more than it calls.
+/// Each contended case is built with an older ACT (the blocker) holding a lock, so the ACT dies under
+/// wait-die for certain, not by luck of timing.
+/// </summary>
+public sealed class PromotionTests
+{
+    private static readonly TimeSpan Bound = TimeSpan.FromSeconds(15);
+
+    [Fact]
+    public async Task A_contended_transfer_is_promoted_and_commits_as_a_PACT()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var (a, b) = (Actor("p1-a"), Actor("p1-b"));
+        var blocker = await Block(silo, b, "p1");
+        var modes = new ConcurrentQueue<TxnMode>();
+
+        var transfer = silo.Client.RunAct<IPromotionTestActor, int>(a, (x, ctx) =>
+        {
+            modes.Enqueue(ctx.Mode);
+            return x.PayEach(ctx, 1, [b]);
+        });
+
+        // The ACT died at b (younger than the blocker); its promoted run waits there behind it.
+        await UntilPromoted(modes, transfer);
+        silo.Gates.Signal("p1 release");
+        await blocker.WaitAsync(Bound);
+
+        Assert.Equal(1, await transfer.WaitAsync(Bound));
+        Assert.Equal([TxnMode.Act, TxnMode.Pact], modes);
+        Assert.Equal((-1, 1), (await Read(silo, a), await Read(silo, b)));
+        await silo.UntilResolved();
+    }
+
+    [Fact]
+    public async Task An_attempt_that_aborted_half_way_learns_the_rest_from_its_promoted_runs()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var (a, b, c) = (Actor("p2-a"), Actor("p2-b"), Actor("p2-c"));
+        var blocker = await Block(silo, b, "p2");
+        var modes = new ConcurrentQueue<TxnMode>();
+
+        // Pays b, then c: the ACT dies at b and never learns of c.
+        var transfer = silo.Client.RunAct<IPromotionTestActor, int>(a, (x, ctx) =>
+        {
+            modes.Enqueue(ctx.Mode);
+            return x.PayEach(ctx, 1, [b, c]);
+        });
+
+        await UntilPromoted(modes, transfer);
+        silo.Gates.Signal("p2 release");
+        await blocker.WaitAsync(Bound);
+
+        // The first promoted run declared a and b, called c, and ran again declaring c too.
+        Assert.Equal(2, await transfer.WaitAsync(Bound));
+        Assert.Equal([TxnMode.Act, TxnMode.Pact, TxnMode.Pact], modes);
+        Assert.Equal((-2, 1, 1), (await Read(silo, a), await Read(silo, b), await Read(silo, c)));
+        await silo.UntilResolved();
+    }
+
+    [Fact]
+    public async Task A_transaction_whose_calls_change_between_runs_converges_and_what_it_no_longer_calls_is_released()
+    {
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.DeclarationTimeout = TimeSpan.FromMinutes(30)));
+        var (a, b, c, d) = (Actor("p3-a"), Actor("p3-b"), Actor("p3-c"), Actor("p3-d"));
+        var blocker = await Block(silo, b, "p3");
+        var modes = new ConcurrentQueue<TxnMode>();
+
+        // As a transaction whose target is read from data that others change: each run pays
+        // another actor, until it settles on d. Every run declares what the runs before it called.
+        ActorId[] targets = [b, c, d];
+        var transfer = silo.Client.RunAct<IPromotionTestActor, int>(a, (x, ctx) =>
+        {
+            modes.Enqueue(ctx.Mode);
+            return x.PayEach(ctx, 1, [targets[Math.Min(modes.Count, targets.Length) - 1]]);
+        });
+
+        await UntilPromoted(modes, transfer);
+        silo.Gates.Signal("p3 release");
+        await blocker.WaitAsync(Bound);
+
+        // Run 2 declared a, b and called c; run 3 declared c too and called d; run 4 declared all
+        // four, called d, and committed: b and c, declared and not called, did not hold it up until
+        // the declaration timeout (30 minutes here).
+        Assert.Equal(1, await transfer.WaitAsync(Bound));
+        Assert.Equal([TxnMode.Act, TxnMode.Pact, TxnMode.Pact, TxnMode.Pact], modes);
+        Assert.Equal((-1, 0, 0, 1), (await Read(silo, a), await Read(silo, b), await Read(silo, c), await Read(silo, d)));
+        await silo.UntilResolved();
+    }
+
+    [Fact]
+    public async Task A_PACT_that_declares_actors_it_never_calls_commits_without_waiting_for_the_declaration_timeout()
+    {
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.DeclarationTimeout = TimeSpan.FromMinutes(30)));
+        var (a, b, c, d) = (Actor("p4-a"), Actor("p4-b"), Actor("p4-c"), Actor("p4-d"));
+
+        // Called from the root: b once of twice; c and d never.
+        var paid = await silo.Client.RunPact<IPromotionTestActor, int>(a, (x, ctx) => x.PayEach(ctx, 1, [b]), AccessSet.Of(a).And(b, 2).And(c).And(d)).WaitAsync(Bound);
+        Assert.Equal(1, paid);
+
+        // Called from b, not from the root: c once of the twice declared.
+        await silo.Client.RunPact<IPromotionTestActor>(a, (x, ctx) => x.PayThrough(ctx, b, c), AccessSet.Of(a).And(b).And(c, 2)).WaitAsync(Bound);
+
+        // Nothing is left waiting: the next PACTs on those actors run at once.
+        await silo.Client.RunPact<IPromotionTestActor, int>(d, (x, ctx) => x.PayEach(ctx, 1, [b, c]), AccessSet.Of(d).And(b).And(c)).WaitAsync(Bound);
+        Assert.Equal((-2, 1, 2, -2), (await Read(silo, a), await Read(silo, b), await Read(silo, c), await Read(silo, d)));
+        await silo.UntilResolved();
+    }
+
+    [Fact]
+    public async Task A_user_abort_is_not_promoted()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var a = Actor("p5-a");
+        var runs = 0;
+
+        var aborted = await Assert.ThrowsAsync<TransactionAbortedException>(() => silo.Client.RunAct<IPromotionTestActor, int>(a, (x, ctx) =>
+        {
+            Interlocked.Increment(ref runs);
+            return x.PayThenAbort(ctx);
+        }).WaitAsync(Bound));
+
+        Assert.Equal(AbortReason.User, aborted.Reason);
+        Assert.Equal(1, runs);
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task With_promotion_off_a_contended_ACT_aborts_as_before(bool offSiloWide)
+    {
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.Promote = !offSiloWide));
+        var (a, b) = (Actor("p6-a"), Actor("p6-b"));
+        var blocker = await Block(silo, b, "p6");
+        var modes = new ConcurrentQueue<TxnMode>();
+
+        var aborted = await Assert.ThrowsAsync<TransactionAbortedException>(() => silo.Client.RunAct<IPromotionTestActor, int>(
+            a,
+            (x, ctx) =>
+            {
+                modes.Enqueue(ctx.Mode);
+                return x.PayEach(ctx, 1, [b]);
+            },
+            offSiloWide ? ActOptions.Default : new ActOptions { Promote = false }).WaitAsync(Bound));
+
+        Assert.Equal(AbortReason.WaitDie, aborted.Reason);
+        Assert.Equal([TxnMode.Act], modes);
+        silo.Gates.Signal("p6 release");
+        await blocker.WaitAsync(Bound);
+        Assert.Equal((0, 0), (await Read(silo, a), await Read(silo, b)));
+    }
+
+    // Until the body runs a second time: the ACT died and runs again as a PACT. If the transfer
+    // ended instead, its outcome says why.
+    private static async Task UntilPromoted(ConcurrentQueue<TxnMode> modes, Task transfer)
+    {
+        await Poll.Until(() => modes.Count >= 2 || transfer.IsCompleted, "the transfer ran again as a PACT");
+        if (modes.Count < 2)
+        {
+            await transfer;
+            Assert.Fail($"the transfer committed as {string.Join(", ", modes)} without being promoted");
+        }
+    }
+
+    // An older ACT that holds b's write lock until "{name} release".
+    private static async Task<Task> Block(TestSilo silo, ActorId b, string name)
+    {
+        var blocker = silo.Client.RunAct<IPromotionTestActor>(b, (x, ctx) => x.HoldBetweenGates(ctx, $"{name} locked", $"{name} release"));
+        await silo.Gates.Until($"{name} locked");
+        return blocker;
+    }
+
+    private static Task<int> Read(TestSilo silo, ActorId actor) =>
+        silo.Client.RunPact<IPromotionTestActor, int>(actor, (x, ctx) => x.Read(ctx), AccessSet.Of(actor));
+
+    private static ActorId Actor(string key) => ActorId.Create<IPromotionTestActor>(key);
+}
+
+/// <summary>The transfers promoted above.</summary>
+public interface IPromotionTestActor : ITransactionalActor, IGrainWithStringKey
+{
+    Task<int> Read(TxnContext ctx);
+
+    Task Add(TxnContext ctx, int delta);
+
+    Task HoldBetweenGates(TxnContext ctx, string locked, string release);
+
+    Task<int> PayEach(TxnContext ctx, int amount, ActorId[] to);
+
+    Task PayThrough(TxnContext ctx, ActorId via, ActorId to);
+
+    Task<int> PayThenAbort(TxnContext ctx);
+}
+
+public sealed class PromotionTestActor(Gates gates) : TransactionalActor<Counter>, IPromotionTestActor
+{
+    public async Task<int> Read(TxnContext ctx) => (await GetState(ctx, AccessMode.Read)).Value;
+
+    public async Task Add(TxnContext ctx, int delta) => (await GetState(ctx, AccessMode.ReadWrite)).Value += delta;
+
+    public async Task HoldBetweenGates(TxnContext ctx, string locked, string release)
+    {
+        await GetState(ctx, AccessMode.ReadWrite);
+        gates.Signal(locked);
+        await gates.Until(release);
+    }
+
+    // Pays each of `to` in turn, one after another: an attempt that dies at one never reaches the next.
+    public async Task<int> PayEach(TxnContext ctx, int amount, ActorId[] to)
+    {
+        await Add(ctx, -amount * to.Length);
+        foreach (var target in to)
+        {
+            await CallActor<IPromotionTestActor>(ctx, target, x => x.Add(ctx, amount));
+        }
+
+        return to.Length;
+    }
+
+    // Pays `to` through `via`: the root does not call `to` itself.
+    public async Task PayThrough(TxnContext ctx, ActorId via, ActorId to)
+    {
+        await Add(ctx, -1);
+        await CallActor<IPromotionTestActor>(ctx, via, x => x.PayEach(ctx, 1, [to]));
+    }
+
+    public async Task<int> PayThenAbort(TxnContext ctx)
+    {
+        await Add(ctx, -1);
+        throw new TransactionAbortedException(AbortReason.User, "the user changed their mind");
+    }
+}
