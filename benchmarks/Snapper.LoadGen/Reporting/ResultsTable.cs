@@ -107,7 +107,8 @@ public static class ResultsTable
         foreach (var (name, kind, run) in retrying.Where(r => r.Run.AttemptsPerCommit is not null))
         {
             var (runner, most) = kind == ModeNames.Pact ? ("RunPact", config.PactAttempts) : ("RunAct", config.ActAttempts);
-            writer.WriteLine(Invariant($"{name} attempts per commit: {run.AttemptsPerCommit:F2} (retries inside {runner} included, up to {most} attempt(s) each)"));
+            var promoted = kind != ModeNames.Pact && config.Promote ? ", and its promoted runs" : "";
+            writer.WriteLine(Invariant($"{name} attempts per commit: {run.AttemptsPerCommit:F2} (retries inside {runner} included, up to {most} attempt(s) each{promoted})"));
         }
 
         foreach (var (name, _, run) in retrying.Where(r => r.Run.Promoted is not null))

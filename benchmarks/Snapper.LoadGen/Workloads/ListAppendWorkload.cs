@@ -152,12 +152,12 @@ public sealed class ListAppendWorkload : IWorkloadActors
         async Task<(long Tid, AppendResult[] Results)> Body(IListActor actor, TxnContext ctx)
         {
             // The tid is known from here on: register it so a cut-off can still record it. A body
-            // that runs again is a new attempt with its own tid (an ACT promoted to a PACT, or a
-            // PACT run again with more declared): the client starts it only once the one before
-            // it has aborted, so that one is recorded aborted.
+            // that runs again with a new tid is a new attempt (an ACT promoted to a PACT, or a PACT
+            // run again with more declared): the client starts it only once the one before it has
+            // aborted, so that one is recorded aborted. With the same tid it is the same attempt,
+            // sent again because its first actor's activation went before it started there.
             var started = new Pending(ctx.Tid, run, mode, actors);
-            pending.TryAdd(ctx.Tid, started);
-            if (Interlocked.Exchange(ref txn, started) is { } superseded && Finish(superseded.Tid))
+            if (pending.TryAdd(ctx.Tid, started) && Interlocked.Exchange(ref txn, started) is { } superseded && Finish(superseded.Tid))
             {
                 record(new HistoryEntry(superseded.Tid, mode, TransactionStatus.Aborted, RunAgain, actors, []));
             }

@@ -257,12 +257,14 @@ internal sealed partial class PactParticipant<TState>
             _ = CommitWhenCommitted(batch.Coordinator, batch.Bid);
         }
 
-        schedule.Resume(handover.Schedule);
-        if (handover.Working is { State: { } state } running)
+        schedule.Resume(handover.Schedule, () =>
         {
-            working = services.Serializer.Deserialize<TState>(state);
-            workingVersion = running.Version;
-        }
+            if (handover.Working is { State: { } state } running)
+            {
+                working = services.Serializer.Deserialize<TState>(state);
+                workingVersion = running.Version;
+            }
+        });
 
         foreach (var batch in handover.Schedule.Batches)
         {

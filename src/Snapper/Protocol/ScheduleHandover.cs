@@ -17,6 +17,7 @@ namespace Snapper.Protocol;
 /// <param name="WaitingForPredecessor">Batches that arrived before their predecessor.</param>
 /// <param name="Aborted">Bid ranges taken by abort cascades (their late messages are refused).</param>
 /// <param name="AbortedPacts">PACTs known aborted, of the running batch or of one not started.</param>
+/// <param name="AwaitingRelease">Promoted PACTs of <paramref name="Running"/> whose turn waits for their root's release.</param>
 /// <param name="ReleasedPacts">PACTs whose bodies returned before they made every call declared here, of the running batch or of one not started.</param>
 [GenerateSerializer, Immutable]
 internal sealed record ScheduleHandover(
@@ -29,7 +30,8 @@ internal sealed record ScheduleHandover(
     [property: Id(6)] ImmutableArray<SubBatch> WaitingForPredecessor,
     [property: Id(7)] ImmutableArray<(long From, long Through)> Aborted,
     [property: Id(8)] ImmutableArray<(long Bid, long Tid, Exception Cause)> AbortedPacts,
-    [property: Id(9)] ImmutableArray<(long Bid, long Tid)> ReleasedPacts)
+    [property: Id(9)] ImmutableArray<(long Bid, long Tid)> ReleasedPacts,
+    [property: Id(10)] ImmutableArray<long> AwaitingRelease)
 {
     /// <summary>Every batch named here that may still commit, for the next activation to follow.</summary>
     public IEnumerable<SubBatch> Batches => [.. Running is null ? [] : new[] { Running }, .. Placed, .. WaitingForPredecessor];

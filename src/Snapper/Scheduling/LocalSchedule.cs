@@ -231,15 +231,17 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
             [.. waitingForPredecessor.Values.OrderBy(b => b.Bid)],
             aborted.Ranges,
             abortedPacts.ToImmutable(),
-            releasedPacts);
+            releasedPacts,
+            [.. current?.AwaitingRelease ?? []]);
     }
 
     /// <summary>
     /// This activation follows one that handed its schedule over (<see cref="HandOver"/>): the
     /// batches go on where they stopped, the running one at the turn it had reached. Called once,
-    /// on a new schedule, before any message is taken.
+    /// on a new schedule, before any message is taken; <paramref name="runningRestored"/> puts the
+    /// running batch's working copy back after the batch is started and before its turns advance.
     /// </summary>
-    public void Resume(ScheduleHandover handover)
+    public void Resume(ScheduleHandover handover, Action? runningRestored = null)
     {
         HighestCompletedBid = handover.HighestCompletedBid;
         chainTail = handover.ChainTail;
@@ -277,10 +279,14 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
         if (handover.Running is { } batch)
         {
             entries.AddLast(batch);
-            current = new RunningBatch(batch, handover.CallsFinished, handover.AbortedPacts, handover.ReleasedPacts);
+            current = new RunningBatch(batch, handover.CallsFinished, handover.AbortedPacts, handover.ReleasedPacts, handover.AwaitingRelease);
             actSide?.BatchStarted(batch);
             pactSide?.BatchStarted(batch);
         }
+
+        // The running batch's writes so far are back before any turn may end: a batch that completed
+        // now would otherwise complete without them.
+        runningRestored?.Invoke();
 
         foreach (var placed in handover.Placed)
         {

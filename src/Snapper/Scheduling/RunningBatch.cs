@@ -36,12 +36,13 @@ internal sealed class RunningBatch
     /// The batch goes on in a new activation where the last one stopped: each PACT has made
     /// <paramref name="callsFinished"/> calls, and those in <paramref name="aborted"/> have aborted.
     /// </summary>
-    public RunningBatch(SubBatch batch, ImmutableArray<int> callsFinished, IEnumerable<(long Bid, long Tid, Exception Cause)> aborted, IEnumerable<(long Bid, long Tid)> released)
+    public RunningBatch(SubBatch batch, ImmutableArray<int> callsFinished, IEnumerable<(long Bid, long Tid, Exception Cause)> aborted, IEnumerable<(long Bid, long Tid)> released, ImmutableArray<long> awaitingRelease)
         : this(batch, AbortsOf(batch.Bid, aborted))
     {
         for (var i = 0; i < pacts.Length; i++)
         {
             pacts[i].CallsStarted = pacts[i].CallsFinished = callsFinished[i];
+            pacts[i].AwaitsRelease = awaitingRelease.Contains(pacts[i].Tid);
             foreach (var (bid, tid) in released)
             {
                 if (bid == batch.Bid && tid == pacts[i].Tid)
@@ -86,6 +87,9 @@ internal sealed class RunningBatch
 
     /// <summary>No call has been let in and no PACT skipped: nothing of it has run here yet.</summary>
     public bool Untouched => Array.TrueForAll(pacts, p => p.CallsStarted == 0 && p.AbortedBy is null);
+
+    /// <summary>The promoted PACTs whose turn waits for their root's release, for a hand-over.</summary>
+    public IEnumerable<long> AwaitingRelease => pacts.Where(p => p.AwaitsRelease).Select(p => p.Tid);
 
     /// <summary>The PACTs released here (their bodies returned before they made every call declared), for a hand-over.</summary>
     public IEnumerable<(long Bid, long Tid)> Released => pacts.Where(p => p.Released).Select(p => (Bid, p.Tid));

@@ -60,7 +60,7 @@ public sealed class EarlyLockReleaseTests
         var storage = new ScriptedLogStorage();
         var t1Prepare = storage.Hold(r => r is PrepareRecord);
         await using var silo = await TestSilo.StartAsync(
-            s => s.Configure(o => o.EarlyLockRelease = true),
+            s => s.Configure(o => (o.EarlyLockRelease, o.Promote) = (true, false)), // the cascade itself is the subject: not promoted
             services => services.AddSingleton<ILogStorage>(storage));
         var x = Actor("x");
         var engine = silo.Engine<Counter>(x);
