@@ -43,6 +43,11 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
     private readonly Dictionary<long, (long Bid, Exception Cause)> abortedEarly = new();
     private readonly PactAccessLog<TState> accesses = new();
 
+    // PACTs rooted here, by tid: the calls their bodies made from this actor beyond the declaration
+    // (each refused at once). All of them go back with the abort, so a promoted run learns at once
+    // what parallel calls a run missed, not one per run.
+    private readonly Dictionary<long, AccessSet> refusedFromRoot = new();
+
     // PACTs rooted here whose body runs, by tid: the calls made from this actor to each declared
     // actor (in declaration order). When the body returns, an actor called fewer times than
     // declared is released (ReleasePact). Only for PACTs that declare an actor besides the root.
@@ -131,6 +136,11 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
             // Refused here, before the call leaves: the PACT aborts in its turn on this actor, so
             // nobody has read its writes yet, and the abort names the call a promoted run must add.
             var undeclared = Aborts.Undeclared(ctx.Tid, target, 1, $"PACT {ctx.Tid} called actor {target}, which its declaration does not name");
+            if (ctx.Root == Id)
+            {
+                refusedFromRoot[ctx.Tid] = refusedFromRoot.TryGetValue(ctx.Tid, out var refused) ? refused.And(target) : undeclared.Reached!;
+            }
+
             FailedCall(ctx, undeclared);
             throw undeclared;
         }
@@ -269,7 +279,16 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
             batchCommit?.Dispose();
             services.Metrics.Aborted(TxnMode.Pact, aborted.Reason, services.Clock.GetElapsedTime(started));
             SnapperTracing.Aborted(span, aborted);
+            if (refusedFromRoot.Remove(ctx.Tid, out var refused) && aborted.Reason == AbortReason.DeclarationError)
+            {
+                throw new TransactionAbortedException(aborted.Reason, aborted.Detail, aborted.InnerException) { Tid = aborted.Tid, Reached = aborted.Reached?.Covering(refused) ?? refused };
+            }
+
             throw;
+        }
+        finally
+        {
+            refusedFromRoot.Remove(ctx.Tid);
         }
     }
 

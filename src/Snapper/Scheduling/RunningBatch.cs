@@ -42,7 +42,7 @@ internal sealed class RunningBatch
         for (var i = 0; i < pacts.Length; i++)
         {
             pacts[i].CallsStarted = pacts[i].CallsFinished = callsFinished[i];
-            pacts[i].AwaitsRelease = awaitingRelease.Contains(pacts[i].Tid);
+            pacts[i].AwaitsRelease = pacts[i].Wrote = awaitingRelease.Contains(pacts[i].Tid);
             foreach (var (bid, tid) in released)
             {
                 if (bid == batch.Bid && tid == pacts[i].Tid)
@@ -89,7 +89,7 @@ internal sealed class RunningBatch
     public bool Untouched => Array.TrueForAll(pacts, p => p.CallsStarted == 0 && p.AbortedBy is null);
 
     /// <summary>The promoted PACTs whose turn waits for their root's release, for a hand-over.</summary>
-    public IEnumerable<long> AwaitingRelease => pacts.Where(p => p.AwaitsRelease).Select(p => p.Tid);
+    public IEnumerable<long> AwaitingRelease => pacts.Where(p => p.HeldForRelease).Select(p => p.Tid);
 
     /// <summary>The PACTs released here (their bodies returned before they made every call declared), for a hand-over.</summary>
     public IEnumerable<(long Bid, long Tid)> Released => pacts.Where(p => p.Released).Select(p => (Bid, p.Tid));

@@ -52,16 +52,20 @@ internal sealed class ScheduledPact(long tid, int declaredCalls)
     }
 
     /// <summary>
-    /// A promoted PACT (run in place of an ACT, declaring what its attempt saw) has called here: its
-    /// turn ends only when its root releases it, not when its declared calls are made. Its
-    /// declaration is a guess; if the body then calls beyond it, the PACT aborts while no one has
-    /// read its writes here, so its abort takes nobody else along.
+    /// A promoted PACT (run in place of an ACT, declaring what its attempt saw) has called here:
+    /// once it has written here, its turn ends only when its root releases it, not when its
+    /// declared calls are made. Its declaration is a guess; if the body then calls beyond it, the
+    /// PACT aborts while no one has read its writes here, so its abort takes nobody else along. A
+    /// turn that only read ends as usual: an abort has nothing to take back there.
     /// </summary>
     public bool AwaitsRelease { get; set; }
+
+    /// <summary>Its turn waits for its root's release (<see cref="AwaitsRelease"/>, and it wrote here).</summary>
+    public bool HeldForRelease => AwaitsRelease && Wrote;
 
     /// <summary>True while a call of it runs here.</summary>
     public bool HasCallsRunning => CallsStarted > CallsFinished;
 
     /// <summary>Its turn here is over: it made its declared calls (and was released, if it awaits that), or it aborted and no call of it runs.</summary>
-    public bool TurnOver => (CallsFinished >= DeclaredCalls && !AwaitsRelease) || (AbortedBy is not null && !HasCallsRunning);
+    public bool TurnOver => (CallsFinished >= DeclaredCalls && !HeldForRelease) || (AbortedBy is not null && !HasCallsRunning);
 }

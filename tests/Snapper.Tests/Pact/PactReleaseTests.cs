@@ -18,9 +18,14 @@ public sealed class PactReleaseTests
 
     private static SubBatch Batch(long bid, long prev, params (long Tid, int Calls)[] pacts) => new(bid, prev, "silo/0", [.. pacts]);
 
-    private static async Task Call(LocalSchedule schedule, TxnContext ctx)
+    private static async Task Call(LocalSchedule schedule, TxnContext ctx, bool writes = false)
     {
         await schedule.Enter(ctx).AsTask().WaitAsync(TimeSpan.FromSeconds(5));
+        if (writes)
+        {
+            schedule.CurrentTurn(ctx.Bid)!.Wrote = true; // as the PACT engine marks a first write
+        }
+
         schedule.Exit(ctx);
     }
 
@@ -74,11 +79,11 @@ public sealed class PactReleaseTests
     }
 
     [Fact]
-    public async Task A_promoted_PACTs_turn_ends_at_its_release_not_at_its_declared_calls()
+    public async Task A_promoted_PACT_that_wrote_ends_its_turn_at_its_release_not_at_its_declared_calls()
     {
         var schedule = new LocalSchedule(Me);
         schedule.Add(Batch(5, prev: 0, (5, 1), (6, 1)));
-        await Call(schedule, Ctx(5, 5, promoted: true));
+        await Call(schedule, Ctx(5, 5, promoted: true), writes: true);
         var next = schedule.Enter(Ctx(6, 5)).AsTask();
         Assert.False(next.IsCompleted); // its one declared call is made, but its body may call again
 
@@ -87,11 +92,20 @@ public sealed class PactReleaseTests
     }
 
     [Fact]
+    public async Task A_promoted_PACT_that_only_read_ends_its_turn_at_its_declared_calls()
+    {
+        var schedule = new LocalSchedule(Me);
+        schedule.Add(Batch(5, prev: 0, (5, 1), (6, 1)));
+        await Call(schedule, Ctx(5, 5, promoted: true));
+        Assert.True(schedule.Enter(Ctx(6, 5)).IsCompletedSuccessfully); // an abort would have nothing to take back here
+    }
+
+    [Fact]
     public async Task A_promoted_PACTs_held_turn_is_still_held_in_the_next_activation()
     {
         var going = new LocalSchedule(Me);
         going.Add(Batch(5, prev: 0, (5, 1), (6, 1)));
-        await Call(going, Ctx(5, 5, promoted: true));
+        await Call(going, Ctx(5, 5, promoted: true), writes: true);
 
         var next = new LocalSchedule(Me);
         next.Resume(going.HandOver());
