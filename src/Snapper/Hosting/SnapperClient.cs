@@ -109,7 +109,14 @@ internal sealed class SnapperClient(
             var ctx = await Place(first, declared, cancellationToken);
             try
             {
-                return await RunPlaced(actor, body, ctx);
+                try
+                {
+                    return await body(actor, ctx with { Start = true });
+                }
+                catch (ActorMovingException) when (clock.GetUtcNow() < ctx.Deadline)
+                {
+                    return await RunPlaced(actor, body, ctx); // sent again, to the next activation
+                }
             }
             catch (Exception lost) when (IsLostAnswer(lost))
             {

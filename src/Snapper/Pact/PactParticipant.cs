@@ -45,7 +45,8 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
 
     // PACTs rooted here, by tid: the calls their bodies made from this actor beyond the declaration
     // (each refused at once). All of them go back with the abort, so a promoted run learns at once
-    // what parallel calls a run missed, not one per run.
+    // what parallel calls a run missed, not one per run. A refused call aborts its PACT, so the
+    // entry goes when the root hears the abort (or with this activation).
     private readonly Dictionary<long, AccessSet> refusedFromRoot = new();
 
     // PACTs rooted here whose body runs, by tid: the calls made from this actor to each declared
@@ -285,10 +286,6 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
             }
 
             throw;
-        }
-        finally
-        {
-            refusedFromRoot.Remove(ctx.Tid);
         }
     }
 
