@@ -160,7 +160,17 @@ internal sealed class SnapperClient(
         var cascades = 1;
         for (var run = 1; ; run++)
         {
-            var ctx = await Place(first, declared, cancellationToken) with { Promoted = true };
+            TxnContext ctx;
+            try
+            {
+                ctx = await Place(first, declared, cancellationToken) with { Promoted = true };
+            }
+            catch (TransactionAbortedException)
+            {
+                metrics.Promoted(committed: false); // no coordinator could take it (Failure)
+                throw;
+            }
+
             try
             {
                 var result = await RunPlaced(actor, body, ctx);

@@ -152,7 +152,6 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
         }
 
         var (callee, outer) = BeginCall<TActor>(target);
-
         try
         {
             while (true)
