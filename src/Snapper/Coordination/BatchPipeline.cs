@@ -43,10 +43,7 @@ internal sealed class BatchPipeline(
 {
     private readonly SortedDictionary<long, EmittedBatch> unresolved = new();
 
-    // Own batches that aborted, with the end of their cascade, remembered for WaitResolved for twice
-    // the transaction timeout (longer than anyone can still ask); an own bid not found is committed
-    // if this activation emitted it (LocalOutcome).
-    private readonly Dictionary<long, (long Through, DateTimeOffset At)> aborted = new();
+    private readonly AbortedBatches aborted = new(2 * settings.TransactionTimeout);
 
     private TokenRing ring = null!;
     private Cascades cascades = null!;
@@ -353,16 +350,7 @@ internal sealed class BatchPipeline(
         var now = clock.GetUtcNow();
         if (!outcome.Committed)
         {
-            aborted[batch.Bid] = (outcome.AbortedThrough, now);
-        }
-
-        if (aborted.Count > 64)
-        {
-            var forgetBefore = now - (2 * settings.TransactionTimeout);
-            foreach (var old in aborted.Where(kv => kv.Value.At < forgetBefore).Select(kv => kv.Key).ToList())
-            {
-                aborted.Remove(old);
-            }
+            aborted.Add(batch.Bid, outcome.AbortedThrough, now);
         }
 
         batch.Decided.TrySetResult(outcome);
@@ -391,9 +379,9 @@ internal sealed class BatchPipeline(
             return batch.Resolved.Task;
         }
 
-        if (aborted.TryGetValue(bid, out var abort))
+        if (aborted.TryGet(bid, out var through))
         {
-            return Task.FromResult(BatchOutcome.Abort(abort.Through));
+            return Task.FromResult(BatchOutcome.Abort(through));
         }
 
         if (bid <= logsSawThrough && (firstTracked == 0 || bid < firstTracked) && settings.Logging != LoggingMode.None)

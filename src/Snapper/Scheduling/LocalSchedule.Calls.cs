@@ -224,13 +224,7 @@ internal sealed partial class LocalSchedule
             return PactStanding.Gone; // batches run in bid order: it resolved here long ago
         }
 
-        // Its batch has not started here: skip its turn when it does.
-        if (!abortedBeforeStart.TryGetValue(bid, out var skipped))
-        {
-            abortedBeforeStart[bid] = skipped = new();
-        }
-
-        skipped.TryAdd(tid, cause);
+        skipped.Abort(bid, tid, cause); // its batch has not started here: skip its turn when it does
         return PactStanding.Gone;
     }
 
@@ -261,18 +255,8 @@ internal sealed partial class LocalSchedule
 
         if (bid > HighestCompletedBid)
         {
-            ReleaseBeforeStart(bid, tid); // its batch has not started here: skip its turn when it does
+            skipped.Release(bid, tid); // its batch has not started here: skip its turn when it does
         }
-    }
-
-    private void ReleaseBeforeStart(long bid, long tid)
-    {
-        if (!releasedBeforeStart.TryGetValue(bid, out var released))
-        {
-            releasedBeforeStart[bid] = released = [];
-        }
-
-        released.Add(tid);
     }
 
     /// <summary>
@@ -344,7 +328,7 @@ internal sealed partial class LocalSchedule
             }
         }
 
-        return abortedBeforeStart.TryGetValue(bid, out var skipped) ? skipped.GetValueOrDefault(tid) : null;
+        return skipped.AbortedBy(bid, tid);
     }
 
     private TransactionAbortedException NotDeclared(long tid) =>

@@ -39,12 +39,8 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
     // Calls that arrived before their batch started, by bid.
     private readonly Dictionary<long, List<TaskCompletionSource>> callsBeforeBatch = new();
 
-    // PACTs that aborted before their batch started here, by bid: their turns are skipped.
-    private readonly Dictionary<long, Dictionary<long, Exception>> abortedBeforeStart = new();
-
-    // PACTs released before their batch started here, by bid: their bodies returned at their roots
-    // without calling here (as often as declared), so their turns are skipped.
-    private readonly Dictionary<long, HashSet<long>> releasedBeforeStart = new();
+    // PACTs that aborted or were released before their batch started here.
+    private readonly SkippedTurns skipped = new();
 
     // Batches completed here and not yet committed or aborted, in bid order, with their PACTs: an
     // abort of one of those PACTs asks whether it wrote here.
@@ -161,7 +157,7 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
         waiting.Unstart();
         foreach (var (bid, tid) in waiting.Released)
         {
-            ReleaseBeforeStart(bid, tid); // its turn is skipped again when the batch starts again
+            skipped.Release(bid, tid); // its turn is skipped again when the batch starts again
         }
     }
 
@@ -209,18 +205,8 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
     /// </summary>
     public ScheduleHandover HandOver()
     {
-        var abortedPacts = ImmutableArray.CreateBuilder<(long, long, Exception)>();
-        foreach (var (bid, skipped) in abortedBeforeStart)
-        {
-            foreach (var (tid, cause) in skipped)
-            {
-                abortedPacts.Add((bid, tid, cause));
-            }
-        }
-
-        abortedPacts.AddRange(current?.Aborted ?? []);
-        ImmutableArray<(long, long)> releasedPacts =
-            [.. releasedBeforeStart.SelectMany(r => r.Value.Select(tid => (r.Key, tid))), .. current?.Released ?? []];
+        ImmutableArray<(long, long, Exception)> abortedPacts = [.. skipped.Aborted, .. current?.Aborted ?? []];
+        ImmutableArray<(long, long)> releasedPacts = [.. skipped.Released, .. current?.Released ?? []];
         return new ScheduleHandover(
             HighestCompletedBid,
             chainTail,
@@ -230,7 +216,7 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
             [.. entries.OfType<SubBatch>().Where(b => !ReferenceEquals(b, current?.Batch))],
             [.. waitingForPredecessor.Values.OrderBy(b => b.Bid)],
             aborted.Ranges,
-            abortedPacts.ToImmutable(),
+            abortedPacts,
             releasedPacts,
             [.. current?.AwaitingRelease ?? []]);
     }
@@ -259,12 +245,7 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
         {
             if (handover.Running?.Bid != bid)
             {
-                if (!abortedBeforeStart.TryGetValue(bid, out var skipped))
-                {
-                    abortedBeforeStart[bid] = skipped = new();
-                }
-
-                skipped.TryAdd(tid, cause);
+                skipped.Abort(bid, tid, cause);
             }
         }
 
@@ -272,7 +253,7 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
         {
             if (handover.Running?.Bid != bid)
             {
-                ReleaseBeforeStart(bid, tid);
+                skipped.Release(bid, tid);
             }
         }
 
@@ -352,15 +333,7 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
             waitingForPredecessor.Remove(predecessor);
         }
 
-        foreach (var bid in abortedBeforeStart.Keys.Where(IsAborted).ToList())
-        {
-            abortedBeforeStart.Remove(bid);
-        }
-
-        foreach (var bid in releasedBeforeStart.Keys.Where(IsAborted).ToList())
-        {
-            releasedBeforeStart.Remove(bid);
-        }
+        skipped.Forget(IsAborted);
 
         completed.RemoveAll(c => IsAborted(c.Bid));
 
@@ -437,7 +410,7 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
 
     private void Start(SubBatch batch)
     {
-        var skipped = abortedBeforeStart.Remove(batch.Bid, out var aborts) | releasedBeforeStart.Remove(batch.Bid, out var released);
+        var anySkipped = skipped.Take(batch.Bid, out var aborts, out var released);
         current = new RunningBatch(batch, aborts, released);
         actSide?.BatchStarted(batch);
         pactSide?.BatchStarted(batch);
@@ -449,7 +422,7 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
             }
         }
 
-        if (skipped)
+        if (anySkipped)
         {
             AdvanceTurns(); // past the turns of PACTs that aborted or were released before the batch started here
         }
