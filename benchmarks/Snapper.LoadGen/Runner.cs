@@ -97,7 +97,7 @@ public static class Runner
             }
         }
 
-        if (options.Logger == LoggerKind.AzureTable && options.Cluster is null && await LoadGenValidation.AzureTableProblemAsync(options.Connection, cancellationToken) is { } unreachable)
+        if (options.Logger == LoggerKind.AzureTable && options.Cluster is null && await ServiceProbes.AzureTableProblemAsync(options.Connection, cancellationToken) is { } unreachable)
         {
             await stderr.WriteLineAsync($"error: --logger azure-table: {unreachable}");
             return new RunOutcome(ExitCodes.Failure, null);
@@ -112,6 +112,20 @@ public static class Runner
         if (options.Cluster is not null && (options.Logger != LoggerKind.Memory || options.LogDir is not null || options.LogDelayMs != 0 || options.CheckpointIntervalSeconds != (int)Snapper.Configuration.SnapperOptions.DefaultCheckpointInterval.TotalSeconds))
         {
             await stderr.WriteLineAsync("note: with --cluster the silos log as their own --logger says; this run's --logger, --log-dir, --log-delay-ms and --checkpoint-interval are ignored.");
+        }
+
+        try
+        {
+            if (options.Cluster is { } listed && await UnreachableCluster(listed, cancellationToken) is { } nobody)
+            {
+                await stderr.WriteLineAsync($"error: --cluster {string.Join(",", listed)}: {nobody}");
+                return new RunOutcome(ExitCodes.Failure, null);
+            }
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            await stderr.WriteLineAsync("Interrupted before the cluster was ready.");
+            return new RunOutcome(ExitCodes.Interrupted, null);
         }
 
         // The call-level faults need this process's own silos (validation refused them with --cluster).
@@ -136,7 +150,7 @@ public static class Runner
 #pragma warning restore CA1031
         {
             var what = options.Cluster is { } list ? $"could not connect to the cluster at {string.Join(",", list)}" : "the embedded silo failed to start";
-            await stderr.WriteLineAsync($"error: {what}: {e.Message}");
+            await stderr.WriteLineAsync(options.Verbose ? $"error: {what}: {e}" : $"error: {what}: {e.Message.Split('\n')[0]} (--verbose for the whole exception)");
             return new RunOutcome(ExitCodes.Failure, null);
         }
 
@@ -429,6 +443,14 @@ public static class Runner
     }
 
     // The nemesis of each mode, where --nemesis asks for one: its settings, the workload's actors and the grain factory that reaches them.
+    // Null once any gateway accepts a connection (the client needs one; it finds the rest), else
+    // what the probes of every gateway said, so an unreachable cluster is one line within seconds.
+    private static async Task<string?> UnreachableCluster(IReadOnlyList<string> gateways, CancellationToken cancellationToken)
+    {
+        var problems = await Task.WhenAll(gateways.Select(g => ServiceProbes.TcpProblemAsync(LoadGenValidation.Endpoint(g), cancellationToken)));
+        return problems.Any(p => p is null) ? null : string.Join("; ", problems);
+    }
+
     private static NemesisPlan? Plan(NemesisSettings? settings, IWorkloadActors actors, ILoadGenCluster silo) =>
         settings is null ? null : new NemesisPlan(settings, actors, silo.Grains);
 

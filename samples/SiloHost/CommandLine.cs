@@ -95,12 +95,17 @@ public static class CommandLine
         Validators = { result => Range(result, 1, 600_000) },
     };
 
+    public static readonly Option<bool> Verbose = new("--verbose")
+    {
+        Description = "Log exceptions whole, and on a failed start every log line instead of one error line.",
+    };
+
     /// <summary>The root command, with every flag.</summary>
     public static RootCommand Create()
     {
         var root = new RootCommand("A standalone Orleans silo running Snapper and the samples' actors (SmallBank, list-append, TPC-C).")
         {
-            SiloPort, GatewayPort, Primary, Clustering, Redis, Advertise, Name, Logger, LogDir, Connection, Table, LogDelayMs, CheckpointInterval, OrleansLockTimeout,
+            SiloPort, GatewayPort, Primary, Clustering, Redis, Advertise, Name, Logger, LogDir, Connection, Table, LogDelayMs, CheckpointInterval, OrleansLockTimeout, Verbose,
         };
         return root;
     }
@@ -122,6 +127,11 @@ public static class CommandLine
         else if (directory is not null && WritableError(directory) is { } problem)
         {
             problems.Add($"--log-dir {directory.FullName}: {problem}");
+        }
+
+        if (logger == "azure-table" && ServiceProbes.AzureConnectionProblem(parsed.GetValue(Connection)!) is { } unparsable)
+        {
+            problems.Add($"--connection: {unparsable}.");
         }
 
         var clustering = parsed.GetValue(Clustering);
@@ -165,7 +175,8 @@ public static class CommandLine
             parsed.GetValue(Connection),
             parsed.GetValue(Table),
             parsed.GetValue(CheckpointInterval),
-            parsed.GetValue(OrleansLockTimeout));
+            parsed.GetValue(OrleansLockTimeout),
+            parsed.GetValue(Verbose));
     }
 
     /// <summary><c>host:port</c>, the host a name or an IPv4 address (see <see cref="OptionChecks.Endpoint"/>).</summary>

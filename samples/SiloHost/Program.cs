@@ -7,6 +7,7 @@ using Orleans.Configuration;
 using SiloHost;
 using SmallBank;
 using Snapper.Configuration;
+using Snapper.LoadGen.Options;
 
 // SiloHost: one Orleans silo with Snapper and the samples' actors. Exit codes: 0 stopped cleanly,
 // 1 the silo failed, 2 a usage error (one line naming the flag).
@@ -29,11 +30,16 @@ if (problems.Count > 0)
 }
 
 var options = CommandLine.Options(parsed);
+if (await Unreachable(options) is { } unreachable)
+{
+    Console.Error.WriteLine($"error: {unreachable.Line}");
+    return unreachable.ExitCode;
+}
+
 var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true, Args = [] });
 builder.Logging.ClearProviders();
-// Log lines go to stderr: stdout carries only what SiloHost itself says (one line when it serves).
-builder.Logging.AddConsole(o => o.LogToStandardErrorThreshold = LogLevel.Trace);
-builder.Logging.AddSimpleConsole(o => (o.SingleLine, o.TimestampFormat) = (true, "HH:mm:ss "));
+var log = new SiloHostLog(Console.Error, options.Verbose);
+builder.Logging.AddProvider(log);
 builder.Logging.SetMinimumLevel(LogLevel.Warning);
 builder.Logging.AddFilter("Snapper", LogLevel.Information);
 builder.Services.Configure<ConsoleLifetimeOptions>(o => o.SuppressStatusMessages = true);
@@ -84,9 +90,12 @@ try
 }
 catch (Exception e)
 {
-    Console.Error.WriteLine($"error: silo {options.Name} failed to start: {e.Message}");
+    log.StartFailed();
+    Console.Error.WriteLine($"error: silo {options.Name} failed to start: {e.Message.Split('\n')[0].TrimEnd()}{(options.Verbose ? "" : " (--verbose for its log)")}");
     return 1;
 }
+
+log.Serving();
 
 var role = options.Clustering == "redis" ? $"redis clustering at {options.Redis}" : options.Primary is { } primary ? $"joined {primary}" : "primary";
 var address = options.Clustering == "redis" ? options.Advertise!.ToString() : "127.0.0.1";
@@ -94,3 +103,35 @@ Console.WriteLine($"SiloHost {options.Name} serving: silo {address}:{options.Sil
 await host.WaitForShutdownAsync();
 Console.WriteLine($"SiloHost {options.Name} stopped");
 return 0;
+
+// What the flags name outside this process, checked before Orleans starts (its own retries would
+// take minutes and print stack traces): a port in use is a bad flag (exit 2), a peer that does not
+// answer within ServiceProbes.Patience an unreachable service (exit 1).
+static async Task<(string Line, int ExitCode)?> Unreachable(SiloHostOptions options)
+{
+    var listenOn = options.Clustering == "redis" && !IPAddress.IsLoopback(options.Advertise!) ? IPAddress.Any : IPAddress.Loopback;
+    foreach (var (flag, port) in (ReadOnlySpan<(string, int)>)[("--silo-port", options.SiloPort), ("--gateway-port", options.GatewayPort)])
+    {
+        if (ServiceProbes.ListenProblem(listenOn, port) is { } inUse)
+        {
+            return ($"{flag} {port}: {inUse}; give another port.", 2);
+        }
+    }
+
+    if (options.Primary is { } primary && await ServiceProbes.TcpProblemAsync(primary, CancellationToken.None) is { } noPrimary)
+    {
+        return ($"--primary {primary}: {noPrimary}; start the primary SiloHost first.", 1);
+    }
+
+    if (options.Redis is { } redis && await ServiceProbes.TcpProblemAsync(OptionChecks.Endpoint(redis), CancellationToken.None) is { } noRedis)
+    {
+        return ($"--redis {redis}: {noRedis}.", 1);
+    }
+
+    if (options.Logger == "azure-table" && await ServiceProbes.AzureTableProblemAsync(options.Connection!, CancellationToken.None) is { } noTables)
+    {
+        return ($"--connection: {noTables}.", 1);
+    }
+
+    return null;
+}

@@ -17,4 +17,5 @@ namespace SiloHost;
 /// <param name="Table">The table the azure-table logger writes.</param>
 /// <param name="CheckpointIntervalSeconds">Seconds between checkpoints of the logs (0: none).</param>
 /// <param name="OrleansLockTimeoutMs">The lock timeouts of Orleans' own transactions (LoadGen's orleans-txn modes), or null for Orleans' defaults.</param>
-public sealed record SiloHostOptions(int SiloPort, int GatewayPort, IPEndPoint? Primary, string Name, string Logger, DirectoryInfo? LogDirectory, int LogDelayMs, string Clustering = "dev", string? Redis = null, IPAddress? Advertise = null, string? Connection = null, string? Table = null, int CheckpointIntervalSeconds = 60, int? OrleansLockTimeoutMs = null);
+/// <param name="Verbose">Exceptions logged whole, and a failed start's log lines written.</param>
+public sealed record SiloHostOptions(int SiloPort, int GatewayPort, IPEndPoint? Primary, string Name, string Logger, DirectoryInfo? LogDirectory, int LogDelayMs, string Clustering = "dev", string? Redis = null, IPAddress? Advertise = null, string? Connection = null, string? Table = null, int CheckpointIntervalSeconds = 60, int? OrleansLockTimeoutMs = null, bool Verbose = false);

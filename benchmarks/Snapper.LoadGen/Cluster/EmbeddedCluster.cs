@@ -81,6 +81,11 @@ public sealed class EmbeddedCluster : ILoadGenCluster
                 var host = BuildSilo($"silo{i}", siloPort, FreePort(), primary, clusterId, options, logDirectory, azureTable, faults, diagnostics);
                 hosts.Add(host);
                 await host.StartAsync(cancellationToken);
+                foreach (var log in host.Services.GetServices<ILoggerProvider>().OfType<TextWriterLoggerProvider>())
+                {
+                    log.Serving();
+                }
+
                 primary ??= new IPEndPoint(IPAddress.Loopback, siloPort);
             }
 

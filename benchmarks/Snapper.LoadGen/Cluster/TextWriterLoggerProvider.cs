@@ -8,7 +8,8 @@ namespace Snapper.LoadGen.Cluster;
 /// writer): the console logger can only write to the process's own streams. A broken log directory
 /// or silo fails every transaction the same way, so each distinct problem (category, event and
 /// exception type) is written once, and at most <see cref="MaxDistinct"/> of them; the rest are
-/// counted and summed up by <see cref="Dispose"/>.
+/// counted and summed up by <see cref="Dispose"/>. Orleans' false Watchdog alarm at start-up is
+/// dropped (<see cref="StartupFalseAlarm"/>).
 /// </summary>
 internal sealed class TextWriterLoggerProvider(TextWriter writer) : ILoggerProvider
 {
@@ -17,8 +18,12 @@ internal sealed class TextWriterLoggerProvider(TextWriter writer) : ILoggerProvi
 
     private readonly ConcurrentDictionary<(string Category, int Event, string? Exception), long> seen = new();
     private long suppressed;
+    private volatile bool serving;
 
     public ILogger CreateLogger(string categoryName) => new TextWriterLogger(this, categoryName);
+
+    /// <summary>The silo has started: from now on every warning counts.</summary>
+    public void Serving() => serving = true;
 
     public void Dispose()
     {
@@ -56,7 +61,7 @@ internal sealed class TextWriterLoggerProvider(TextWriter writer) : ILoggerProvi
 
         public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
         {
-            if (IsEnabled(logLevel))
+            if (IsEnabled(logLevel) && !StartupFalseAlarm.Is(category, logLevel, state, provider.serving))
             {
                 provider.Write(category, logLevel, eventId, formatter(state, exception), exception);
             }

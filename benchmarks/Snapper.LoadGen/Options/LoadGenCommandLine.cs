@@ -72,9 +72,15 @@ public static class LoadGenCommandLine
 
     private static readonly Option<string> Connection = new("--connection")
     {
-        Description = "Azure storage connection string for --logger azure-table; reached before the run.",
+        Description = "Azure storage connection string for --logger azure-table; parsed at once and reached before the run.",
         DefaultValueFactory = _ => DevelopmentStorage,
         HelpName = "string",
+        Validators = { r => OptionChecks.Text(r, text => { if (ServiceProbes.AzureConnectionProblem(text) is { } problem) throw new FormatException(problem); }) },
+    };
+
+    private static readonly Option<bool> Verbose = new("--verbose")
+    {
+        Description = "A failure to start or connect prints the whole exception and the runtime's log lines, not one line.",
     };
 
     private static readonly Option<DirectoryInfo?> LogDir = new("--log-dir")
@@ -277,6 +283,7 @@ public static class LoadGenCommandLine
             Nemesis = parsed.GetValue(Nemesis) is { } faults ? NemesisFaults.Parse(faults) : [],
             NemesisRate = parsed.GetValue(NemesisRate),
             Promote = parsed.GetValue(Promote) == "on",
+            Verbose = parsed.GetValue(Verbose),
         };
         return command.Name switch
         {
@@ -329,7 +336,7 @@ public static class LoadGenCommandLine
         var command = new Command(name, description)
         {
             modes, PactPercent, Dist, Zipf, TxnSize, Actors, Pipeline, Clients, Warmup, JitSettle, Duration,
-            Logger, LogDir, Connection, LogDelayMs, CheckpointInterval, Silos, Cluster, Nemesis, NemesisRate, Json, Verify, Seed, Promote,
+            Logger, LogDir, Connection, LogDelayMs, CheckpointInterval, Silos, Cluster, Nemesis, NemesisRate, Json, Verify, Seed, Promote, Verbose,
         };
         foreach (var option in own)
         {

@@ -100,6 +100,9 @@ public sealed record LoadGenOptions
     /// </summary>
     public bool Promote { get; init; } = true;
 
+    /// <summary>A failure to start or connect prints the whole exception (<c>--verbose</c>).</summary>
+    public bool Verbose { get; init; }
+
     /// <summary>smallbank: how many times RunAct runs an ACT that aborts for a concurrency reason (<c>--act-attempts</c>), keeping its age.</summary>
     public int ActAttempts { get; init; } = 1;
 

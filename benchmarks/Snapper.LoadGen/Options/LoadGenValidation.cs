@@ -213,46 +213,6 @@ public static class LoadGenValidation
         }
     }
 
-    /// <summary>
-    /// Reaches the Azure Table service <paramref name="connection"/> names (one request, no retries,
-    /// a few seconds at most); null if it answered, else what went wrong, naming the endpoint.
-    /// </summary>
-    public static async Task<string?> AzureTableProblemAsync(string connection, CancellationToken cancellationToken)
-    {
-        try
-        {
-            var options = new Azure.Data.Tables.TableClientOptions();
-            options.Retry.MaxRetries = 0;
-            options.Retry.NetworkTimeout = TimeSpan.FromSeconds(5);
-            var service = new Azure.Data.Tables.TableServiceClient(connection, options);
-            using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-            timeout.CancelAfter(TimeSpan.FromSeconds(10));
-            await foreach (var _ in service.QueryAsync(maxPerPage: 1, cancellationToken: timeout.Token))
-            {
-                break;
-            }
-
-            return null;
-        }
-        catch (Exception e) when (e is Azure.RequestFailedException or FormatException or ArgumentException or InvalidOperationException or OperationCanceledException or System.Net.Http.HttpRequestException)
-        {
-            var endpoint = TryEndpoint(connection);
-            return $"cannot reach the Azure Table service{(endpoint is null ? "" : $" at {endpoint}")}: {e.Message.Split('\n')[0]}";
-        }
-    }
-
-    private static string? TryEndpoint(string connection)
-    {
-        try
-        {
-            return new Azure.Data.Tables.TableServiceClient(connection).Uri.ToString();
-        }
-        catch (Exception e) when (e is FormatException or ArgumentException or InvalidOperationException)
-        {
-            return null;
-        }
-    }
-
     /// <summary>Parses <c>host:port[,host:port...]</c>; throws <see cref="FormatException"/> naming the bad entry.</summary>
     public static IPEndPoint[] Endpoints(string text)
     {

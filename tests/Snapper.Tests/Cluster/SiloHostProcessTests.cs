@@ -1,3 +1,6 @@
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
 using System.Text.Json;
 using Snapper.LoadGen;
 using Snapper.Tests.Infrastructure;
@@ -16,6 +19,11 @@ public sealed class SiloHostProcessTests
     {
         await using var primary = await SiloHostProcess.StartAsync();
         await using var secondary = await SiloHostProcess.StartAsync(primary);
+
+        // It says one line when it serves; Orleans' false Watchdog alarm at start-up is not shown.
+        Assert.Single(primary.Stdout);
+        Assert.Single(secondary.Stdout);
+        Assert.DoesNotContain("Participant check thread", primary.Output + secondary.Output);
         var cluster = $"127.0.0.1:{primary.GatewayPort},127.0.0.1:{secondary.GatewayPort}";
         var folder = Directory.CreateTempSubdirectory("snapper-silohost-");
         try
@@ -70,11 +78,66 @@ public sealed class SiloHostProcessTests
     }
 
     [Fact]
-    public async Task LoadGen_says_which_cluster_it_could_not_reach()
+    public async Task LoadGen_says_in_one_line_which_cluster_it_could_not_reach()
     {
-        var (exit, _, stderr) = await LoadGen("smallbank", "--cluster", "127.0.0.1:9", "--duration", "1", "--warmup", "0");
+        var started = Stopwatch.StartNew();
+        var (exit, stdout, stderr) = await LoadGen("smallbank", "--cluster", "127.0.0.1:9", "--duration", "1", "--warmup", "0");
         Assert.Equal(1, exit);
-        Assert.Contains("could not connect to the cluster at 127.0.0.1:9", stderr);
+        Assert.Equal("error: --cluster 127.0.0.1:9: nothing accepted a connection at 127.0.0.1:9 for 10 s (connection refused)", stderr.TrimEnd());
+        Assert.Empty(stdout);
+        Assert.InRange(started.Elapsed, TimeSpan.Zero, TimeSpan.FromSeconds(15));
+    }
+
+    [Theory]
+    [InlineData("--silo-port")]
+    [InlineData("--gateway-port")]
+    public async Task A_port_in_use_is_one_line_naming_the_port_and_its_flag(string flag)
+    {
+        using var taken = new TcpListener(IPAddress.Loopback, 0);
+        taken.Start();
+        var port = ((IPEndPoint)taken.LocalEndpoint).Port;
+        var other = SiloHostProcess.FreePort();
+        var args = flag == "--silo-port" ? new[] { "--silo-port", $"{port}", "--gateway-port", $"{other}" } : ["--silo-port", $"{other}", "--gateway-port", $"{port}"];
+        var started = Stopwatch.StartNew();
+        var (exit, output) = await SiloHostProcess.RunToExitAsync(args);
+        Assert.Equal(2, exit);
+        Assert.Equal($"error: {flag} {port}: port {port} is in use on 127.0.0.1; give another port.", output.TrimEnd());
+        Assert.InRange(started.Elapsed, TimeSpan.Zero, TimeSpan.FromSeconds(5));
+    }
+
+    [Theory]
+    [InlineData("--primary")]
+    [InlineData("--redis")]
+    [InlineData("--connection")]
+    public async Task A_service_nobody_runs_is_one_line_naming_its_flag_within_15_s(string flag)
+    {
+        var nobody = $"127.0.0.1:{SiloHostProcess.FreePort()}";
+        string[] args = flag switch
+        {
+            "--primary" => ["--primary", nobody],
+            "--redis" => ["--clustering", "redis", "--redis", nobody],
+            _ => ["--logger", "azure-table", "--connection", $"DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey={Convert.ToBase64String(new byte[64])};TableEndpoint=http://{nobody}/devstoreaccount1;"],
+        };
+        var started = Stopwatch.StartNew();
+        var (exit, output) = await SiloHostProcess.RunToExitAsync([.. args, "--silo-port", $"{SiloHostProcess.FreePort()}", "--gateway-port", $"{SiloHostProcess.FreePort()}"]);
+        Assert.Equal(1, exit);
+        var line = Assert.Single(output.TrimEnd().Split('\n'));
+        Assert.StartsWith($"error: {flag}", line);
+        Assert.Contains(nobody, line);
+        Assert.InRange(started.Elapsed, TimeSpan.Zero, TimeSpan.FromSeconds(15));
+    }
+
+    [Fact]
+    public async Task A_connection_string_that_does_not_parse_is_a_bad_flag()
+    {
+        var started = Stopwatch.StartNew();
+        var (exit, output) = await SiloHostProcess.RunToExitAsync("--logger", "azure-table", "--connection", "garbage");
+        Assert.Equal(2, exit);
+        Assert.StartsWith("error: --connection: not an Azure storage connection string", output);
+        Assert.InRange(started.Elapsed, TimeSpan.Zero, TimeSpan.FromSeconds(5));
+        (exit, _, var stderr) = await LoadGen("smallbank", "--logger", "azure-table", "--connection", "garbage");
+        Assert.Equal(2, exit);
+        Assert.StartsWith("error: --connection: not an Azure storage connection string", stderr);
     }
 
     private static async Task<(int Exit, string Stdout, string Stderr)> LoadGen(params string[] args)

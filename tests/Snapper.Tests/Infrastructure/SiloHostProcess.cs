@@ -14,6 +14,7 @@ public sealed class SiloHostProcess : IAsyncDisposable
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(60);
     private readonly Process process;
     private readonly StringBuilder output = new();
+    private readonly List<string> stdout = [];
     private readonly TaskCompletionSource serving = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
     private SiloHostProcess(Process process, int siloPort, int gatewayPort)
@@ -39,6 +40,18 @@ public sealed class SiloHostProcess : IAsyncDisposable
         }
     }
 
+    /// <summary>The lines it printed on stdout so far.</summary>
+    public IReadOnlyList<string> Stdout
+    {
+        get
+        {
+            lock (output)
+            {
+                return [.. stdout];
+            }
+        }
+    }
+
     public bool HasExited => process.HasExited;
 
     public int ExitCode => process.ExitCode;
@@ -57,8 +70,8 @@ public sealed class SiloHostProcess : IAsyncDisposable
         args.ForEach(info.ArgumentList.Add);
         info.Environment["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1";
         var host = new SiloHostProcess(Process.Start(info)!, siloPort, gatewayPort);
-        host.process.OutputDataReceived += (_, e) => host.Received(e.Data);
-        host.process.ErrorDataReceived += (_, e) => host.Received(e.Data);
+        host.process.OutputDataReceived += (_, e) => host.Received(e.Data, onStdout: true);
+        host.process.ErrorDataReceived += (_, e) => host.Received(e.Data, onStdout: false);
         host.process.BeginOutputReadLine();
         host.process.BeginErrorReadLine();
         try
@@ -125,7 +138,7 @@ public sealed class SiloHostProcess : IAsyncDisposable
         }
     }
 
-    private void Received(string? line)
+    private void Received(string? line, bool onStdout)
     {
         if (line is null)
         {
@@ -136,6 +149,10 @@ public sealed class SiloHostProcess : IAsyncDisposable
         lock (output)
         {
             output.AppendLine(line);
+            if (onStdout)
+            {
+                stdout.Add(line);
+            }
         }
 
         if (line.Contains(" serving: ", StringComparison.Ordinal))
@@ -144,7 +161,8 @@ public sealed class SiloHostProcess : IAsyncDisposable
         }
     }
 
-    private static int FreePort()
+    /// <summary>A loopback port nothing listens on (now).</summary>
+    public static int FreePort()
     {
         using var listener = new TcpListener(IPAddress.Loopback, 0);
         listener.Start();
