@@ -85,8 +85,9 @@ public static class ServiceProbes
     }
 
     /// <summary>
-    /// Reaches the Azure Table service <paramref name="connection"/> names (one request, no retries,
-    /// a few seconds at most); null if it answered, else what went wrong, naming the endpoint.
+    /// Reaches the Azure Table service <paramref name="connection"/> names, one request at a time
+    /// without the SDK's retries, trying again for <see cref="Patience"/> (a service started
+    /// alongside may still be starting); null once it answered, else what went wrong, naming the endpoint.
     /// </summary>
     public static async Task<string?> AzureTableProblemAsync(string connection, CancellationToken cancellationToken)
     {
@@ -97,22 +98,36 @@ public static class ServiceProbes
 
         var options = new Azure.Data.Tables.TableClientOptions();
         options.Retry.MaxRetries = 0;
-        options.Retry.NetworkTimeout = TimeSpan.FromSeconds(5);
+        options.Retry.NetworkTimeout = TimeSpan.FromSeconds(2);
         var service = new Azure.Data.Tables.TableServiceClient(connection, options);
-        try
+        var giveUpAt = DateTime.UtcNow + Patience;
+        while (true)
         {
-            using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-            timeout.CancelAfter(Patience);
-            await foreach (var _ in service.QueryAsync(maxPerPage: 1, cancellationToken: timeout.Token))
+            string failure;
+            try
             {
-                break;
+                await foreach (var _ in service.QueryAsync(maxPerPage: 1, cancellationToken: cancellationToken))
+                {
+                    break;
+                }
+
+                return null;
+            }
+            catch (Azure.RequestFailedException e) when (e.Status != 0)
+            {
+                return $"the Azure Table service at {service.Uri} refused: {e.Message.Split('\n')[0]}"; // it answered: trying again changes nothing
+            }
+            catch (Exception e) when (e is Azure.RequestFailedException or System.Net.Http.HttpRequestException || (e is OperationCanceledException && !cancellationToken.IsCancellationRequested))
+            {
+                failure = e.Message.Split('\n')[0];
             }
 
-            return null;
-        }
-        catch (Exception e) when (e is Azure.RequestFailedException or OperationCanceledException or System.Net.Http.HttpRequestException)
-        {
-            return $"cannot reach the Azure Table service at {service.Uri}: {e.Message.Split('\n')[0]}";
+            if (DateTime.UtcNow + RetryEvery >= giveUpAt)
+            {
+                return $"cannot reach the Azure Table service at {service.Uri} for {Patience.TotalSeconds:0} s: {failure}";
+            }
+
+            await Task.Delay(RetryEvery, cancellationToken);
         }
     }
 }
