@@ -19,6 +19,13 @@ public static class ChildProcess
     /// </summary>
     public static async Task<(int Exit, string Output)> RunAsync(string program, IEnumerable<string> args, TimeSpan patience, string? directory = null, IReadOnlyDictionary<string, string>? environment = null)
     {
+        var (exit, stdout, stderr) = await RunSplitAsync(program, args, patience, directory, environment);
+        return (exit, stdout + stderr);
+    }
+
+    /// <summary>As <see cref="RunAsync"/>, with stdout and stderr apart.</summary>
+    public static async Task<(int Exit, string Stdout, string Stderr)> RunSplitAsync(string program, IEnumerable<string> args, TimeSpan patience, string? directory = null, IReadOnlyDictionary<string, string>? environment = null)
+    {
         var info = new ProcessStartInfo(program) { WorkingDirectory = directory ?? RepositoryPaths.Root(), RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
         foreach (var arg in args)
         {
@@ -47,6 +54,6 @@ public static class ChildProcess
             throw new TimeoutException($"{program} {string.Join(' ', info.ArgumentList)} ran past {patience}; it printed:{Environment.NewLine}{await stdout}{await stderr}", e);
         }
 
-        return (process.ExitCode, await stdout + await stderr);
+        return (process.ExitCode, await stdout, await stderr);
     }
 }
