@@ -109,11 +109,6 @@ public static class Runner
             await stderr.WriteLineAsync($"note: {options.LogDir} holds logs of an earlier run: the silo recovers their state, and --verify's expected totals assume fresh accounts.");
         }
 
-        if (options.Cluster is not null && (options.Logger != LoggerKind.Memory || options.LogDir is not null || options.LogDelayMs != 0 || options.CheckpointIntervalSeconds != (int)Snapper.Configuration.SnapperOptions.DefaultCheckpointInterval.TotalSeconds))
-        {
-            await stderr.WriteLineAsync("note: with --cluster the silos log as their own --logger says; this run's --logger, --log-dir, --log-delay-ms and --checkpoint-interval are ignored.");
-        }
-
         try
         {
             if (options.Cluster is { } listed && await UnreachableCluster(listed, cancellationToken) is { } nobody)

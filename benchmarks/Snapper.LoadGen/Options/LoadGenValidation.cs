@@ -62,7 +62,14 @@ public static class LoadGenValidation
         }
 
         CheckNemesis(options);
-        Require(options.LogDir is null || options.Logger == LoggerKind.File || options.Cluster is not null, "--log-dir is the file logger's folder, and --logger is not file: add --logger file, or drop --log-dir.");
+        if (options.Cluster is not null && SilosOwnFlags(options) is { Count: > 0 } siloFlags)
+        {
+            var named = siloFlags.Count == 1 ? siloFlags[0] : $"{string.Join(", ", siloFlags[..^1])} and {siloFlags[^1]}";
+            throw new UsageException($"{named} {(siloFlags.Count == 1 ? "is" : "are")} for the silos this process starts; with --cluster each SiloHost takes its own: drop {(siloFlags.Count == 1 ? "it" : "them")} here.");
+        }
+
+        Require(options.LogDir is null || options.Logger == LoggerKind.File, "--log-dir is the file logger's folder, and --logger is not file: add --logger file, or drop --log-dir.");
+        Require(options.Connection == LoadGenCommandLine.DevelopmentStorage || options.Logger == LoggerKind.AzureTable, "--connection is the azure-table logger's storage, and --logger is not azure-table: add --logger azure-table, or drop --connection.");
         if (options.OrleansLockTimeoutMs is { } lockTimeout)
         {
             Require(lockTimeout is >= 1 and <= 600_000, $"--orleans-lock-timeout must be from 1 to 600000 ms (was {lockTimeout}).");
@@ -146,6 +153,38 @@ public static class LoadGenValidation
         {
             Require(IPAddress.IsLoopback(Endpoint(gateway).Address), $"--nemesis with --cluster: gateway {gateway} is not on loopback; the nemesis faults only a test cluster on this machine.");
         }
+    }
+
+    // The embedded silos' flags given away from their defaults: with --cluster they would do nothing.
+    private static List<string> SilosOwnFlags(LoadGenOptions options)
+    {
+        var given = new List<string>();
+        if (options.Logger != LoggerKind.Memory)
+        {
+            given.Add("--logger");
+        }
+
+        if (options.LogDir is not null)
+        {
+            given.Add("--log-dir");
+        }
+
+        if (options.Connection != LoadGenCommandLine.DevelopmentStorage)
+        {
+            given.Add("--connection");
+        }
+
+        if (options.LogDelayMs != 0)
+        {
+            given.Add("--log-delay-ms");
+        }
+
+        if (options.CheckpointIntervalSeconds != (int)Snapper.Configuration.SnapperOptions.DefaultCheckpointInterval.TotalSeconds)
+        {
+            given.Add("--checkpoint-interval");
+        }
+
+        return given;
     }
 
     /// <summary>

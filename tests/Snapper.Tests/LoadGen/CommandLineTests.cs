@@ -91,6 +91,10 @@ public sealed partial class CommandLineTests
     [InlineData("--orleans-lock-timeout", "smallbank --orleans-lock-timeout 200 --modes pact,act")]
     [InlineData("--orleans-lock-timeout", "smallbank --orleans-lock-timeout 200 --modes orleans-txn --cluster 127.0.0.1:30000")]
     [InlineData("--orleans-lock-timeout", "tpcc --orleans-lock-timeout 200")]
+    [InlineData("--logger", "smallbank --cluster 127.0.0.1:30000 --logger file --log-dir /tmp/snapper-unused-log-dir")] // the silos' own flags
+    [InlineData("--log-delay-ms", "listappend --cluster 127.0.0.1:30000 --log-delay-ms 5")]
+    [InlineData("--checkpoint-interval", "tpcc --cluster 127.0.0.1:30000 --checkpoint-interval 0")]
+    [InlineData("--connection", "smallbank --connection DefaultEndpointsProtocol=http;AccountName=a;AccountKey=YQ==;TableEndpoint=http://127.0.0.1:1/a;")] // without --logger azure-table
     public async Task Bad_flags_exit_2_with_one_error_line_naming_the_flag_before_any_load(string named, string commandLine)
     {
         var (stdout, stderr) = (new StringWriter(), new StringWriter());
