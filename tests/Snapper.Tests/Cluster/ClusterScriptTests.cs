@@ -18,6 +18,7 @@ public sealed class ClusterScriptTests
     [Fact]
     public async Task A_Redis_clustered_pair_of_SiloHosts_comes_up_serves_a_verified_run_and_goes_down()
     {
+        await Azurite.EnsureInstalled(); // cluster.sh starts its own
         var state = Directory.CreateTempSubdirectory("snapper-cluster-");
         var ports = Enumerable.Range(0, 6).Select(_ => FreePort()).ToArray();
         var environment = new Dictionary<string, string>
@@ -62,9 +63,17 @@ public sealed class ClusterScriptTests
 
     private static async Task<(int Exit, string Output)> Run(string program, Dictionary<string, string> environment, params string[] args)
     {
+        if (program == "docker-compose" && !OnPath(program))
+        {
+            Assert.Fail("docker-compose is not installed: apt-get install docker-compose (README's Debian packages; .ci/run installs it)");
+        }
+
         var (exit, output) = await ChildProcess.RunAsync(program, args, Patience, environment: environment);
         return (exit, $"{program} {string.Join(' ', args)}:\n{output}");
     }
+
+    private static bool OnPath(string program) =>
+        (Environment.GetEnvironmentVariable("PATH") ?? "").Split(Path.PathSeparator).Any(folder => File.Exists(Path.Combine(folder, program)));
 
     private static int FreePort()
     {

@@ -63,9 +63,10 @@ public sealed class Azurite : IAsyncLifetime
 
     /// <summary>
     /// The table service's executable, installed first from the pinned lock file if it is missing
-    /// (once per test run), so README's test command needs no step before it: only npm.
+    /// (once per test run), so README's test command needs no step before it: only npm. Tests that
+    /// run a script starting its own Azurite call it first.
     /// </summary>
-    private static async Task<string> EnsureInstalled()
+    public static async Task<string> EnsureInstalled()
     {
         var folder = Path.Combine(RepositoryPaths.Root(), "tools", "azurite");
         var executable = Path.Combine(folder, "node_modules", ".bin", "azurite-table");
