@@ -469,13 +469,13 @@ public static class Runner
     // the retry counts are (warm-up included): for ACTs always (act, act-elr, hybrid's act kind), for
     // PACTs when --pact-attempts lets them retry (pact, hybrid's pact kind). Not for TPC-C's hybrid
     // (its kinds are transaction types, not modes).
-    // An ACT promoted to a PACT (--promote) made one attempt more than its caller saw: the ACT's,
-    // then its promoted runs (those after the first counted among the retries); its kind also
-    // reports the commits that came after promotion.
+    // An ACT promoted to a PACT (--promote) after losing its race made one attempt more than its
+    // caller saw: the ACT's, then its promoted runs (those after the first counted among the
+    // retries); one promoted at once made none. Its kind also reports the commits that came promoted.
     private static RunResult WithAttemptsPerCommit(RunResult result, string mode, LoadDriver driver, RetryListener retries, LoadGenOptions options)
     {
         var pactsRetry = options.PactAttempts > 1;
-        var actAttempts = retries.RetriedActs + retries.Promotions;
+        var actAttempts = retries.RetriedActs + retries.Promotions - retries.PromotedAtOnce;
         if (mode is ModeNames.Act or ModeNames.ActElr || (mode is ModeNames.Pact && pactsRetry))
         {
             var retried = mode is ModeNames.Pact ? retries.RetriedPacts : actAttempts;

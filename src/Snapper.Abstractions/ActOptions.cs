@@ -25,8 +25,11 @@ public sealed record ActOptions
     /// A promoted run that calls an actor its declaration missed (the attempt stopped before it got
     /// there) aborts at that call and runs again declaring it too. The caller sees the same result
     /// and exceptions; on a final abort, the same <see cref="AbortReason"/>. Promotion happens
-    /// before <see cref="MaxAttempts"/> is spent and is not counted in it. False: retries, if any,
-    /// run as ACTs. Null: the silo's <c>SnapperOptions.Promote</c> (on unless changed).
+    /// before <see cref="MaxAttempts"/> is spent and is not counted in it. While most of a client's
+    /// ACTs lose their first race, a new one starts as such a PACT at once, declaring its first
+    /// actor and learning the rest from the calls refused (one in eight still tries as an ACT).
+    /// False: retries, if any, run as ACTs. Null: the silo's <c>SnapperOptions.Promote</c> (on
+    /// unless changed).
     /// </summary>
     public bool? Promote { get; init; }
 

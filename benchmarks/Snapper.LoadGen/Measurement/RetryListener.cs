@@ -15,6 +15,7 @@ public sealed class RetryListener : IDisposable
     private long pacts;
     private long promotions;
     private long promotedCommits;
+    private long promotedAtOnce;
 
     /// <summary>Starts listening.</summary>
     public RetryListener()
@@ -30,13 +31,17 @@ public sealed class RetryListener : IDisposable
         {
             if (instrument.Name == SnapperDiagnostics.PromotedInstrument)
             {
-                // Tagged outcome=committed or outcome=aborted: one per promoted ACT.
+                // Tagged outcome=committed|aborted and start=act|pact: one per promoted ACT.
                 Interlocked.Add(ref promotions, count);
                 foreach (var tag in tags)
                 {
                     if (tag.Key == "outcome" && Equals(tag.Value, "committed"))
                     {
                         Interlocked.Add(ref promotedCommits, count);
+                    }
+                    else if (tag.Key == "start" && Equals(tag.Value, "pact"))
+                    {
+                        Interlocked.Add(ref promotedAtOnce, count);
                     }
                 }
 
@@ -64,6 +69,9 @@ public sealed class RetryListener : IDisposable
 
     /// <summary>ACTs run again as PACTs so far (<c>--promote</c>), however they ended.</summary>
     public long Promotions => Interlocked.Read(ref promotions);
+
+    /// <summary>ACTs that started as PACTs at once, with no ACT attempt before, so far.</summary>
+    public long PromotedAtOnce => Interlocked.Read(ref promotedAtOnce);
 
     /// <summary>Promoted ACTs that committed so far.</summary>
     public long PromotedCommits => Interlocked.Read(ref promotedCommits);

@@ -93,8 +93,9 @@ public sealed class SnapperOptions
 
     /// <summary>
     /// Default for ACTs that do not choose (<c>ActOptions.Promote</c>): an ACT attempt that aborts
-    /// for a concurrency reason runs again as a PACT over the actors it called. Default true; false
-    /// keeps every attempt an ACT.
+    /// for a concurrency reason runs again as a PACT over the actors it called, and while most ACTs
+    /// lose their first race a new one starts as a PACT at once. Default true; false keeps every
+    /// attempt an ACT.
     /// </summary>
     public bool Promote { get; set; } = true;
 

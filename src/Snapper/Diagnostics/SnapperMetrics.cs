@@ -34,7 +34,7 @@ internal sealed class SnapperMetrics : IDisposable
         logGroupSize = meter.CreateHistogram<int>("snapper.log.group_size", "{record}", "Records per group commit.");
         batchSize = meter.CreateHistogram<int>(BatchSizeInstrument, "{transaction}", "PACTs per batch formed by the coordinator ring.");
         retried = meter.CreateCounter<long>(RetriedInstrument, "{attempt}", "Attempts that aborted and were run again: an ACT's for a concurrency reason (ActOptions.MaxAttempts; a promoted ACT's runs after its first), a PACT's for a cascade (SnapperOptions.MaxPactAttempts).");
-        promoted = meter.CreateCounter<long>(PromotedInstrument, "{transaction}", "ACTs run again as PACTs after an attempt aborted for a concurrency reason (ActOptions.Promote), by outcome.");
+        promoted = meter.CreateCounter<long>(PromotedInstrument, "{transaction}", "ACTs run as PACTs (ActOptions.Promote), by outcome and start: act after an ACT attempt lost its race, pact at once while most ACTs were losing theirs.");
         checkpointDuration = meter.CreateHistogram<double>(SnapperDiagnostics.CheckpointInstrument, "ms", "Checkpoint rounds, from the seals to the truncation, by outcome.");
     }
 
@@ -76,7 +76,8 @@ internal sealed class SnapperMetrics : IDisposable
     internal void Retried(TxnMode mode) => retried.Add(1, new KeyValuePair<string, object?>("mode", ModeName(mode)));
 
     // Once per promoted transaction, when its promoted runs end: committed, or aborted or in doubt.
-    internal void Promoted(bool committed) => promoted.Add(1, new KeyValuePair<string, object?>("outcome", committed ? "committed" : "aborted"));
+    internal void Promoted(bool committed, bool atOnce) =>
+        promoted.Add(1, new KeyValuePair<string, object?>("outcome", committed ? "committed" : "aborted"), new KeyValuePair<string, object?>("start", atOnce ? "pact" : "act"));
 
     /// <inheritdoc />
     public void Dispose() => meter.Dispose();

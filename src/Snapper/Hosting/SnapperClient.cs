@@ -1,3 +1,5 @@
+using System.Collections.Concurrent;
+using System.Reflection;
 using Microsoft.Extensions.Options;
 using Snapper.Coordination;
 using Snapper.Diagnostics;
@@ -22,6 +24,10 @@ internal sealed class SnapperClient(
     CoordinatorInboxes? inboxes = null) : ISnapperClient // on a silo: its coordinators take NewPact in process
 {
     private readonly SnapperOptions settings = options.Value;
+    private readonly ConcurrentDictionary<MethodInfo, ActContention> contention = new();
+
+    /// <summary>How the ACTs of call site <paramref name="body"/> fare on this client (tests prime it).</summary>
+    internal ActContention ContentionOf(Delegate body) => contention.GetOrAdd(body.Method, _ => new ActContention());
 
     public Task<TResult> RunAct<TActor, TResult>(ActorId first, Func<TActor, TxnContext, Task<TResult>> body, CancellationToken cancellationToken = default)
         where TActor : ITransactionalActor =>
@@ -41,6 +47,17 @@ internal sealed class SnapperClient(
         var earlyLockRelease = options.EarlyLockRelease ?? settings.EarlyLockRelease;
         var promote = options.Promote ?? settings.Promote;
         var actor = resolver.Get<TActor>(first);
+        var site = ContentionOf(body);
+        if (promote && site.PromoteAtOnce())
+        {
+            var (committed, promoted, runs) = await RunPromoted(first, actor, body, AccessSet.Of(first), actAbort: null, cancellationToken);
+            site.PromotedEnded(runs);
+            if (committed)
+            {
+                return promoted;
+            }
+        }
+
         long priority = 0;
         for (var attempt = 1; ; attempt++)
         {
@@ -50,18 +67,41 @@ internal sealed class SnapperClient(
             var ctx = new TxnContext(tid, TxnMode.Act, first, clock.GetUtcNow() + settings.TransactionTimeout) { Start = true, EarlyLockRelease = earlyLockRelease, Priority = priority };
             try
             {
-                return await body(actor, ctx);
+                var result = await body(actor, ctx);
+                if (attempt == 1)
+                {
+                    site.FirstAttemptEnded(lostRace: false);
+                }
+
+                return result;
             }
             catch (Exception lost) when (IsLostAnswer(lost))
             {
                 throw InDoubt(tid, lost);
             }
-            catch (TransactionAbortedException aborted) when (promote && ActOptions.IsRetryable(aborted.Reason) && aborted.Reached is not null && !cancellationToken.IsCancellationRequested)
+            catch (TransactionAbortedException aborted)
             {
-                return await RunPromoted(first, actor, body, aborted, cancellationToken);
-            }
-            catch (TransactionAbortedException aborted) when (attempt < options.MaxAttempts && ActOptions.IsRetryable(aborted.Reason) && !cancellationToken.IsCancellationRequested)
-            {
+                var lostRace = ActOptions.IsRetryable(aborted.Reason);
+                if (attempt == 1)
+                {
+                    site.FirstAttemptEnded(lostRace);
+                }
+
+                if (!lostRace || cancellationToken.IsCancellationRequested)
+                {
+                    throw;
+                }
+
+                if (promote && aborted.Reached is not null)
+                {
+                    return (await RunPromoted(first, actor, body, AccessSet.Of(first).Covering(aborted.Reached), aborted, cancellationToken)).Result;
+                }
+
+                if (attempt >= options.MaxAttempts)
+                {
+                    throw;
+                }
+
                 priority = priority != 0 ? priority : tid;
                 metrics.Retried(TxnMode.Act);
                 var pause = options.RetryBackoff * Math.Pow(2, Math.Min(attempt - 1, 10)) * (0.5 + Random.Shared.NextDouble());
@@ -152,11 +192,13 @@ internal sealed class SnapperClient(
     /// which names what it needed, and runs again declaring that too. Each such run adds a call the
     /// body makes, so a body whose calls do not depend on data it races with commits within one run
     /// more than the calls the ACT attempt missed; <see cref="MaxPromotedRuns"/> bounds the rest. If
-    /// the promoted runs give up, the caller is told the ACT's own reason.
+    /// the promoted runs give up, the caller is told the ACT's own reason. With no ACT attempt before
+    /// (<paramref name="actAbort"/> null: promoted at once, see <see cref="ActContention"/>), the
+    /// first run declares the first actor only, and giving up returns not committed: the
+    /// transaction then runs as an ACT.
     /// </summary>
-    private async Task<TResult> RunPromoted<TActor, TResult>(ActorId first, TActor actor, Func<TActor, TxnContext, Task<TResult>> body, TransactionAbortedException actAbort, CancellationToken cancellationToken)
+    private async Task<(bool Committed, TResult Result, int Runs)> RunPromoted<TActor, TResult>(ActorId first, TActor actor, Func<TActor, TxnContext, Task<TResult>> body, AccessSet declared, TransactionAbortedException? actAbort, CancellationToken cancellationToken)
     {
-        var declared = AccessSet.Of(first).Covering(actAbort.Reached!);
         var cascades = 1;
         for (var run = 1; ; run++)
         {
@@ -167,19 +209,19 @@ internal sealed class SnapperClient(
             }
             catch (TransactionAbortedException)
             {
-                metrics.Promoted(committed: false); // no coordinator could take it (Failure)
+                metrics.Promoted(committed: false, atOnce: actAbort is null); // no coordinator could take it (Failure)
                 throw;
             }
 
             try
             {
                 var result = await RunPlaced(actor, body, ctx);
-                metrics.Promoted(committed: true);
-                return result;
+                metrics.Promoted(committed: true, atOnce: actAbort is null);
+                return (true, result, run);
             }
             catch (Exception lost) when (IsLostAnswer(lost))
             {
-                metrics.Promoted(committed: false);
+                metrics.Promoted(committed: false, atOnce: actAbort is null);
                 throw InDoubt(ctx.Tid, lost);
             }
             catch (TransactionAbortedException missed) when (missed.Reason == AbortReason.DeclarationError && missed.Reached is { } more && run < MaxPromotedRuns && !cancellationToken.IsCancellationRequested)
@@ -193,11 +235,14 @@ internal sealed class SnapperClient(
             }
             catch (TransactionAbortedException aborted)
             {
-                metrics.Promoted(committed: false);
+                metrics.Promoted(committed: false, atOnce: actAbort is null);
                 if (aborted.Reason is AbortReason.DeclarationError or AbortReason.Cascading)
                 {
-                    // The promoted runs gave up: the caller hears why the transaction lost its race.
-                    throw new TransactionAbortedException(actAbort.Reason, $"{actAbort.Detail} (run again as a PACT, it gave up: {aborted.Detail})", aborted) { Tid = aborted.Tid };
+                    // The promoted runs gave up: promoted at once, the transaction runs as an ACT;
+                    // after an ACT attempt, the caller hears why that attempt lost its race.
+                    return actAbort is null
+                        ? (false, default!, run)
+                        : throw new TransactionAbortedException(actAbort.Reason, $"{actAbort.Detail} (run again as a PACT, it gave up: {aborted.Detail})", aborted) { Tid = aborted.Tid };
                 }
 
                 throw;

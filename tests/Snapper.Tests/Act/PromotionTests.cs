@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using Snapper.Hosting;
 using Snapper.Tests.Infrastructure;
 
 namespace Snapper.Tests.Act;
@@ -158,6 +159,38 @@ public sealed class PromotionTests
 
     // Until the body runs a second time: the ACT died and runs again as a PACT. If the transfer
     // ended instead, its outcome says why.
+    [Fact]
+    public async Task While_most_ACTs_lose_their_race_a_new_one_starts_as_a_PACT_and_learns_its_calls()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var (a, b, c) = (Actor("p9-a"), Actor("p9-b"), Actor("p9-c"));
+        var modes = new ConcurrentQueue<TxnMode>();
+        Func<IPromotionTestActor, TxnContext, Task<int>> body = (x, ctx) =>
+        {
+            modes.Enqueue(ctx.Mode);
+            return x.PayEach(ctx, 1, [b, c]);
+        };
+        var contention = ((SnapperClient)silo.Client).ContentionOf(body);
+        for (var i = 0; i < 200; i++)
+        {
+            contention.FirstAttemptEnded(lostRace: true); // as under heavy skew
+        }
+
+        var paid = await silo.Client.RunAct(a, body).WaitAsync(Bound);
+
+        // No ACT attempt: the first run declared a alone, learned b, then c, and committed.
+        Assert.Equal(2, paid);
+        Assert.Equal([TxnMode.Pact, TxnMode.Pact, TxnMode.Pact], modes);
+        Assert.Equal((-2, 1, 1), (await Read(silo, a), await Read(silo, b), await Read(silo, c)));
+
+        // A user abort is final there too, with nothing left behind.
+        var user = await Assert.ThrowsAsync<TransactionAbortedException>(() =>
+            silo.Client.RunAct<IPromotionTestActor, int>(b, (x, ctx) => x.PayThenAbort(ctx)).WaitAsync(Bound));
+        Assert.Equal(AbortReason.User, user.Reason);
+        Assert.Equal(1, await Read(silo, b));
+        await silo.UntilResolved();
+    }
+
     private static async Task UntilPromoted(ConcurrentQueue<TxnMode> modes, Task transfer)
     {
         await Poll.Until(() => modes.Count >= 2 || transfer.IsCompleted, "the transfer ran again as a PACT");

@@ -31,7 +31,7 @@ public sealed class LoadGenPromotionTests
             var suffix = promote == "on" ? "(retries inside RunAct included, up to 10 attempt(s) each, and its promoted runs)" : "(retries inside RunAct included, up to 10 attempt(s) each)";
             Assert.Contains(lines, l => l.StartsWith("act attempts per commit:", StringComparison.Ordinal) && l.EndsWith(suffix, StringComparison.Ordinal));
             Assert.Contains(lines, l => l.StartsWith("hybrid:act attempts per commit:", StringComparison.Ordinal) && l.EndsWith(suffix, StringComparison.Ordinal));
-            Assert.Contains(lines, l => l.StartsWith("act promoted: ", StringComparison.Ordinal) && l.Contains(promote == "on" ? "commits came after" : "none (--promote off)", StringComparison.Ordinal));
+            Assert.Contains(lines, l => l.StartsWith("act promoted: ", StringComparison.Ordinal) && l.Contains(promote == "on" ? "commits came as PACTs" : "none (--promote off)", StringComparison.Ordinal));
 
             // SmallBank PACTs never abort, so with retries allowed each commit took one attempt,
             // and hybrid's ACT retries are not counted against its PACTs.
