@@ -437,7 +437,6 @@ public static class Runner
         return (runs, failed, false);
     }
 
-    // The nemesis of each mode, where --nemesis asks for one: its settings, the workload's actors and the grain factory that reaches them.
     // Null once any gateway accepts a connection (the client needs one; it finds the rest), else
     // what the probes of every gateway said, so an unreachable cluster is one line within seconds.
     private static async Task<string?> UnreachableCluster(IReadOnlyList<string> gateways, CancellationToken cancellationToken)
@@ -446,6 +445,7 @@ public static class Runner
         return problems.Any(p => p is null) ? null : string.Join("; ", problems);
     }
 
+    // The nemesis of each mode, where --nemesis asks for one: its settings, the workload's actors and the grain factory that reaches them.
     private static NemesisPlan? Plan(NemesisSettings? settings, IWorkloadActors actors, ILoadGenCluster silo) =>
         settings is null ? null : new NemesisPlan(settings, actors, silo.Grains);
 

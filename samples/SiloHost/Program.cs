@@ -10,7 +10,8 @@ using Snapper.Configuration;
 using Snapper.LoadGen.Options;
 
 // SiloHost: one Orleans silo with Snapper and the samples' actors. Exit codes: 0 stopped cleanly,
-// 1 the silo failed, 2 a usage error (one line naming the flag).
+// 1 the silo failed or a service a flag names did not answer, 2 a usage error or a port in use
+// (one line naming the flag).
 var parsed = CommandLine.Create().Parse(args);
 if (parsed.Tokens.Any(t => t.Value is "--help" or "-h" or "-?" or "--version"))
 {

@@ -39,7 +39,12 @@ public static class StartupFalseAlarm
             }
         }
 
-        return format is not null && format.StartsWith(Message, StringComparison.Ordinal)
-            && stalled > DateTime.Now - Process.GetCurrentProcess().StartTime;
+        if (format is null || !format.StartsWith(Message, StringComparison.Ordinal))
+        {
+            return false;
+        }
+
+        using var process = Process.GetCurrentProcess();
+        return stalled > DateTime.Now - process.StartTime;
     }
 }

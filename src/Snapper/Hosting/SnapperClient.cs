@@ -47,8 +47,8 @@ internal sealed class SnapperClient(
         var earlyLockRelease = options.EarlyLockRelease ?? settings.EarlyLockRelease;
         var promote = options.Promote ?? settings.Promote;
         var actor = resolver.Get<TActor>(first);
-        var site = ContentionOf(body);
-        if (promote && site.PromoteAtOnce())
+        var site = promote ? ContentionOf(body) : null; // promotion off: RunAct as it was, no bookkeeping
+        if (site is not null && site.PromoteAtOnce())
         {
             var (committed, promoted, runs) = await RunPromoted(first, actor, body, AccessSet.Of(first), actAbort: null, cancellationToken);
             site.PromotedEnded(runs);
@@ -70,7 +70,7 @@ internal sealed class SnapperClient(
                 var result = await body(actor, ctx);
                 if (attempt == 1)
                 {
-                    site.FirstAttemptEnded(lostRace: false);
+                    site?.FirstAttemptEnded(lostRace: false);
                 }
 
                 return result;
@@ -84,7 +84,7 @@ internal sealed class SnapperClient(
                 var lostRace = ActOptions.IsRetryable(aborted.Reason);
                 if (attempt == 1)
                 {
-                    site.FirstAttemptEnded(lostRace);
+                    site?.FirstAttemptEnded(lostRace);
                 }
 
                 if (!lostRace || cancellationToken.IsCancellationRequested)

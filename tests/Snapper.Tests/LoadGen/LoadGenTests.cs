@@ -50,10 +50,9 @@ public sealed class LoadGenTests
 
             Assert.Matches(@"pact CPU \(silos and load\): \d+\.\d\d cores, \d+ µs per committed transaction", stdout.ToString());
 
-            // README's command, shortened: stdout holds the results only, and Orleans' false
-            // Watchdog alarm at start-up is not shown anywhere.
+            // README's command, shortened: stdout holds the results only (Orleans' false Watchdog
+            // alarm, which does not fire in this process, is checked in LoadGenProcessTests).
             Assert.DoesNotMatch(@"(?m)^\s*(warn|warning|fail|error)\b", stdout.ToString());
-            Assert.DoesNotContain("Participant check thread", stdout.ToString() + stderr);
         }
         finally
         {
