@@ -166,7 +166,7 @@ public static class Runner
             else
             {
                 var workload = new SmallBankWorkload(silo.Client, silo.Grains, options.Actors, options.PactPercent, options.ActAttempts, options.Promote);
-                (runs, failed, interrupted) = await RunModesAsync(options, workload.For, workload, null, null, Plan(nemesis, workload, silo), stderr, terminal, cancellationToken);
+                (runs, failed, interrupted) = await RunModesAsync(options, workload.For, workload, null, null, Plan(nemesis, workload, silo, options), stderr, terminal, cancellationToken);
             }
 
             var report = new LoadGenReport(options.Workload, options, cluster, runs);
@@ -238,7 +238,7 @@ public static class Runner
         }
 
         var workload = new ListAppendWorkload(silo.Client, options.Actors, options.PactPercent, Record, options.UserAborts, options.Promote);
-        var (runs, failed, interrupted) = await RunModesAsync(options, workload.For, null, workload, null, Plan(nemesis, workload, silo), stderr, terminal, cancellationToken);
+        var (runs, failed, interrupted) = await RunModesAsync(options, workload.For, null, workload, null, Plan(nemesis, workload, silo, options), stderr, terminal, cancellationToken);
 
         if (writer is not null)
         {
@@ -328,12 +328,12 @@ public static class Runner
     {
         var workload = new TpcCWorkload(silo.Client, TpcCWorkload.DefaultConfig(options.Warehouses), options.PactPercent);
         var hooks = new TpcCHooks(workload, stderr, cancellationToken);
-        return RunModesAsync(options, mode => workload.Kinds(mode, options.NewOrderOnly), null, null, hooks, Plan(nemesis, workload, silo), stderr, terminal, cancellationToken);
+        return RunModesAsync(options, mode => workload.Kinds(mode, options.NewOrderOnly), null, null, hooks, Plan(nemesis, workload, silo, options), stderr, terminal, cancellationToken);
     }
 
     private static async Task<(List<RunResult> Runs, bool Failed, bool Interrupted)> RunModesAsync(
         LoadGenOptions options, Func<string, TransactionMix> issueFor, SmallBankWorkload? smallBank, ListAppendWorkload? listAppend,
-        TpcCHooks? tpcc, NemesisPlan? nemesis, TextWriter stderr, bool terminal, CancellationToken cancellationToken)
+        TpcCHooks? tpcc, ModeActors plan, TextWriter stderr, bool terminal, CancellationToken cancellationToken)
     {
 
         var picker = ActorPicker.Create(options);
@@ -362,8 +362,8 @@ public static class Runner
             var touched = options.Verify && smallBank is not null ? new bool[options.Actors] : null;
             using var batchSizes = new BatchSizeListener();
             using var retries = new RetryListener();
-            var nemesisActors = nemesis?.Actors.Grains(mode, nemesis.Grains);
-            var nemesisLoop = nemesis is not null ? new NemesisLoop(nemesis.Settings, nemesisActors!) : null;
+            var nemesisActors = plan.Nemesis is not null ? plan.Actors.Grains(mode, plan.Grains) : null;
+            var nemesisLoop = plan.Nemesis is { } nemesis ? new NemesisLoop(nemesis, nemesisActors!) : null;
             var (result, driver) = await ProgressLine.ShowAsync(stderr, terminal, mode, options.WarmupSeconds, options.DurationSeconds, async onTick =>
             {
                 var driver = new LoadDriver(options, picker) { Touched = touched, OnTick = onTick, DuringWindow = nemesisLoop is null ? null : nemesisLoop.RunAsync };
@@ -382,7 +382,7 @@ public static class Runner
             result = WithAttemptsPerCommit(result, mode, driver, retries, options);
             if (nemesisLoop is not null)
             {
-                result = result with { Nemesis = nemesisLoop.Summary(await ProbeLivenessAsync(mode, result, nemesis!.Actors, nemesisActors!.Count, stderr)) };
+                result = result with { Nemesis = nemesisLoop.Summary(await ProbeLivenessAsync(mode, result, plan.Actors, nemesisActors!.Count, stderr)) };
             }
 
             if (driver.FirstFailure is { } first && driver.StoppedByFailures is null)
@@ -422,6 +422,13 @@ public static class Runner
             }
 
             runs.Add(result);
+            if (result.Completed && plan.LetGoBetweenModes && mode != options.Modes[^1])
+            {
+                var (notGone, seconds) = await FinishedMode.LetGoAsync(plan.Actors.Grains(mode, plan.Grains));
+                await stderr.WriteLineAsync(FormattableString.Invariant(
+                    $"[{mode}] its actors let go and the garbage collected before the next mode ({seconds:F1}s{(notGone > 0 ? $"; {notGone} did not answer" : "")})."));
+            }
+
             if (!result.Completed)
             {
                 // Interrupted (or stuck): later modes would measure a silo still busy with this one.
@@ -445,9 +452,11 @@ public static class Runner
         return problems.Any(p => p is null) ? null : string.Join("; ", problems);
     }
 
-    // The nemesis of each mode, where --nemesis asks for one: its settings, the workload's actors and the grain factory that reaches them.
-    private static NemesisPlan? Plan(NemesisSettings? settings, IWorkloadActors actors, ILoadGenCluster silo) =>
-        settings is null ? null : new NemesisPlan(settings, actors, silo.Grains);
+    // The workload's actors and the grain factory that reaches them: the nemesis of each mode acts on
+    // them, where --nemesis asks for one, and a finished mode's go before the next, on embedded silos
+    // that log (--logger none: one let go would come back empty; --cluster: not this process's silos).
+    private static ModeActors Plan(NemesisSettings? nemesis, IWorkloadActors actors, ILoadGenCluster silo, LoadGenOptions options) =>
+        new(actors, silo.Grains, nemesis, LetGoBetweenModes: options.Cluster is null && options.Logger != LoggerKind.None);
 
     // Once the nemesis stopped and the load drained: does every actor answer a read, and how fast?
     private static async Task<LivenessSummary?> ProbeLivenessAsync(string mode, RunResult result, IWorkloadActors actors, int count, TextWriter stderr)
@@ -463,7 +472,7 @@ public static class Runner
         return liveness;
     }
 
-    private sealed record NemesisPlan(NemesisSettings Settings, IWorkloadActors Actors, IGrainFactory Grains);
+    private sealed record ModeActors(IWorkloadActors Actors, IGrainFactory Grains, NemesisSettings? Nemesis, bool LetGoBetweenModes);
 
     // Attempts per commit, those retried inside RunAct and RunPact included, on whole-run totals as
     // the retry counts are (warm-up included): for ACTs always (act, act-elr, hybrid's act kind), for

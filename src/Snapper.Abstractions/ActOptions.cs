@@ -27,7 +27,9 @@ public sealed record ActOptions
     /// and exceptions; on a final abort, the same <see cref="AbortReason"/>. Promotion happens
     /// before <see cref="MaxAttempts"/> is spent and is not counted in it. While most of a client's
     /// ACTs lose their first race, a new one starts as such a PACT at once, declaring its first
-    /// actor and learning the rest from the calls refused (one in eight still tries as an ACT).
+    /// actor and the actors its call's arguments name, and learning the rest from the calls
+    /// refused (one in 64 still tries as an ACT). The first promoted run's tid is known once its
+    /// call is sent: a body that reads it before runs again, placed up front.
     /// False: retries, if any, run as ACTs. Null: the silo's <c>SnapperOptions.Promote</c> (on
     /// unless changed).
     /// </summary>

@@ -10,17 +10,22 @@ public sealed record TxnContext
 {
     internal TxnContext(long tid, TxnMode mode, ActorId root, DateTimeOffset deadline, long bid = 0, AccessSet? declared = null)
     {
-        Tid = tid;
+        this.tid = tid;
         Mode = mode;
         Root = root;
         Deadline = deadline;
-        Bid = bid;
+        this.bid = bid;
         Declared = declared;
     }
 
-    /// <summary>The transaction id; for ACTs also its age in wait-die (smaller is older).</summary>
     [Id(0)]
-    public long Tid { get; }
+    private readonly long tid;
+
+    [Id(4)]
+    private readonly long bid;
+
+    /// <summary>The transaction id; for ACTs also its age in wait-die (smaller is older).</summary>
+    public long Tid => placement is null ? tid : PlacedOnSend(nameof(Tid)).tid;
 
     /// <summary>PACT or ACT.</summary>
     [Id(1)]
@@ -35,8 +40,7 @@ public sealed record TxnContext
     public DateTimeOffset Deadline { get; }
 
     /// <summary>For a PACT, the id of its batch (the tid of the batch's first PACT); 0 for an ACT.</summary>
-    [Id(4)]
-    public long Bid { get; }
+    public long Bid => placement is null ? bid : PlacedOnSend(nameof(Bid)).bid;
 
     /// <summary>For a PACT, its declaration: the actors it calls and how often.</summary>
     [Id(5)]
@@ -74,6 +78,17 @@ public sealed record TxnContext
 
     internal long PriorityOrTid => Priority != 0 ? Priority : Tid;
 
+    // Client side only (not serialized): on a start context not yet placed in a batch, the
+    // placement (Snapper.Grains.StartPlacement) that places it as its call is sent.
+    [NonSerialized]
+    private readonly IPlacedOnSend? placement;
+
+    internal IPlacedOnSend? Placement
+    {
+        get => placement;
+        init => placement = value;
+    }
+
     // Client side only (not serialized): the start context has been sent once; a second call with it is refused.
     [NonSerialized]
     private int sent;
@@ -82,5 +97,8 @@ public sealed record TxnContext
     internal bool TryMarkSent() => Interlocked.Exchange(ref sent, 1) == 0;
 
     /// <inheritdoc />
-    public override string ToString() => $"{Mode} {Tid} (root {Root})";
+    public override string ToString() => placement is { Placed: null } ? $"{Mode} (root {Root}, placed when its call is sent)" : $"{Mode} {Tid} (root {Root})";
+
+    // A start placed on send has its tid and batch once its call has been sent.
+    private TxnContext PlacedOnSend(string member) => placement!.Placed ?? throw new StartNotPlacedException(member);
 }

@@ -41,9 +41,21 @@ internal sealed class ExecutionInfoCallFilter(IServiceProvider services) : IOutg
                 throw new SnapperException(
                     $"The body of transaction {ctx.Tid} made a second call with its TxnContext ({context.InterfaceMethod?.Name}): a RunAct or RunPact body makes exactly one call, on its first actor, which calls the others through CallActor.");
             }
+
+            if (ctx.Placement is StartPlacement placement)
+            {
+                return PlaceAndInvoke(context, placement);
+            }
         }
 
         return InvokeAndTakeInfo(context, sink);
+    }
+
+    // A start placed as it is sent: its declaration takes in the actors the call's arguments name.
+    private async Task PlaceAndInvoke(IOutgoingGrainCallContext context, StartPlacement placement)
+    {
+        context.Request.SetArgument(0, await placement.Place(context.Request));
+        await InvokeAndTakeInfo(context, sink: null);
     }
 
     private async Task InvokeAndTakeInfo(IOutgoingGrainCallContext context, ExecutionInfo? sink)

@@ -50,7 +50,7 @@ internal sealed class SnapperClient(
         var site = promote ? ContentionOf(body) : null; // promotion off: RunAct as it was, no bookkeeping
         if (site is not null && site.PromoteAtOnce())
         {
-            var (committed, promoted, runs) = await RunPromoted(first, actor, body, AccessSet.Of(first), actAbort: null, cancellationToken);
+            var (committed, promoted, runs) = await RunPromoted(first, actor, body, AccessSet.Of(first), actAbort: null, site, cancellationToken);
             site.PromotedEnded(runs);
             if (committed)
             {
@@ -94,7 +94,7 @@ internal sealed class SnapperClient(
 
                 if (promote && aborted.Reached is not null)
                 {
-                    return (await RunPromoted(first, actor, body, AccessSet.Of(first).Covering(aborted.Reached), aborted, cancellationToken)).Result;
+                    return (await RunPromoted(first, actor, body, AccessSet.Of(first).Covering(aborted.Reached), aborted, site!, cancellationToken)).Result;
                 }
 
                 if (attempt >= options.MaxAttempts)
@@ -192,50 +192,70 @@ internal sealed class SnapperClient(
     /// which names what it needed, and runs again declaring that too. Each such run adds a call the
     /// body makes, so a body whose calls do not depend on data it races with commits within one run
     /// more than the calls the ACT attempt missed; <see cref="MaxPromotedRuns"/> bounds the rest. If
-    /// the promoted runs give up, the caller is told the ACT's own reason. With no ACT attempt before
-    /// (<paramref name="actAbort"/> null: promoted at once, see <see cref="ActContention"/>), the
-    /// first run declares the first actor only, and giving up returns not committed: the
-    /// transaction then runs as an ACT.
+    /// the promoted runs give up, the caller is told the ACT's own reason. The first run also
+    /// declares the actors its call names (<see cref="StartPlacement"/>), unless the call site's
+    /// bodies read their tid before their call (<see cref="ActContention.PlacesUpFront"/>). With no
+    /// ACT attempt before (<paramref name="actAbort"/> null: promoted at once, see
+    /// <see cref="ActContention"/>), giving up returns not committed: the transaction then runs as
+    /// an ACT.
     /// </summary>
-    private async Task<(bool Committed, TResult Result, int Runs)> RunPromoted<TActor, TResult>(ActorId first, TActor actor, Func<TActor, TxnContext, Task<TResult>> body, AccessSet declared, TransactionAbortedException? actAbort, CancellationToken cancellationToken)
+    private async Task<(bool Committed, TResult Result, int Runs)> RunPromoted<TActor, TResult>(ActorId first, TActor actor, Func<TActor, TxnContext, Task<TResult>> body, AccessSet declared, TransactionAbortedException? actAbort, ActContention site, CancellationToken cancellationToken)
     {
         var cascades = 1;
         for (var run = 1; ; run++)
         {
-            TxnContext ctx;
+            // The first run is placed as its call is sent: it declares the actors that call names
+            // too, so a body whose actors come in its input is not refused for those.
+            var placement = run == 1 && !site.PlacesUpFront
+                ? new StartPlacement(first, declared, resolver.IsTransactional, named => Place(first, named, cancellationToken))
+                : null;
+            TxnContext? ctx = null;
             try
             {
-                ctx = await Place(first, declared, cancellationToken) with { Promoted = true };
-            }
-            catch (TransactionAbortedException)
-            {
-                metrics.Promoted(committed: false, atOnce: actAbort is null); // no coordinator could take it (Failure)
-                throw;
-            }
+                TResult result;
+                if (placement is null)
+                {
+                    ctx = await Place(first, declared, cancellationToken) with { Promoted = true };
+                    result = await RunPlaced(actor, body, ctx);
+                }
+                else
+                {
+                    try
+                    {
+                        result = await RunPlacedOnSend(actor, body, placement);
+                    }
+                    catch (StartNotPlacedException) when (placement.Placed is null)
+                    {
+                        // The body read its tid before its call: nothing was sent, so it runs
+                        // again placed up front, as every later one of its call site will.
+                        site.ReadContextEarly();
+                        placement = null;
+                        ctx = await Place(first, declared, cancellationToken) with { Promoted = true };
+                        result = await RunPlaced(actor, body, ctx);
+                    }
+                }
 
-            try
-            {
-                var result = await RunPlaced(actor, body, ctx);
                 metrics.Promoted(committed: true, atOnce: actAbort is null);
                 return (true, result, run);
             }
             catch (Exception lost) when (IsLostAnswer(lost))
             {
                 metrics.Promoted(committed: false, atOnce: actAbort is null);
-                throw InDoubt(ctx.Tid, lost);
+                throw InDoubt((ctx ?? placement?.Placed)?.Tid ?? 0, lost);
             }
             catch (TransactionAbortedException missed) when (missed.Reason == AbortReason.DeclarationError && missed.Reached is { } more && run < MaxPromotedRuns && !cancellationToken.IsCancellationRequested)
             {
-                declared = declared.Covering(more);
+                declared = ((ctx ?? placement?.Placed)?.Declared ?? declared).Covering(more);
                 metrics.Retried(TxnMode.Act); // an attempt of the ACT the caller started
             }
             catch (TransactionAbortedException cascaded) when (cascaded.Reason == AbortReason.Cascading && cascades++ < settings.MaxPactAttempts && !cancellationToken.IsCancellationRequested)
             {
+                declared = (ctx ?? placement?.Placed)?.Declared ?? declared;
                 metrics.Retried(TxnMode.Act);
             }
             catch (TransactionAbortedException aborted)
             {
-                metrics.Promoted(committed: false, atOnce: actAbort is null);
+                metrics.Promoted(committed: false, atOnce: actAbort is null); // Failure too: no coordinator could take it
                 if (aborted.Reason is AbortReason.DeclarationError or AbortReason.Cascading)
                 {
                     // The promoted runs gave up: promoted at once, the transaction runs as an ACT;
@@ -247,6 +267,21 @@ internal sealed class SnapperClient(
 
                 throw;
             }
+        }
+    }
+
+    // The first promoted run: the body gets a start context the call filter places as the call is
+    // sent; sent again, placed, if the first actor's activation went before the call started there.
+    private async Task<TResult> RunPlacedOnSend<TActor, TResult>(TActor actor, Func<TActor, TxnContext, Task<TResult>> body, StartPlacement placement)
+    {
+        var start = new TxnContext(0, TxnMode.Pact, placement.First, clock.GetUtcNow() + settings.TransactionTimeout) { Start = true, Promoted = true, Placement = placement };
+        try
+        {
+            return await body(actor, start);
+        }
+        catch (ActorMovingException) when (placement.Placed is { } placed && clock.GetUtcNow() < placed.Deadline)
+        {
+            return await RunPlaced(actor, body, placed);
         }
     }
 

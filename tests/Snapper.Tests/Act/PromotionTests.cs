@@ -47,11 +47,11 @@ public sealed class PromotionTests
         var blocker = await Block(silo, b, "p2");
         var modes = new ConcurrentQueue<TxnMode>();
 
-        // Pays b, then c: the ACT dies at b and never learns of c.
+        // Pays b, then c, named by key (so the call names no actor): the ACT dies at b and never learns of c.
         var transfer = silo.Client.RunAct<IPromotionTestActor, int>(a, (x, ctx) =>
         {
             modes.Enqueue(ctx.Mode);
-            return x.PayEach(ctx, 1, [b, c]);
+            return x.PayKeys(ctx, 1, ["p2-b", "p2-c"]);
         });
 
         await UntilPromoted(modes, transfer);
@@ -66,6 +66,31 @@ public sealed class PromotionTests
     }
 
     [Fact]
+    public async Task An_attempt_that_aborted_half_way_declares_the_actors_its_call_names_and_commits_in_one_promoted_run()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var (a, b, c) = (Actor("p7-a"), Actor("p7-b"), Actor("p7-c"));
+        var blocker = await Block(silo, b, "p7");
+        var modes = new ConcurrentQueue<TxnMode>();
+
+        // Pays b, then c: the ACT dies at b, but the call names c.
+        var transfer = silo.Client.RunAct<IPromotionTestActor, int>(a, (x, ctx) =>
+        {
+            modes.Enqueue(ctx.Mode);
+            return x.PayEach(ctx, 1, [b, c]);
+        });
+
+        await UntilPromoted(modes, transfer);
+        silo.Gates.Signal("p7 release");
+        await blocker.WaitAsync(Bound);
+
+        Assert.Equal(2, await transfer.WaitAsync(Bound));
+        Assert.Equal([TxnMode.Act, TxnMode.Pact], modes);
+        Assert.Equal((-2, 1, 1), (await Read(silo, a), await Read(silo, b), await Read(silo, c)));
+        await silo.UntilResolved();
+    }
+
+    [Fact]
     public async Task A_transaction_whose_calls_change_between_runs_converges_and_what_it_no_longer_calls_is_released()
     {
         await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.DeclarationTimeout = TimeSpan.FromMinutes(30)));
@@ -75,11 +100,11 @@ public sealed class PromotionTests
 
         // As a transaction whose target is read from data that others change: each run pays
         // another actor, until it settles on d. Every run declares what the runs before it called.
-        ActorId[] targets = [b, c, d];
+        string[] targets = ["p3-b", "p3-c", "p3-d"];
         var transfer = silo.Client.RunAct<IPromotionTestActor, int>(a, (x, ctx) =>
         {
             modes.Enqueue(ctx.Mode);
-            return x.PayEach(ctx, 1, [targets[Math.Min(modes.Count, targets.Length) - 1]]);
+            return x.PayKeys(ctx, 1, [targets[Math.Min(modes.Count, targets.Length) - 1]]);
         });
 
         await UntilPromoted(modes, transfer);
@@ -168,17 +193,13 @@ public sealed class PromotionTests
         Func<IPromotionTestActor, TxnContext, Task<int>> body = (x, ctx) =>
         {
             modes.Enqueue(ctx.Mode);
-            return x.PayEach(ctx, 1, [b, c]);
+            return x.PayKeys(ctx, 1, ["p9-b", "p9-c"]);
         };
-        var contention = ((SnapperClient)silo.Client).ContentionOf(body);
-        for (var i = 0; i < 200; i++)
-        {
-            contention.FirstAttemptEnded(lostRace: true); // as under heavy skew
-        }
+        AsUnderSkew(silo, body);
 
         var paid = await silo.Client.RunAct(a, body).WaitAsync(Bound);
 
-        // No ACT attempt: the first run declared a alone, learned b, then c, and committed.
+        // No ACT attempt: the first run declared a alone (its call names no actor), learned b, then c, and committed.
         Assert.Equal(2, paid);
         Assert.Equal([TxnMode.Pact, TxnMode.Pact, TxnMode.Pact], modes);
         Assert.Equal((-2, 1, 1), (await Read(silo, a), await Read(silo, b), await Read(silo, c)));
@@ -189,6 +210,102 @@ public sealed class PromotionTests
         Assert.Equal(AbortReason.User, user.Reason);
         Assert.Equal(1, await Read(silo, b));
         await silo.UntilResolved();
+    }
+
+    [Fact]
+    public async Task While_most_ACTs_lose_a_new_one_declares_the_actors_its_call_names_and_commits_in_one_run()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var (a, b, c) = (Actor("p10-a"), Actor("p10-b"), Actor("p10-c"));
+        var modes = new ConcurrentQueue<TxnMode>();
+        Func<IPromotionTestActor, TxnContext, Task<int>> body = (x, ctx) =>
+        {
+            modes.Enqueue(ctx.Mode);
+            return x.PayEach(ctx, 1, [b, c]);
+        };
+        AsUnderSkew(silo, body);
+
+        Assert.Equal(2, await silo.Client.RunAct(a, body).WaitAsync(Bound));
+        Assert.Equal([TxnMode.Pact], modes);
+        Assert.Equal((-2, 1, 1), (await Read(silo, a), await Read(silo, b), await Read(silo, c)));
+        await silo.UntilResolved();
+    }
+
+    [Fact]
+    public async Task An_actor_a_promoted_call_names_but_never_calls_is_released_when_the_body_returns()
+    {
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.DeclarationTimeout = TimeSpan.FromMinutes(30)));
+        var (a, b, c) = (Actor("p11-a"), Actor("p11-b"), Actor("p11-c"));
+        Func<IPromotionTestActor, TxnContext, Task<int>> body = (x, ctx) => x.PayFirstOf(ctx, [b, c]);
+        AsUnderSkew(silo, body);
+
+        // Declared a, b and c; called b only: c did not hold it up until the declaration timeout.
+        Assert.Equal(1, await silo.Client.RunAct(a, body).WaitAsync(Bound));
+
+        // Nor does it hold up the next PACT on c.
+        await silo.Client.RunPact<IPromotionTestActor>(c, (x, ctx) => x.Add(ctx, 5), AccessSet.Of(c)).WaitAsync(Bound);
+        Assert.Equal((-1, 1, 5), (await Read(silo, a), await Read(silo, b), await Read(silo, c)));
+        await silo.UntilResolved();
+    }
+
+    [Fact]
+    public async Task A_body_that_reads_its_tid_before_its_call_sees_the_real_one_and_its_call_site_is_placed_up_front()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var (a, b) = (Actor("p12-a"), Actor("p12-b"));
+        var (runs, tids) = (0, new ConcurrentQueue<long>());
+        Func<IPromotionTestActor, TxnContext, Task<int>> body = (x, ctx) =>
+        {
+            Interlocked.Increment(ref runs);
+            tids.Enqueue(ctx.Tid); // as a history records it
+            return x.PayEach(ctx, 1, [b]);
+        };
+        AsUnderSkew(silo, body);
+
+        // The first run read its tid before its call was sent: it stopped there, and the runs
+        // after it were placed up front (declaring a, then learning b).
+        Assert.Equal(1, await silo.Client.RunAct(a, body).WaitAsync(Bound));
+        Assert.Equal(3, runs);
+        Assert.Equal(2, tids.Count);
+        Assert.DoesNotContain(0L, tids);
+
+        // The call site remembers: no run stops at the tid any more.
+        (runs, tids) = (0, new ConcurrentQueue<long>());
+        Assert.Equal(1, await silo.Client.RunAct(a, body).WaitAsync(Bound));
+        Assert.Equal(runs, tids.Count);
+        Assert.DoesNotContain(0L, tids);
+        Assert.Equal((-2, 2), (await Read(silo, a), await Read(silo, b)));
+        await silo.UntilResolved();
+    }
+
+    [Fact]
+    public async Task A_body_that_reads_its_tid_after_its_call_sees_the_one_it_was_placed_with()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var (a, b) = (Actor("p13-a"), Actor("p13-b"));
+        var runs = 0;
+        Func<IPromotionTestActor, TxnContext, Task<(long, long)>> body = async (x, ctx) =>
+        {
+            Interlocked.Increment(ref runs);
+            await x.PayEach(ctx, 1, [b]);
+            return (ctx.Tid, ctx.Bid);
+        };
+        AsUnderSkew(silo, body);
+
+        var (tid, bid) = await silo.Client.RunAct(a, body).WaitAsync(Bound);
+        Assert.Equal(1, runs);
+        Assert.True(tid > 0 && bid > 0 && bid <= tid, $"tid {tid}, bid {bid}");
+        await silo.UntilResolved();
+    }
+
+    // As under heavy skew: most ACTs of this call site lost their first race, so the next starts promoted.
+    private static void AsUnderSkew(TestSilo silo, Delegate body)
+    {
+        var contention = ((SnapperClient)silo.Client).ContentionOf(body);
+        for (var i = 0; i < 200; i++)
+        {
+            contention.FirstAttemptEnded(lostRace: true);
+        }
     }
 
     private static async Task UntilPromoted(ConcurrentQueue<TxnMode> modes, Task transfer)
@@ -226,6 +343,10 @@ public interface IPromotionTestActor : ITransactionalActor, IGrainWithStringKey
 
     Task<int> PayEach(TxnContext ctx, int amount, ActorId[] to);
 
+    Task<int> PayKeys(TxnContext ctx, int amount, string[] keys);
+
+    Task<int> PayFirstOf(TxnContext ctx, ActorId[] to);
+
     Task PayThrough(TxnContext ctx, ActorId via, ActorId to);
 
     Task<int> PayThenAbort(TxnContext ctx);
@@ -255,6 +376,13 @@ public sealed class PromotionTestActor(Gates gates) : TransactionalActor<Counter
 
         return to.Length;
     }
+
+    // As PayEach, to the actors of these keys: the call names no actor, so a promoted run learns them.
+    public Task<int> PayKeys(TxnContext ctx, int amount, string[] keys) =>
+        PayEach(ctx, amount, Array.ConvertAll(keys, ActorId.Create<IPromotionTestActor>));
+
+    // Pays the first of `to` only: the call names actors it never calls.
+    public Task<int> PayFirstOf(TxnContext ctx, ActorId[] to) => PayEach(ctx, 1, to[..1]);
 
     // Pays `to` through `via`: the root does not call `to` itself.
     public async Task PayThrough(TxnContext ctx, ActorId via, ActorId to)

@@ -50,6 +50,12 @@ public sealed class LoadGenTests
 
             Assert.Matches(@"pact CPU \(silos and load\): \d+\.\d\d cores, \d+ µs per committed transaction", stdout.ToString());
 
+            // Each mode but the last let its actors go before the next (and act's verify read
+            // nothing lost by nt's and pact's going).
+            Assert.Matches(@"\[nt\] its actors let go and the garbage collected before the next mode \(\d+\.\ds\)\.", stderr.ToString());
+            Assert.Contains("[pact] its actors let go", stderr.ToString());
+            Assert.DoesNotContain("[act] its actors let go", stderr.ToString());
+
             // README's command, shortened: stdout holds the results only (Orleans' false Watchdog
             // alarm, which does not fire in this process, is checked in LoadGenProcessTests).
             Assert.DoesNotMatch(@"(?m)^\s*(warn|warning|fail|error)\b", stdout.ToString());
@@ -58,6 +64,18 @@ public sealed class LoadGenTests
         {
             File.Delete(json);
         }
+    }
+
+    [Fact]
+    public async Task Without_a_log_the_actors_of_a_finished_mode_stay_for_they_would_come_back_empty()
+    {
+        var (stdout, stderr) = (new StringWriter(), new StringWriter());
+        var exit = await Runner.MainAsync(
+            ["smallbank", "--modes", "pact,act", "--logger", "none", "--actors", "100", "--duration", "1", "--warmup", "0", "--pipeline", "4", "--verify"],
+            stdout, stderr, CancellationToken.None);
+
+        Assert.True(exit == 0, $"exit {exit}\n{stdout}\n{stderr}");
+        Assert.DoesNotContain("let go", stderr.ToString());
     }
 
     [Fact]
