@@ -424,9 +424,7 @@ public static class Runner
             runs.Add(result);
             if (result.Completed && plan.LetGoBetweenModes && mode != options.Modes[^1])
             {
-                var (notGone, seconds) = await FinishedMode.LetGoAsync(plan.Actors.Grains(mode, plan.Grains));
-                await stderr.WriteLineAsync(FormattableString.Invariant(
-                    $"[{mode}] its actors let go and the garbage collected before the next mode ({seconds:F1}s{(notGone > 0 ? $"; {notGone} did not answer" : "")})."));
+                await stderr.WriteLineAsync($"[{mode}] {await FinishedMode.LetGoAsync(plan.Actors.Grains(mode, plan.Grains), plan.Grains, options.CheckpointIntervalSeconds > 0)}");
             }
 
             if (!result.Completed)

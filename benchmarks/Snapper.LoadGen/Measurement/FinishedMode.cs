@@ -1,27 +1,28 @@
 using System.Diagnostics;
 using Orleans.Core.Internal;
+using Snapper.Checkpointing;
 
 namespace Snapper.LoadGen.Measurement;
 
 /// <summary>
-/// Between the modes of one invocation, on embedded silos: the finished mode's actors are let go
-/// (Orleans' <c>DeactivateOnIdle</c>, through the grain management extension, as the nemesis asks)
-/// and the garbage is collected, so the next mode runs as it would in an invocation of its own.
-/// Otherwise every mode after the first runs beside the thousands of idle activations the modes
-/// before it left (Orleans keeps an idle one for its collection age, and a Snapper actor holds
-/// itself a while after its last transaction), whose heap slows each collection of the modes after
-/// (docs/decisions.md). An actor let go comes back from its log when called; nothing of the
-/// finished mode is read before that but its lists (listappend), which its log restores.
+/// Between the modes of one invocation, on embedded silos that log: the finished mode's actors are
+/// let go (Orleans' <c>DeactivateOnIdle</c>, through the grain management extension, as the nemesis
+/// asks), the log is checkpointed (unless checkpoints are off) and the garbage collected, so the next
+/// mode runs as it would in an invocation of its own. Otherwise every mode after the first runs
+/// beside the thousands of idle activations the modes before it left (Orleans keeps an idle one for
+/// its collection age, and a Snapper actor holds itself a while after its last transaction), whose
+/// heap slows each collection, and the first checkpoint round, over the whole run's log, falls in a
+/// later mode's window (docs/decisions.md). An actor let go comes back from its log when called.
 /// </summary>
 internal static class FinishedMode
 {
     private const int InFlight = 512;
 
-    /// <summary>Lets <paramref name="actors"/> go and collects the garbage; returns how many did not answer the request, and the seconds it took.</summary>
-    public static async Task<(int Failed, double Seconds)> LetGoAsync(IReadOnlyList<IAddressable> actors)
+    /// <summary>Lets <paramref name="actors"/> go, checkpoints if <paramref name="checkpoint"/>, collects the garbage; says how it went.</summary>
+    public static async Task<string> LetGoAsync(IReadOnlyList<IAddressable> actors, IGrainFactory grains, bool checkpoint)
     {
         var started = Stopwatch.GetTimestamp();
-        var failed = 0;
+        var stayed = 0;
         for (var from = 0; from < actors.Count; from += InFlight)
         {
             var requests = new Task<bool>[Math.Min(InFlight, actors.Count - from)];
@@ -30,11 +31,13 @@ internal static class FinishedMode
                 requests[i] = DeactivateAsync(actors[from + i]);
             }
 
-            failed += (await Task.WhenAll(requests)).Count(ok => !ok);
+            stayed += (await Task.WhenAll(requests)).Count(ok => !ok);
         }
 
+        var checkpointed = checkpoint ? await CheckpointAsync(grains) : null;
         GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
-        return (failed, Stopwatch.GetElapsedTime(started).TotalSeconds);
+        return FormattableString.Invariant(
+            $"its actors let go{(checkpoint ? ", the log checkpointed" : "")} and the garbage collected before the next mode ({Stopwatch.GetElapsedTime(started).TotalSeconds:F1}s{(stayed > 0 ? $"; {stayed} actor(s) did not answer" : "")}{checkpointed}).");
     }
 
     private static async Task<bool> DeactivateAsync(IAddressable actor)
@@ -49,6 +52,22 @@ internal static class FinishedMode
 #pragma warning restore CA1031
         {
             return false;
+        }
+    }
+
+    // Null when the round got through; else why not (the scheduled rounds go on as before).
+    private static async Task<string?> CheckpointAsync(IGrainFactory grains)
+    {
+        try
+        {
+            await grains.GetGrain<ICheckpointer>(0).Run();
+            return null;
+        }
+#pragma warning disable CA1031 // A round given up leaves the log as it was; the next mode still runs.
+        catch (Exception e)
+#pragma warning restore CA1031
+        {
+            return $"; the checkpoint was given up: {e.Message.Split('\n')[0]}";
         }
     }
 }

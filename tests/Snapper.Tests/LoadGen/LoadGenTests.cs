@@ -50,9 +50,9 @@ public sealed class LoadGenTests
 
             Assert.Matches(@"pact CPU \(silos and load\): \d+\.\d\d cores, \d+ µs per committed transaction", stdout.ToString());
 
-            // Each mode but the last let its actors go before the next (and act's verify read
-            // nothing lost by nt's and pact's going).
-            Assert.Matches(@"\[nt\] its actors let go and the garbage collected before the next mode \(\d+\.\ds\)\.", stderr.ToString());
+            // Each mode but the last let its actors go and checkpointed the log before the next
+            // (and act's verify read nothing lost by nt's and pact's going).
+            Assert.Matches(@"\[nt\] its actors let go, the log checkpointed and the garbage collected before the next mode \(\d+\.\ds\)\.", stderr.ToString());
             Assert.Contains("[pact] its actors let go", stderr.ToString());
             Assert.DoesNotContain("[act] its actors let go", stderr.ToString());
 
