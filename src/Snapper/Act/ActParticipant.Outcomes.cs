@@ -61,15 +61,17 @@ internal sealed partial class ActParticipant<TState>
         if (records.Remove(tid, out var record))
         {
             Apply(record, decision);
+            committedHere.Remember(tid);
 
             // Informational: recovery decides from the root's CoordCommit, so the vote-to-commit
             // path does not wait for this write. A failure is reported by the logger.
             _ = logger?.Append(new CommitRecord(tid, Id, ReadOnlyMemory<byte>.Empty));
         }
-        else if (!undecided.WasSettledByRoot(tid))
+        else if (!undecided.WasSettledByRoot(tid) && !committedHere.Contains(tid))
         {
             // Not prepared here, nor handed over by an earlier activation, nor settled by asking
-            // the root: a write it prepared was lost. Said loudly; never silently.
+            // the root, nor committed by an earlier try of this Commit: a write it prepared was
+            // lost. Said loudly; never silently.
             LogMessages.CommitOfUnknownAct(services.Diagnostics, Id, tid);
         }
 

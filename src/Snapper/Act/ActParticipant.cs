@@ -56,6 +56,9 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
     // its way): the call is refused when it comes, instead of taking locks no one will release.
     private readonly RecentTids refusedOnArrival = new(256);
 
+    // ACTs committed here lately: a Commit sent again (the first try's answer was late) is no news.
+    private readonly RecentTids committedHere = new(256);
+
     public ActParticipant(ActorId id, ActServices services, StateVersions<TState> versions, LocalSchedule schedule)
     {
         Id = id;

@@ -1,7 +1,9 @@
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
 using Orleans.Configuration;
 using Orleans.Core.Internal;
 using Snapper.Logging;
+using Snapper.Protocol;
 using Snapper.Tests.Infrastructure;
 
 namespace Snapper.Tests.Regression;
@@ -42,6 +44,29 @@ public sealed class LivingClusterRegressionTests
         Assert.False(outcome is TransactionAbortedException, $"a commit was reported as an abort: {outcome}");
         Assert.True(outcome is null or TransactionInDoubtException, $"unexpected outcome: {outcome}");
         Assert.Equal(5, await Read(silo, writer));
+    }
+
+    /// <summary>
+    /// The root's first Commit to a participant timed out (its answer was held), so the root sent
+    /// it again, and the first was applied before the second came. The second is no news: no
+    /// "write was lost" error for a write that is there.
+    /// </summary>
+    [Fact]
+    public async Task A_Commit_that_comes_again_after_it_was_applied_is_no_news_not_a_lost_write()
+    {
+        var errors = new ErrorEvents();
+        await using var silo = await TestSilo.StartAsync(services: services => services.AddSingleton<ILoggerProvider>(errors));
+        var (root, writer) = (ActorId.Create<ITestActor>("again-root"), ActorId.Create<ITestActor>("again-writer"));
+        var tid = await silo.Client.RunAct<ITestActor, long>(root, async (a, ctx) =>
+        {
+            await a.AddThenCall(ctx, 1, writer, 2);
+            return ctx.Tid;
+        });
+
+        await silo.Resolver.Participant(writer).Commit(tid, HybridDecision.None);
+
+        Assert.Equal(2, await Read(silo, writer));
+        Assert.Empty(errors.Events);
     }
 
     /// <summary>
@@ -156,4 +181,32 @@ public sealed class LivingClusterRegressionTests
     }
 
     private static Task<int> Read(TestSilo silo, ActorId id) => silo.Client.RunAct<ITestActor, int>(id, (actor, ctx) => actor.Read(ctx));
+
+    // The silo's error records, by event id and message.
+    private sealed class ErrorEvents : ILoggerProvider
+    {
+        public System.Collections.Concurrent.ConcurrentQueue<string> Events { get; } = new();
+
+        public ILogger CreateLogger(string categoryName) => new Sink(this);
+
+        public void Dispose()
+        {
+        }
+
+        private sealed class Sink(ErrorEvents owner) : ILogger
+        {
+            public IDisposable? BeginScope<TState>(TState state)
+                where TState : notnull => null;
+
+            public bool IsEnabled(LogLevel logLevel) => logLevel >= LogLevel.Error;
+
+            public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
+            {
+                if (IsEnabled(logLevel))
+                {
+                    owner.Events.Enqueue($"{eventId.Id}: {formatter(state, exception)}");
+                }
+            }
+        }
+    }
 }
