@@ -3,9 +3,9 @@ using Orleans.Serialization.Invocation;
 namespace Snapper.Grains;
 
 /// <summary>
-/// Client side: the start of a PACT run in place of an ACT at once (Hosting.ActContention), placed
-/// in a batch only as its first call is sent, so its declaration can take in the actors that
-/// call's arguments name (<see cref="NamedActors"/>) besides what it already declares. The body gets
+/// Client side: the first run of a PACT run in place of an ACT (ActOptions.Promote), placed in a
+/// batch only as its first call is sent, so its declaration can take in the actors that call's
+/// arguments name (<see cref="NamedActors"/>) besides what it already declares. The body gets
 /// a start context carrying this placement; <see cref="ExecutionInfoCallFilter"/> places it and
 /// sends the call with the placed context instead.
 /// </summary>
