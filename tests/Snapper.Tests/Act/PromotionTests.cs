@@ -19,21 +19,11 @@ public sealed class PromotionTests
     {
         await using var silo = await TestSilo.StartAsync();
         var (a, b) = (Actor("p1-a"), Actor("p1-b"));
-        var blocker = await Block(silo, b, "p1");
-        var modes = new ConcurrentQueue<TxnMode>();
-
-        var transfer = silo.Client.RunAct<IPromotionTestActor, int>(a, (x, ctx) =>
-        {
-            modes.Enqueue(ctx.Mode);
-            return x.PayEach(ctx, 1, [b]);
-        });
 
         // The ACT died at b (younger than the blocker); its promoted run waits there behind it.
-        await UntilPromoted(modes, transfer);
-        silo.Gates.Signal("p1 release");
-        await blocker.WaitAsync(Bound);
+        var (paid, modes) = await PayBehindBlocker(silo, a, b, "p1", (x, ctx) => x.PayEach(ctx, 1, [b]));
 
-        Assert.Equal(1, await transfer.WaitAsync(Bound));
+        Assert.Equal(1, paid);
         Assert.Equal([TxnMode.Act, TxnMode.Pact], modes);
         Assert.Equal((-1, 1), (await Read(silo, a), await Read(silo, b)));
         await silo.UntilResolved();
@@ -44,22 +34,12 @@ public sealed class PromotionTests
     {
         await using var silo = await TestSilo.StartAsync();
         var (a, b, c) = (Actor("p2-a"), Actor("p2-b"), Actor("p2-c"));
-        var blocker = await Block(silo, b, "p2");
-        var modes = new ConcurrentQueue<TxnMode>();
 
         // Pays b, then c, named by key (so the call names no actor): the ACT dies at b and never learns of c.
-        var transfer = silo.Client.RunAct<IPromotionTestActor, int>(a, (x, ctx) =>
-        {
-            modes.Enqueue(ctx.Mode);
-            return x.PayKeys(ctx, 1, ["p2-b", "p2-c"]);
-        });
-
-        await UntilPromoted(modes, transfer);
-        silo.Gates.Signal("p2 release");
-        await blocker.WaitAsync(Bound);
+        var (paid, modes) = await PayBehindBlocker(silo, a, b, "p2", (x, ctx) => x.PayKeys(ctx, 1, ["p2-b", "p2-c"]));
 
         // The first promoted run declared a and b, called c, and ran again declaring c too.
-        Assert.Equal(2, await transfer.WaitAsync(Bound));
+        Assert.Equal(2, paid);
         Assert.Equal([TxnMode.Act, TxnMode.Pact, TxnMode.Pact], modes);
         Assert.Equal((-2, 1, 1), (await Read(silo, a), await Read(silo, b), await Read(silo, c)));
         await silo.UntilResolved();
@@ -70,21 +50,11 @@ public sealed class PromotionTests
     {
         await using var silo = await TestSilo.StartAsync();
         var (a, b, c) = (Actor("p7-a"), Actor("p7-b"), Actor("p7-c"));
-        var blocker = await Block(silo, b, "p7");
-        var modes = new ConcurrentQueue<TxnMode>();
 
         // Pays b, then c: the ACT dies at b, but the call names c.
-        var transfer = silo.Client.RunAct<IPromotionTestActor, int>(a, (x, ctx) =>
-        {
-            modes.Enqueue(ctx.Mode);
-            return x.PayEach(ctx, 1, [b, c]);
-        });
+        var (paid, modes) = await PayBehindBlocker(silo, a, b, "p7", (x, ctx) => x.PayEach(ctx, 1, [b, c]));
 
-        await UntilPromoted(modes, transfer);
-        silo.Gates.Signal("p7 release");
-        await blocker.WaitAsync(Bound);
-
-        Assert.Equal(2, await transfer.WaitAsync(Bound));
+        Assert.Equal(2, paid);
         Assert.Equal([TxnMode.Act, TxnMode.Pact], modes);
         Assert.Equal((-2, 1, 1), (await Read(silo, a), await Read(silo, b), await Read(silo, c)));
         await silo.UntilResolved();
@@ -316,6 +286,24 @@ public sealed class PromotionTests
             await transfer;
             Assert.Fail($"the transfer committed as {string.Join(", ", modes)} without being promoted");
         }
+    }
+
+    // Runs pay as an ACT on a while an older ACT holds b's lock: the ACT dies at b and runs again
+    // promoted, then the blocker lets b go. What the transfer returned, and each run's mode.
+    private static async Task<(int Paid, TxnMode[] Modes)> PayBehindBlocker(TestSilo silo, ActorId a, ActorId b, string name, Func<IPromotionTestActor, TxnContext, Task<int>> pay)
+    {
+        var blocker = await Block(silo, b, name);
+        var modes = new ConcurrentQueue<TxnMode>();
+        var transfer = silo.Client.RunAct<IPromotionTestActor, int>(a, (x, ctx) =>
+        {
+            modes.Enqueue(ctx.Mode);
+            return pay(x, ctx);
+        });
+
+        await UntilPromoted(modes, transfer);
+        silo.Gates.Signal($"{name} release");
+        await blocker.WaitAsync(Bound);
+        return (await transfer.WaitAsync(Bound), [.. modes]);
     }
 
     // An older ACT that holds b's write lock until "{name} release".
