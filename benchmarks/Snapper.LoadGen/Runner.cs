@@ -478,7 +478,8 @@ public static class Runner
     // (its kinds are transaction types, not modes).
     // An ACT promoted to a PACT (--promote) after losing its race made one attempt more than its
     // caller saw: the ACT's, then its promoted runs (those after the first counted among the
-    // retries); one promoted at once made none. Its kind also reports the commits that came promoted.
+    // retries); one promoted at once made none. Its kind also reports the commits that came promoted
+    // and the reconnaissance runs, which are not attempts (none can commit).
     private static RunResult WithAttemptsPerCommit(RunResult result, string mode, LoadDriver driver, RetryListener retries, LoadGenOptions options)
     {
         var pactsRetry = options.PactAttempts > 1;
@@ -487,7 +488,7 @@ public static class Runner
         {
             var retried = mode is ModeNames.Pact ? retries.RetriedPacts : actAttempts;
             var promoted = mode is ModeNames.Pact ? (long?)null : retries.PromotedCommits;
-            return driver.Totals.Committed > 0 ? result with { AttemptsPerCommit = Per(driver.Totals, retried), Promoted = promoted } : result;
+            return driver.Totals.Committed > 0 ? result with { AttemptsPerCommit = Per(driver.Totals, retried), Promoted = promoted, Reconnoitred = promoted is null ? null : retries.Reconnoitred } : result;
         }
 
         if (mode is ModeNames.Hybrid && result.Kinds is { } kinds && kinds.ContainsKey(ModeNames.Act))
@@ -497,7 +498,7 @@ public static class Runner
             {
                 if (retried is { } count && driver.KindTotals.TryGetValue(kind, out var totals) && totals.Committed > 0 && kinds.TryGetValue(kind, out var run))
                 {
-                    updated[kind] = run with { AttemptsPerCommit = Per(totals, count), Promoted = kind == ModeNames.Act ? retries.PromotedCommits : null };
+                    updated[kind] = run with { AttemptsPerCommit = Per(totals, count), Promoted = kind == ModeNames.Act ? retries.PromotedCommits : null, Reconnoitred = kind == ModeNames.Act ? retries.Reconnoitred : null };
                 }
             }
 

@@ -23,7 +23,10 @@ public sealed record ActOptions
     /// transaction again as a PACT declaring the actors the attempt called, and how often. A PACT
     /// never aborts for concurrency, so a contended ACT commits on that run instead of racing again.
     /// A promoted run that calls an actor its declaration missed (the attempt stopped before it got
-    /// there) aborts at that call and runs again declaring it too. The caller sees the same result
+    /// there) aborts at that call; the body then runs once as a reconnaissance (no lock, batch or
+    /// log; its writes dropped), which learns all its calls, and the next run declares them. The
+    /// body runs once per run and per reconnaissance; what a reconnaissance returns or throws is
+    /// dropped, and in its actors <see cref="TxnContext.Tid"/> reads 0. The caller sees the same result
     /// and exceptions; on a final abort, the same <see cref="AbortReason"/>. Promotion happens
     /// before <see cref="MaxAttempts"/> is spent and is not counted in it. While most of a client's
     /// ACTs lose their first race, a new one starts as such a PACT at once, declaring its first

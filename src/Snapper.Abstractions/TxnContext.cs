@@ -76,6 +76,11 @@ public sealed record TxnContext
     [Id(11)]
     internal bool Promoted { get; init; }
 
+    // A reconnaissance run of a promoted ACT (Snapper.Reconnaissance): the body runs without locks,
+    // batch or log, writes nothing, and reports the calls it made. Its tid is 0.
+    [Id(12)]
+    internal bool Reconnaissance { get; init; }
+
     internal long PriorityOrTid => Priority != 0 ? Priority : Tid;
 
     // Client side only (not serialized): on a start context not yet placed in a batch, the
@@ -97,7 +102,7 @@ public sealed record TxnContext
     internal bool TryMarkSent() => Interlocked.Exchange(ref sent, 1) == 0;
 
     /// <inheritdoc />
-    public override string ToString() => placement is { Placed: null } ? $"{Mode} (root {Root}, placed when its call is sent)" : $"{Mode} {Tid} (root {Root})";
+    public override string ToString() => Reconnaissance ? $"reconnaissance (root {Root})" : placement is { Placed: null } ? $"{Mode} (root {Root}, placed when its call is sent)" : $"{Mode} {Tid} (root {Root})";
 
     // A start placed on send has its tid and batch once its call has been sent.
     private TxnContext PlacedOnSend(string member) => placement!.Placed ?? throw new StartNotPlacedException(member);

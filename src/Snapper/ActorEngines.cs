@@ -6,6 +6,7 @@ using Snapper.Grains;
 using Snapper.Logging;
 using Snapper.Pact;
 using Snapper.Protocol;
+using Snapper.Reconnaissance;
 using Snapper.Recovery;
 using Snapper.Scheduling;
 using Snapper.State;
@@ -32,6 +33,7 @@ internal sealed class ActorEngines<TState>
     {
         Act = act;
         Pact = pact;
+        Reconnaissance = new ReconnaissanceParticipant<TState>(act.Id, services, act.Versions);
         this.services = services;
         this.loader = loader;
         this.active = active;
@@ -41,6 +43,9 @@ internal sealed class ActorEngines<TState>
     public ActParticipant<TState> Act { get; }
 
     public PactParticipant<TState> Pact { get; }
+
+    /// <summary>The reconnaissance runs of promoted ACTs: no lock, batch or log; nothing written.</summary>
+    public ReconnaissanceParticipant<TState> Reconnaissance { get; }
 
     public SnapperOptions Options => services.Options;
 
@@ -82,11 +87,11 @@ internal sealed class ActorEngines<TState>
         return new ActorEngines<TState>(act, pact, services, loader, active, activation);
     }
 
-    /// <summary>The engine <paramref name="ctx"/>'s transaction runs in: the PACT engine for a PACT, else the ACT engine.</summary>
+    /// <summary>The engine <paramref name="ctx"/>'s transaction runs in: the PACT engine for a PACT, else the ACT engine (a reconnaissance has its own).</summary>
     public ITransactionEngine<TState> For(TxnContext ctx)
     {
         ArgumentNullException.ThrowIfNull(ctx);
-        return ctx.Mode == TxnMode.Pact ? Pact : Act;
+        return ctx.Reconnaissance ? Reconnaissance : ctx.Mode == TxnMode.Pact ? Pact : Act;
     }
 
     /// <summary>
@@ -127,6 +132,12 @@ internal sealed class ActorEngines<TState>
             await Act.WhenUndecidedSettled;
         }
 
+        if (ctx.Reconnaissance)
+        {
+            await Reconnoitre(context, ctx);
+            return;
+        }
+
         if (ctx.Start)
         {
             await InvokeAsRoot(context, ctx);
@@ -143,12 +154,30 @@ internal sealed class ActorEngines<TState>
         context.Response = ExecutionInfoResponse.Create(failure is null ? context.Response! : Response.FromException(failure), info);
     }
 
-    private async Task InvokeAsRoot(IIncomingGrainCallContext context, TxnContext ctx)
+    private async Task Reconnoitre(IIncomingGrainCallContext context, TxnContext ctx)
+    {
+        if (ctx.Start)
+        {
+            CheckRoot(ctx);
+            ctx = ctx with { Start = false };
+            context.Request.SetArgument(0, ctx);
+        }
+
+        var (info, failure) = await Reconnaissance.Invoke(ctx, context.Invoke);
+        context.Response = ExecutionInfoResponse.Create(failure is null ? context.Response! : Response.FromException(failure), info);
+    }
+
+    private void CheckRoot(TxnContext ctx)
     {
         if (ctx.Root != Act.Id)
         {
             throw new SnapperException($"The transaction {ctx} was started on actor {ctx.Root}, but its first call reached {Act.Id}: a RunAct or RunPact body must call the first actor it names.");
         }
+    }
+
+    private async Task InvokeAsRoot(IIncomingGrainCallContext context, TxnContext ctx)
+    {
+        CheckRoot(ctx);
 
         // User code and every call it makes get the context without the start mark.
         var running = ctx with { Start = false, EarlyLockRelease = false, RootSilo = ctx.EarlyLockRelease ? services.ActOutcomes.Silo : null };

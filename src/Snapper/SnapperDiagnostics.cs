@@ -36,6 +36,12 @@ public static class SnapperDiagnostics
     public const string PromotedInstrument = "snapper.transactions.promoted";
 
     /// <summary>
+    /// The counter of reconnaissance runs: a promoted ACT whose body calls its actors in rounds runs
+    /// once without locks, batch or log, writing nothing, to learn what its PACT declares.
+    /// </summary>
+    public const string ReconnaissanceInstrument = "snapper.transactions.reconnaissance";
+
+    /// <summary>
     /// The histogram of checkpoint rounds, in milliseconds from the seals to the truncation, tagged
     /// <c>outcome</c> <c>done</c> or <c>failed</c>: recorded by the silo that runs the cluster's rounds.
     /// </summary>

@@ -6,7 +6,8 @@ namespace Snapper.LoadGen.Measurement;
 /// Counts Snapper's <c>snapper.transactions.retried</c> by mode: ACT attempts that aborted for a
 /// concurrency reason and were run again inside <c>RunAct</c> (<c>--act-attempts</c>), and PACTs a
 /// cascade aborted that <c>RunPact</c> ran again (<c>--pact-attempts</c>), which the load loops never
-/// see; and <c>snapper.transactions.promoted</c>, ACTs run again as PACTs (<c>--promote</c>).
+/// see; <c>snapper.transactions.promoted</c>, ACTs run again as PACTs (<c>--promote</c>); and
+/// <c>snapper.transactions.reconnaissance</c>, the reconnaissance runs of promoted ACTs.
 /// </summary>
 public sealed class RetryListener : IDisposable
 {
@@ -16,19 +17,26 @@ public sealed class RetryListener : IDisposable
     private long promotions;
     private long promotedCommits;
     private long promotedAtOnce;
+    private long reconnaissance;
 
     /// <summary>Starts listening.</summary>
     public RetryListener()
     {
         listener.InstrumentPublished = (instrument, l) =>
         {
-            if (instrument.Meter.Name == SnapperDiagnostics.MeterName && instrument.Name is SnapperDiagnostics.RetriedInstrument or SnapperDiagnostics.PromotedInstrument)
+            if (instrument.Meter.Name == SnapperDiagnostics.MeterName && instrument.Name is SnapperDiagnostics.RetriedInstrument or SnapperDiagnostics.PromotedInstrument or SnapperDiagnostics.ReconnaissanceInstrument)
             {
                 l.EnableMeasurementEvents(instrument);
             }
         };
         listener.SetMeasurementEventCallback<long>((instrument, count, tags, _) =>
         {
+            if (instrument.Name == SnapperDiagnostics.ReconnaissanceInstrument)
+            {
+                Interlocked.Add(ref reconnaissance, count);
+                return;
+            }
+
             if (instrument.Name == SnapperDiagnostics.PromotedInstrument)
             {
                 // Tagged outcome=committed|aborted and start=act|pact: one per promoted ACT.
@@ -75,6 +83,9 @@ public sealed class RetryListener : IDisposable
 
     /// <summary>Promoted ACTs that committed so far.</summary>
     public long PromotedCommits => Interlocked.Read(ref promotedCommits);
+
+    /// <summary>Reconnaissance runs of promoted ACTs so far.</summary>
+    public long Reconnoitred => Interlocked.Read(ref reconnaissance);
 
     /// <inheritdoc />
     public void Dispose() => listener.Dispose();

@@ -88,6 +88,13 @@ public sealed record RunResult
     /// </summary>
     public long? Promoted { get; init; }
 
+    /// <summary>
+    /// ACT runs and kinds: the reconnaissance runs of promoted ACTs whose bodies call in rounds (no
+    /// lock, batch or log; they learn what the PACT declares), over the whole run as <see cref="Promoted"/>.
+    /// Not attempts: none of them can commit.
+    /// </summary>
+    public long? Reconnoitred { get; init; }
+
     /// <summary>What the nemesis did in the measured window (<c>--nemesis</c>), and how the actors answered after it; null without one.</summary>
     public NemesisSummary? Nemesis { get; init; }
 }

@@ -114,7 +114,7 @@ public static class ResultsTable
         foreach (var (name, _, run) in retrying.Where(r => r.Run.Promoted is not null))
         {
             writer.WriteLine(config.Promote
-                ? Invariant($"{name} promoted: {run.Promoted:N0} commits came as PACTs: after the ACT attempt lost its race, or at once while most ACTs were losing theirs (whole run)")
+                ? Invariant($"{name} promoted: {run.Promoted:N0} commits came as PACTs: after the ACT attempt lost its race, or at once while most ACTs were losing theirs; {run.Reconnoitred ?? 0:N0} reconnaissance runs learned bodies' calls that come in rounds (whole run)")
                 : Invariant($"{name} promoted: none (--promote off)"));
         }
 

@@ -6,7 +6,7 @@ namespace Snapper.Diagnostics;
 /// <summary>
 /// Snapper's instruments, on the meter <c>Snapper</c>: transactions committed and aborted (tagged
 /// by mode and abort reason), their duration, the loggers' group commits, PACT batch sizes, retries,
-/// promotions and checkpoint rounds.
+/// promotions, reconnaissance runs and checkpoint rounds.
 /// </summary>
 internal sealed class SnapperMetrics : IDisposable
 {
@@ -21,6 +21,7 @@ internal sealed class SnapperMetrics : IDisposable
     private readonly Histogram<int> batchSize;
     private readonly Counter<long> retried;
     private readonly Counter<long> promoted;
+    private readonly Counter<long> reconnaissance;
     private readonly Histogram<double> checkpointDuration;
 
     /// <summary>Creates the instruments.</summary>
@@ -35,6 +36,7 @@ internal sealed class SnapperMetrics : IDisposable
         batchSize = meter.CreateHistogram<int>(BatchSizeInstrument, "{transaction}", "PACTs per batch formed by the coordinator ring.");
         retried = meter.CreateCounter<long>(RetriedInstrument, "{attempt}", "Attempts that aborted and were run again: an ACT's for a concurrency reason (ActOptions.MaxAttempts; a promoted ACT's runs after its first), a PACT's for a cascade (SnapperOptions.MaxPactAttempts).");
         promoted = meter.CreateCounter<long>(PromotedInstrument, "{transaction}", "ACTs run as PACTs (ActOptions.Promote), by outcome and start: act after an ACT attempt lost its race, pact at once while most ACTs were losing theirs.");
+        reconnaissance = meter.CreateCounter<long>(SnapperDiagnostics.ReconnaissanceInstrument, "{run}", "Reconnaissance runs of promoted ACTs whose bodies call their actors in rounds: no lock, batch or log, nothing written; the PACT declares what they called.");
         checkpointDuration = meter.CreateHistogram<double>(SnapperDiagnostics.CheckpointInstrument, "ms", "Checkpoint rounds, from the seals to the truncation, by outcome.");
     }
 
@@ -78,6 +80,8 @@ internal sealed class SnapperMetrics : IDisposable
     // Once per promoted transaction, when its promoted runs end: committed, or aborted or in doubt.
     internal void Promoted(bool committed, bool atOnce) =>
         promoted.Add(1, new KeyValuePair<string, object?>("outcome", committed ? "committed" : "aborted"), new KeyValuePair<string, object?>("start", atOnce ? "pact" : "act"));
+
+    internal void Reconnoitred() => reconnaissance.Add(1);
 
     /// <inheritdoc />
     public void Dispose() => meter.Dispose();

@@ -5,6 +5,8 @@ using Snapper.Coordination;
 using Snapper.Diagnostics;
 using Snapper.Grains;
 using Snapper.Configuration;
+using Snapper.Protocol;
+using Snapper.Reconnaissance;
 
 namespace Snapper.Hosting;
 
@@ -50,8 +52,7 @@ internal sealed class SnapperClient(
         var site = promote ? ContentionOf(body) : null; // promotion off: RunAct as it was, no bookkeeping
         if (site is not null && site.PromoteAtOnce())
         {
-            var (committed, promoted, runs) = await RunPromoted(first, actor, body, AccessSet.Of(first), actAbort: null, site, cancellationToken);
-            site.PromotedEnded(runs);
+            var (committed, promoted) = await RunPromoted(first, actor, body, AccessSet.Of(first), actAbort: null, site, cancellationToken);
             if (committed)
             {
                 return promoted;
@@ -194,13 +195,26 @@ internal sealed class SnapperClient(
     /// more than the calls the ACT attempt missed; <see cref="MaxPromotedRuns"/> bounds the rest. If
     /// the promoted runs give up, the caller is told the ACT's own reason. The first run also
     /// declares the actors its call names (<see cref="StartPlacement"/>), unless the call site's
-    /// bodies read their tid before their call (<see cref="ActContention.PlacesUpFront"/>). With no
+    /// bodies read their tid before their call (<see cref="ActContention.PlacesUpFront"/>). A run
+    /// refused for the first time is followed by a reconnaissance (<see cref="Reconnoitre"/>), which
+    /// learns every round of the body's calls at once, so a body whose calls do not depend on data
+    /// it races with commits on the run after it; where most first runs of the call site are refused,
+    /// the reconnaissance comes before the first run (<see cref="ActContention.Reconnoitres"/>). With no
     /// ACT attempt before (<paramref name="actAbort"/> null: promoted at once, see
     /// <see cref="ActContention"/>), giving up returns not committed: the transaction then runs as
     /// an ACT.
     /// </summary>
-    private async Task<(bool Committed, TResult Result, int Runs)> RunPromoted<TActor, TResult>(ActorId first, TActor actor, Func<TActor, TxnContext, Task<TResult>> body, AccessSet declared, TransactionAbortedException? actAbort, ActContention site, CancellationToken cancellationToken)
+    private async Task<(bool Committed, TResult Result)> RunPromoted<TActor, TResult>(ActorId first, TActor actor, Func<TActor, TxnContext, Task<TResult>> body, AccessSet declared, TransactionAbortedException? actAbort, ActContention site, CancellationToken cancellationToken)
     {
+        var reconnoitred = site.Reconnoitres();
+        if (reconnoitred)
+        {
+            declared = await Reconnoitre(first, actor, body, declared, site);
+        }
+
+        // Whether the first run is refused tells the call site whether to reconnoitre first: known
+        // only of a start with no ACT attempt and no reconnaissance before it.
+        var measured = actAbort is null && !reconnoitred;
         var cascades = 1;
         for (var run = 1; ; run++)
         {
@@ -235,8 +249,13 @@ internal sealed class SnapperClient(
                     }
                 }
 
+                if (run == 1 && measured)
+                {
+                    site.FirstPromotedRunEnded(refused: false);
+                }
+
                 metrics.Promoted(committed: true, atOnce: actAbort is null);
-                return (true, result, run);
+                return (true, result);
             }
             catch (Exception lost) when (IsLostAnswer(lost))
             {
@@ -247,6 +266,18 @@ internal sealed class SnapperClient(
             {
                 declared = ((ctx ?? placement?.Placed)?.Declared ?? declared).Covering(more);
                 metrics.Retried(TxnMode.Act); // an attempt of the ACT the caller started
+                if (run == 1 && measured)
+                {
+                    site.FirstPromotedRunEnded(refused: true);
+                }
+
+                if (!reconnoitred && !site.PlacesUpFront)
+                {
+                    // The body called beyond what its call names: there may be more rounds, which
+                    // one reconnaissance learns at once instead of a refused run each.
+                    reconnoitred = true;
+                    declared = await Reconnoitre(first, actor, body, declared, site);
+                }
             }
             catch (TransactionAbortedException cascaded) when (cascaded.Reason == AbortReason.Cascading && cascades++ < settings.MaxPactAttempts && !cancellationToken.IsCancellationRequested)
             {
@@ -261,13 +292,46 @@ internal sealed class SnapperClient(
                     // The promoted runs gave up: promoted at once, the transaction runs as an ACT;
                     // after an ACT attempt, the caller hears why that attempt lost its race.
                     return actAbort is null
-                        ? (false, default!, run)
+                        ? (false, default!)
                         : throw new TransactionAbortedException(actAbort.Reason, $"{actAbort.Detail} (run again as a PACT, it gave up: {aborted.Detail})", aborted) { Tid = aborted.Tid };
                 }
 
                 throw;
             }
         }
+    }
+
+    // OLLP's reconnaissance (Snapper.Reconnaissance): the body runs once with a start context that
+    // takes no lock, batch or log record and writes nothing; the calls it made come back in the
+    // root's execution info, which the call filter puts in the sink set here, as it does for a
+    // CallActor. What the body returned or threw says nothing (it read states no transaction stands
+    // behind): the PACT's outcome will. Returns declared covering what it called; unchanged if
+    // nothing was sent: the body read its tid first, and a reconnaissance has none.
+    private async Task<AccessSet> Reconnoitre<TActor, TResult>(ActorId first, TActor actor, Func<TActor, TxnContext, Task<TResult>> body, AccessSet declared, ActContention site)
+    {
+        var learned = new ExecutionInfo();
+        var start = new TxnContext(0, TxnMode.Pact, first, clock.GetUtcNow() + settings.TransactionTimeout) { Start = true, Reconnaissance = true, Placement = ReconnaissanceStart.Instance };
+        metrics.Reconnoitred();
+        ExecutionInfoSink.Value = learned;
+        try
+        {
+            await body(actor, start);
+        }
+        catch (StartNotPlacedException) when (learned.Participants.Count == 0)
+        {
+            site.ReadContextEarly();
+            return declared;
+        }
+        catch (Exception)
+        {
+            // The PACT will tell.
+        }
+        finally
+        {
+            ExecutionInfoSink.Value = null;
+        }
+
+        return learned.Reached() is { } reached ? declared.Covering(reached) : declared;
     }
 
     // The first promoted run: the body gets a start context the call filter places as the call is

@@ -69,6 +69,21 @@ internal sealed class ExecutionInfo
         }
     }
 
+    /// <summary>
+    /// A reconnaissance's count (<c>Reconnaissance/ReconnaissanceParticipant</c>): the calls of a
+    /// callee's subtree, added to this one's. Each call is reported once, by the call that made it,
+    /// so counts add up where <see cref="Merge"/> keeps the largest.
+    /// </summary>
+    public void AddCalls(ExecutionInfo callee)
+    {
+        foreach (var (actor, participation) in callee.participants)
+        {
+            participants[actor] = participants.TryGetValue(actor, out var known)
+                ? new Participation(participation.Role > known.Role ? participation.Role : known.Role, known.Calls + participation.Calls)
+                : participation;
+        }
+    }
+
     public void Fail(Exception failure) => Failure ??= failure;
 
     /// <summary>

@@ -20,23 +20,34 @@ public sealed class ActContentionTests
     }
 
     [Fact]
-    public void A_body_whose_calls_come_in_rounds_keeps_racing_as_an_ACT_and_samples_the_promoted_start()
+    public void Where_most_first_runs_are_refused_promoted_starts_reconnoitre_but_one_in_SampleEvery_which_keeps_the_share_measured()
     {
         var contention = new ActContention();
         Feed(contention, lostRace: true, times: 200);
-        for (var i = 0; i < 200; i++)
-        {
-            contention.PromotedEnded(runs: 4); // each round of its calls cost a refused run
-        }
-
-        Assert.Equal(2, Enumerable.Range(0, ActContention.PromotedSampleEvery * 2).Count(_ => contention.PromoteAtOnce()));
+        Assert.False(contention.Reconnoitres()); // not measured yet: tried without
 
         for (var i = 0; i < 200; i++)
         {
-            contention.PromotedEnded(runs: 2); // its calls came in one round after all
+            contention.FirstPromotedRunEnded(refused: true); // its calls come in rounds its call does not name
         }
 
-        Assert.Equal((ActContention.SampleEvery - 1) * 10, Enumerable.Range(0, ActContention.SampleEvery * 10).Count(_ => contention.PromoteAtOnce()));
+        Assert.Equal((ActContention.SampleEvery - 1) * 10, Enumerable.Range(0, ActContention.SampleEvery * 10).Count(_ => contention.Reconnoitres()));
+
+        for (var i = 0; i < 200; i++)
+        {
+            contention.FirstPromotedRunEnded(refused: i % 10 == 0); // its call named nearly all it called
+        }
+
+        Assert.False(contention.Reconnoitres());
+
+        // A body that reads its tid before its call is never reconnoitred: a reconnaissance has none.
+        for (var i = 0; i < 200; i++)
+        {
+            contention.FirstPromotedRunEnded(refused: true);
+        }
+
+        contention.ReadContextEarly();
+        Assert.DoesNotContain(true, Enumerable.Range(0, ActContention.SampleEvery * 2).Select(_ => contention.Reconnoitres()));
     }
 
     [Fact]

@@ -38,9 +38,10 @@ public sealed class PromotionTests
         // Pays b, then c, named by key (so the call names no actor): the ACT dies at b and never learns of c.
         var (paid, modes) = await PayBehindBlocker(silo, a, b, "p2", (x, ctx) => x.PayKeys(ctx, 1, ["p2-b", "p2-c"]));
 
-        // The first promoted run declared a and b, called c, and ran again declaring c too.
+        // The first promoted run declared a and b and called c: refused, a reconnaissance (a PACT's
+        // mode, nothing written) learned the rest, and the run after it declared c too.
         Assert.Equal(2, paid);
-        Assert.Equal([TxnMode.Act, TxnMode.Pact, TxnMode.Pact], modes);
+        Assert.Equal([TxnMode.Act, TxnMode.Pact, TxnMode.Pact, TxnMode.Pact], modes);
         Assert.Equal((-2, 1, 1), (await Read(silo, a), await Read(silo, b), await Read(silo, c)));
         await silo.UntilResolved();
     }
@@ -81,9 +82,9 @@ public sealed class PromotionTests
         silo.Gates.Signal("p3 release");
         await blocker.WaitAsync(Bound);
 
-        // Run 2 declared a, b and called c; run 3 declared c too and called d; run 4 declared all
-        // four, called d, and committed: b and c, declared and not called, did not hold it up until
-        // the declaration timeout (30 minutes here).
+        // Run 2 declared a, b and called c: refused; the reconnaissance after it called d; run 4
+        // declared all four, called d, and committed: b and c, declared and not called, did not hold
+        // it up until the declaration timeout (30 minutes here).
         Assert.Equal(1, await transfer.WaitAsync(Bound));
         Assert.Equal([TxnMode.Act, TxnMode.Pact, TxnMode.Pact, TxnMode.Pact], modes);
         Assert.Equal((-1, 0, 0, 1), (await Read(silo, a), await Read(silo, b), await Read(silo, c), await Read(silo, d)));
@@ -169,7 +170,8 @@ public sealed class PromotionTests
 
         var paid = await silo.Client.RunAct(a, body).WaitAsync(Bound);
 
-        // No ACT attempt: the first run declared a alone (its call names no actor), learned b, then c, and committed.
+        // No ACT attempt: the first run declared a alone (its call names no actor) and was refused
+        // at b; a reconnaissance learned b and c; the run after it committed.
         Assert.Equal(2, paid);
         Assert.Equal([TxnMode.Pact, TxnMode.Pact, TxnMode.Pact], modes);
         Assert.Equal((-2, 1, 1), (await Read(silo, a), await Read(silo, b), await Read(silo, c)));
@@ -338,6 +340,12 @@ public interface IPromotionTestActor : ITransactionalActor, IGrainWithStringKey
     Task PayThrough(TxnContext ctx, ActorId via, ActorId to);
 
     Task<int> PayThenAbort(TxnContext ctx);
+
+    Task<int> PayInRounds(TxnContext ctx, string b, string c);
+
+    Task<int> PayBetweenGates(TxnContext ctx, string to, string at, string goOn);
+
+    Task AddBetweenGates(TxnContext ctx, int delta, string at, string goOn);
 }
 
 public sealed class PromotionTestActor(Gates gates) : TransactionalActor<Counter>, IPromotionTestActor
@@ -377,6 +385,29 @@ public sealed class PromotionTestActor(Gates gates) : TransactionalActor<Counter
     {
         await Add(ctx, -1);
         await CallActor<IPromotionTestActor>(ctx, via, x => x.PayEach(ctx, 1, [to]));
+    }
+
+    // Rounds of calls the call does not name (ReconnaissanceTests): b twice, then b again, which pays c.
+    public async Task<int> PayInRounds(TxnContext ctx, string b, string c)
+    {
+        var paid = await PayKeys(ctx, 1, [b, b]);
+        await PayThrough(ctx, ActorId.Create<IPromotionTestActor>(b), ActorId.Create<IPromotionTestActor>(c));
+        return paid + 1;
+    }
+
+    // Pays the actor of key `to`, which stops in its code between two gates.
+    public async Task<int> PayBetweenGates(TxnContext ctx, string to, string at, string goOn)
+    {
+        await Add(ctx, -1);
+        await CallActor<IPromotionTestActor>(ctx, ActorId.Create<IPromotionTestActor>(to), x => x.AddBetweenGates(ctx, 1, at, goOn));
+        return 1;
+    }
+
+    public async Task AddBetweenGates(TxnContext ctx, int delta, string at, string goOn)
+    {
+        gates.Signal(at);
+        await gates.Until(goOn);
+        await Add(ctx, delta);
     }
 
     public async Task<int> PayThenAbort(TxnContext ctx)

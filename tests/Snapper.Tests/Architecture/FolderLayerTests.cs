@@ -27,7 +27,7 @@ public sealed class FolderLayerTests
         ["State", "Failover", "Checkpointing"],              // an actor's state versions; a departed silo; checkpoints
         ["Coordination"],                                    // the token ring and batches
         ["Act"],                                             // the ACT engine and root
-        ["Pact"],                                            // the PACT engine
+        ["Pact", "Reconnaissance"],                          // the PACT engine; promoted ACTs' reconnaissance runs
         ["Hosting", "(root)"],                               // AddSnapper and the client; the user base class
     ];
 

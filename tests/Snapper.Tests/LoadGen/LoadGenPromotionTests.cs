@@ -45,6 +45,8 @@ public sealed class LoadGenPromotionTests
             Assert.True(hybridAct.GetProperty("attemptsPerCommit").GetDouble() >= 1);
             var promoted = act.GetProperty("promoted").GetInt64();
             Assert.True(promote == "on" ? promoted > 0 : promoted == 0, $"act promoted {promoted} with --promote {promote}: {stdout}");
+            var reconnoitred = act.GetProperty("reconnoitred").GetInt64();
+            Assert.True(promote == "on" ? reconnoitred >= 0 : reconnoitred == 0, $"act reconnoitred {reconnoitred} with --promote {promote}");
             var hybridPromoted = hybridAct.GetProperty("promoted").GetInt64();
             Assert.True(promote == "on" ? hybridPromoted >= 0 : hybridPromoted == 0, $"hybrid:act promoted {hybridPromoted} with --promote {promote}");
         }
