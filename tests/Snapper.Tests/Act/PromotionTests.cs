@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using Snapper.Hosting;
 using Snapper.Tests.Infrastructure;
+using static Snapper.Tests.Act.PromotionSites;
 
 namespace Snapper.Tests.Act;
 
@@ -270,16 +271,6 @@ public sealed class PromotionTests
         await silo.UntilResolved();
     }
 
-    // As under heavy skew: most ACTs of this call site lost their first race, so the next starts promoted.
-    private static void AsUnderSkew(TestSilo silo, Delegate body)
-    {
-        var contention = ((SnapperClient)silo.Client).ContentionOf(body);
-        for (var i = 0; i < 200; i++)
-        {
-            contention.FirstAttemptEnded(lostRace: true);
-        }
-    }
-
     private static async Task UntilPromoted(ConcurrentQueue<TxnMode> modes, Task transfer)
     {
         await Poll.Until(() => modes.Count >= 2 || transfer.IsCompleted, "the transfer ran again as a PACT");
@@ -316,10 +307,36 @@ public sealed class PromotionTests
         return blocker;
     }
 
-    private static Task<int> Read(TestSilo silo, ActorId actor) =>
+}
+
+/// <summary>What PromotionTests and ReconnaissanceTests share: call sites primed as under skew, and the actors' reads.</summary>
+internal static class PromotionSites
+{
+    /// <summary>
+    /// As under heavy skew: most ACTs of this call site lost their first race, so the next starts
+    /// promoted; with <paramref name="firstRunsRefused"/>, most such starts had their first run
+    /// refused too (the body calls in rounds its call does not name), so it reconnoitres first.
+    /// </summary>
+    public static ActContention AsUnderSkew(TestSilo silo, Delegate body, bool firstRunsRefused = false)
+    {
+        var contention = ((SnapperClient)silo.Client).ContentionOf(body);
+        for (var i = 0; i < 200; i++)
+        {
+            contention.FirstAttemptEnded(lostRace: true);
+            if (firstRunsRefused)
+            {
+                contention.FirstPromotedRunEnded(refused: true);
+            }
+        }
+
+        return contention;
+    }
+
+    /// <summary>The counter of <paramref name="actor"/>, read in a PACT.</summary>
+    public static Task<int> Read(TestSilo silo, ActorId actor) =>
         silo.Client.RunPact<IPromotionTestActor, int>(actor, (x, ctx) => x.Read(ctx), AccessSet.Of(actor));
 
-    private static ActorId Actor(string key) => ActorId.Create<IPromotionTestActor>(key);
+    public static ActorId Actor(string key) => ActorId.Create<IPromotionTestActor>(key);
 }
 
 /// <summary>The transfers promoted above.</summary>

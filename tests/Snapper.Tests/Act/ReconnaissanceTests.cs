@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using Orleans.Core.Internal;
-using Snapper.Hosting;
 using Snapper.Tests.Infrastructure;
+using static Snapper.Tests.Act.PromotionSites;
 
 namespace Snapper.Tests.Act;
 
@@ -28,7 +28,7 @@ public sealed class ReconnaissanceTests
             runs.Enqueue(ctx.Reconnaissance ? "reconnaissance" : ctx.Mode.ToString());
             return x.PayInRounds(ctx, "r1-b", "r1-c");
         };
-        AsUnderSkewWithRounds(silo, body);
+        AsUnderSkew(silo, body, firstRunsRefused: true);
 
         Assert.Equal(3, await silo.Client.RunAct(a, body).WaitAsync(Bound));
 
@@ -51,7 +51,7 @@ public sealed class ReconnaissanceTests
             Interlocked.Increment(ref runs);
             return x.PayKeys(ctx, 1, ["r2-b"]);
         };
-        AsUnderSkewWithRounds(silo, body);
+        AsUnderSkew(silo, body, firstRunsRefused: true);
 
         // The reconnaissance went through b while the blocker held b's write lock.
         var transfer = silo.Client.RunAct(a, body);
@@ -76,7 +76,7 @@ public sealed class ReconnaissanceTests
         // The reconnaissance pays b; every run after it pays c instead (its data changed meanwhile).
         Func<IPromotionTestActor, TxnContext, Task<int>> body = (x, ctx) =>
             x.PayKeys(ctx, 1, [Interlocked.Increment(ref runs) == 1 ? "r3-b" : "r3-c"]);
-        AsUnderSkewWithRounds(silo, body);
+        AsUnderSkew(silo, body, firstRunsRefused: true);
 
         // The first PACT declared a and b and called c: refused, it ran again declaring c too.
         Assert.Equal(1, await silo.Client.RunAct(a, body).WaitAsync(Bound));
@@ -97,7 +97,7 @@ public sealed class ReconnaissanceTests
         var runs = 0;
         Func<IPromotionTestActor, TxnContext, Task<int>> body = (x, ctx) =>
             Interlocked.Increment(ref runs) == 1 ? x.PayThenAbort(ctx) : x.PayKeys(ctx, 1, ["r4-b"]);
-        AsUnderSkewWithRounds(silo, body);
+        AsUnderSkew(silo, body, firstRunsRefused: true);
 
         // The reconnaissance's user abort is no abort: the PACT, declaring a alone, learned b and committed.
         Assert.Equal(1, await silo.Client.RunAct(a, body).WaitAsync(Bound));
@@ -118,7 +118,7 @@ public sealed class ReconnaissanceTests
             tids.Enqueue(ctx.Tid); // as a history records it: a reconnaissance has no tid to give
             return x.PayKeys(ctx, 1, ["r5-b"]);
         };
-        AsUnderSkewWithRounds(silo, body);
+        AsUnderSkew(silo, body, firstRunsRefused: true);
 
         // The reconnaissance stopped at the tid, sending nothing; the runs after it were placed up front.
         Assert.Equal(1, await silo.Client.RunAct(a, body).WaitAsync(Bound));
@@ -144,7 +144,7 @@ public sealed class ReconnaissanceTests
             Interlocked.Increment(ref runs) == 1
                 ? x.PayBetweenGates(ctx, "r6-b", "r6 at b", "r6 go on")
                 : x.PayKeys(ctx, 1, ["r6-b"]);
-        AsUnderSkewWithRounds(silo, body);
+        AsUnderSkew(silo, body, firstRunsRefused: true);
         Assert.Equal(0, await Read(silo, b));
 
         // The reconnaissance waits in b's code while b is asked to deactivate: b goes once it returns.
@@ -170,11 +170,7 @@ public sealed class ReconnaissanceTests
             runs.Enqueue(ctx.Reconnaissance ? "reconnaissance" : ctx.Mode.ToString());
             return x.PayInRounds(ctx, "r7-b", "r7-c");
         };
-        var contention = ((SnapperClient)silo.Client).ContentionOf(body);
-        for (var i = 0; i < 200; i++)
-        {
-            contention.FirstAttemptEnded(lostRace: true); // promoted at once, first refusals not measured yet
-        }
+        var contention = AsUnderSkew(silo, body); // promoted at once; first runs' refusals not measured yet
 
         // The first run declared a alone and was refused at b; the reconnaissance learned b's three
         // calls and c, where a refused run each would have learned one round.
@@ -186,21 +182,4 @@ public sealed class ReconnaissanceTests
         Assert.True(contention.Reconnoitres());
         await silo.UntilResolved();
     }
-
-    // As under heavy skew, where the first runs of promoted starts were refused for the rounds of
-    // calls their call does not name: the next ACT starts promoted and reconnoitres first.
-    private static void AsUnderSkewWithRounds(TestSilo silo, Delegate body)
-    {
-        var contention = ((SnapperClient)silo.Client).ContentionOf(body);
-        for (var i = 0; i < 200; i++)
-        {
-            contention.FirstAttemptEnded(lostRace: true);
-            contention.FirstPromotedRunEnded(refused: true);
-        }
-    }
-
-    private static Task<int> Read(TestSilo silo, ActorId actor) =>
-        silo.Client.RunPact<IPromotionTestActor, int>(actor, (x, ctx) => x.Read(ctx), AccessSet.Of(actor));
-
-    private static ActorId Actor(string key) => ActorId.Create<IPromotionTestActor>(key);
 }
