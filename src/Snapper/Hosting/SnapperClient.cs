@@ -260,7 +260,9 @@ internal sealed class SnapperClient(
             catch (Exception lost) when (IsLostAnswer(lost))
             {
                 metrics.Promoted(committed: false, atOnce: actAbort is null);
-                throw InDoubt((ctx ?? placement?.Placed)?.Tid ?? 0, lost);
+                throw (ctx ?? placement?.Placed) is { } sent
+                    ? InDoubt(sent.Tid, lost)
+                    : new TransactionAbortedException(AbortReason.Failure, $"the run was placed in no batch, so nothing of it ran: {lost.Message}", lost); // not in doubt
             }
             catch (TransactionAbortedException missed) when (missed.Reason == AbortReason.DeclarationError && missed.Reached is { } more && run < MaxPromotedRuns && !cancellationToken.IsCancellationRequested)
             {
@@ -366,9 +368,11 @@ internal sealed class SnapperClient(
         const int Placements = 3;
         for (var placement = 1; ; placement++)
         {
-            var (key, coordinator) = await coordinators.ForPact(first);
             try
             {
+                // Inside the try: on a cluster client, finding the coordinator asks the ring
+                // membership, whose silo may be the one that left.
+                var (key, coordinator) = await coordinators.ForPact(first);
                 if (inboxes is not null)
                 {
                     var pending = new PendingPact(first, declared);

@@ -174,6 +174,45 @@ public sealed class LivingClusterRegressionTests
         Assert.Equal(11, await Read(silo, x));
     }
 
+    /// <summary>
+    /// Found by scripts/failover.sh: on a cluster client, finding a PACT's coordinator asks the ring
+    /// membership, and when its silo was the one killed, that call failed outside the placement's
+    /// retries. A promoted run then told its caller "in doubt" with tid 0, about a transaction that
+    /// had not started (the history got entries it cannot tell apart), and RunPact let Orleans'
+    /// exception through.
+    /// </summary>
+    [Fact]
+    public async Task A_coordinator_that_cannot_be_found_for_a_while_is_looked_for_again_and_at_worst_the_PACT_aborts_never_in_doubt()
+    {
+        var ring = new UnreachableRing();
+        await using var silo = await TestSilo.StartAsync(client: c =>
+        {
+            c.Services.AddSingleton<Snapper.Coordination.ClientCoordinators>();
+            c.Services.AddSingleton<Snapper.Coordination.ICoordinatorDirectory>(sp => ring.Around(sp.GetRequiredService<Snapper.Coordination.ClientCoordinators>()));
+        });
+        var (a, b) = (ActorId.Create<ITestActor>("ring-a"), ActorId.Create<ITestActor>("ring-b"));
+
+        // Once: found on the next look.
+        ring.FailNext(1);
+        await silo.Client.RunPact<ITestActor>(a, (x, ctx) => x.Add(ctx, 1), AccessSet.Of(a));
+        Snapper.Tests.Act.PromotionSites.AsUnderSkew(silo, (Func<ITestActor, TxnContext, Task<int>>)PayB);
+        ring.FailNext(1);
+        Assert.Equal(1, await silo.Client.RunAct<ITestActor, int>(a, PayB));
+
+        // For good: an abort that says why, from RunPact and from an ACT that starts promoted.
+        ring.FailNext(int.MaxValue);
+        var pact = await Assert.ThrowsAsync<TransactionAbortedException>(() => silo.Client.RunPact<ITestActor>(a, (x, ctx) => x.Add(ctx, 1), AccessSet.Of(a)));
+        var act = await Assert.ThrowsAsync<TransactionAbortedException>(() => silo.Client.RunAct<ITestActor, int>(a, PayB));
+        Assert.Equal((AbortReason.Failure, AbortReason.Failure), (pact.Reason, act.Reason));
+        Assert.Contains("no coordinator could take the PACT", act.Message, StringComparison.Ordinal);
+
+        ring.FailNext(0);
+        Assert.Equal((1, 1), (await Read(silo, a), await Read(silo, b)));
+
+        // a gives b one: it declares both in its call (NamedActors), so a promoted run commits at once.
+        static Task<int> PayB(ITestActor x, TxnContext ctx) => x.ReadThenAdd(ctx, ActorId.Create<ITestActor>("ring-b"), 1);
+    }
+
     private static async Task Deactivate(TestSilo silo, ActorId actor)
     {
         await silo.Grains.GetGrain<ITestActor>(actor.Key).AsReference<IGrainManagementExtension>().DeactivateOnIdle();
@@ -181,6 +220,28 @@ public sealed class LivingClusterRegressionTests
     }
 
     private static Task<int> Read(TestSilo silo, ActorId id) => silo.Client.RunAct<ITestActor, int>(id, (actor, ctx) => actor.Read(ctx));
+
+    // A client's coordinator directory whose ring membership cannot be reached for the next calls.
+    private sealed class UnreachableRing
+    {
+        private int failures;
+
+        public void FailNext(int calls) => Volatile.Write(ref failures, calls);
+
+        public Snapper.Coordination.ICoordinatorDirectory Around(Snapper.Coordination.ICoordinatorDirectory inner) => new Directory(this, inner);
+
+        private sealed class Directory(UnreachableRing ring, Snapper.Coordination.ICoordinatorDirectory inner) : Snapper.Coordination.ICoordinatorDirectory
+        {
+            public ValueTask<(string Key, Snapper.Coordination.ICoordinator Coordinator)> ForPact(ActorId root) =>
+                Interlocked.Decrement(ref ring.failures) >= 0
+                    ? throw new SiloUnavailableException("the ring membership's silo has left the cluster")
+                    : inner.ForPact(root);
+
+            public ValueTask<Snapper.Coordination.ICoordinator> ForTids() => inner.ForTids();
+
+            public void Refresh() => inner.Refresh();
+        }
+    }
 
     // The silo's error records, by event id and message.
     private sealed class ErrorEvents : ILoggerProvider
