@@ -64,7 +64,7 @@ internal sealed class SnapperClient(
         {
             // Each attempt is a new transaction (its own tid, deadline and log records); a retry
             // carries the first attempt's tid as its age for wait-die.
-            var tid = await tids.NextActTid();
+            var tid = await NextActTid(cancellationToken);
             var ctx = new TxnContext(tid, TxnMode.Act, first, clock.GetUtcNow() + settings.TransactionTimeout) { Start = true, EarlyLockRelease = earlyLockRelease, Priority = priority };
             try
             {
@@ -360,6 +360,29 @@ internal sealed class SnapperClient(
 
     private static TransactionInDoubtException InDoubt(long tid, Exception lost) =>
         new(tid, $"its root's answer was lost, so whether it committed is unknown: {lost.Message}", lost);
+
+    // An ACT attempt's tid. A range is fetched from a coordinator now and then; one that cannot be
+    // reached (on a cluster client, the ring membership's silo may have left) took nothing, so the
+    // fetch is tried again from a fresh view, and if that fails too the attempt, which has not
+    // started, aborts.
+    private async Task<long> NextActTid(CancellationToken cancellationToken)
+    {
+        const int Fetches = 3;
+        for (var fetch = 1; ; fetch++)
+        {
+            try
+            {
+                return await tids.NextActTid();
+            }
+            catch (Exception e) when (e is not (TransactionAbortedException or SnapperException))
+            {
+                if (fetch >= Fetches || cancellationToken.IsCancellationRequested)
+                {
+                    throw new TransactionAbortedException(AbortReason.Failure, $"no coordinator could give the ACT a tid: {e.Message}", e);
+                }
+            }
+        }
+    }
 
     // NewPact at the coordinator for the first actor. One that cannot be reached (its silo may have
     // left the cluster) took nothing, so the PACT goes to another, from a fresh view of the ring.

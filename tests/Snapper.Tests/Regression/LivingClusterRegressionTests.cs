@@ -178,14 +178,14 @@ public sealed class LivingClusterRegressionTests
     /// Found by scripts/failover.sh: on a cluster client, finding a PACT's coordinator asks the ring
     /// membership, and when its silo was the one killed, that call failed outside the placement's
     /// retries. A promoted run then told its caller "in doubt" with tid 0, about a transaction that
-    /// had not started (the history got entries it cannot tell apart), and RunPact let Orleans'
-    /// exception through.
+    /// had not started (the history got entries it cannot tell apart), and RunPact, as RunAct when
+    /// its tids ran out, let Orleans' exception through.
     /// </summary>
     [Fact]
-    public async Task A_coordinator_that_cannot_be_found_for_a_while_is_looked_for_again_and_at_worst_the_PACT_aborts_never_in_doubt()
+    public async Task A_coordinator_that_cannot_be_found_for_a_while_is_looked_for_again_and_at_worst_the_transaction_aborts_never_in_doubt()
     {
         var ring = new UnreachableRing();
-        await using var silo = await TestSilo.StartAsync(client: c =>
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.ActTidRangeSize = 2), client: c =>
         {
             c.Services.AddSingleton<Snapper.Coordination.ClientCoordinators>();
             c.Services.AddSingleton<Snapper.Coordination.ICoordinatorDirectory>(sp => ring.Around(sp.GetRequiredService<Snapper.Coordination.ClientCoordinators>()));
@@ -209,6 +209,25 @@ public sealed class LivingClusterRegressionTests
         ring.FailNext(0);
         Assert.Equal((1, 1), (await Read(silo, a), await Read(silo, b)));
 
+        // An ACT's tids come in ranges (of 2 here) from a coordinator found the same way: a fetch
+        // that fails is tried again, and an ACT left without a tid aborts, having not started.
+        ring.FailNextTids(1);
+        for (var i = 0; i < 4; i++)
+        {
+            Assert.Equal(1, await Read(silo, a));
+        }
+
+        ring.FailNextTids(int.MaxValue);
+        var tidless = await Assert.ThrowsAsync<TransactionAbortedException>(async () =>
+        {
+            for (var i = 0; i < 4; i++)
+            {
+                await Read(silo, a); // the range left, then none
+            }
+        });
+        Assert.Equal(AbortReason.Failure, tidless.Reason);
+        Assert.Contains("no coordinator could give the ACT a tid", tidless.Message, StringComparison.Ordinal);
+
         // a gives b one: it declares both in its call (NamedActors), so a promoted run commits at once.
         static Task<int> PayB(ITestActor x, TxnContext ctx) => x.ReadThenAdd(ctx, ActorId.Create<ITestActor>("ring-b"), 1);
     }
@@ -225,8 +244,11 @@ public sealed class LivingClusterRegressionTests
     private sealed class UnreachableRing
     {
         private int failures;
+        private int tidFailures;
 
         public void FailNext(int calls) => Volatile.Write(ref failures, calls);
+
+        public void FailNextTids(int calls) => Volatile.Write(ref tidFailures, calls);
 
         public Snapper.Coordination.ICoordinatorDirectory Around(Snapper.Coordination.ICoordinatorDirectory inner) => new Directory(this, inner);
 
@@ -237,7 +259,10 @@ public sealed class LivingClusterRegressionTests
                     ? throw new SiloUnavailableException("the ring membership's silo has left the cluster")
                     : inner.ForPact(root);
 
-            public ValueTask<Snapper.Coordination.ICoordinator> ForTids() => inner.ForTids();
+            public ValueTask<Snapper.Coordination.ICoordinator> ForTids() =>
+                Interlocked.Decrement(ref ring.tidFailures) >= 0
+                    ? throw new SiloUnavailableException("the ring membership's silo has left the cluster")
+                    : inner.ForTids();
 
             public void Refresh() => inner.Refresh();
         }
