@@ -225,30 +225,10 @@ public sealed class PromotionTests
     public async Task A_body_that_reads_its_tid_before_its_call_sees_the_real_one_and_its_call_site_is_placed_up_front()
     {
         await using var silo = await TestSilo.StartAsync();
-        var (a, b) = (Actor("p12-a"), Actor("p12-b"));
-        var (runs, tids) = (0, new ConcurrentQueue<long>());
-        Func<IPromotionTestActor, TxnContext, Task<int>> body = (x, ctx) =>
-        {
-            Interlocked.Increment(ref runs);
-            tids.Enqueue(ctx.Tid); // as a history records it
-            return x.PayEach(ctx, 1, [b]);
-        };
-        AsUnderSkew(silo, body);
 
         // The first run read its tid before its call was sent: it stopped there, and the runs
         // after it were placed up front (declaring a, then learning b).
-        Assert.Equal(1, await silo.Client.RunAct(a, body).WaitAsync(Bound));
-        Assert.Equal(3, runs);
-        Assert.Equal(2, tids.Count);
-        Assert.DoesNotContain(0L, tids);
-
-        // The call site remembers: no run stops at the tid any more.
-        (runs, tids) = (0, new ConcurrentQueue<long>());
-        Assert.Equal(1, await silo.Client.RunAct(a, body).WaitAsync(Bound));
-        Assert.Equal(runs, tids.Count);
-        Assert.DoesNotContain(0L, tids);
-        Assert.Equal((-2, 2), (await Read(silo, a), await Read(silo, b)));
-        await silo.UntilResolved();
+        await TidFirstBodyIsPlacedUpFront(silo, "p12", firstRunsRefused: false, (x, ctx, b) => x.PayEach(ctx, 1, [b]));
     }
 
     [Fact]
@@ -330,6 +310,36 @@ internal static class PromotionSites
         }
 
         return contention;
+    }
+
+    /// <summary>
+    /// A body that reads its tid before its call, as a history records it, paying b: the run that
+    /// reads it first (placed on send, or a reconnaissance) stops there having sent nothing, the
+    /// runs after it are placed up front, no run sees tid 0, and the call site remembers.
+    /// </summary>
+    public static async Task TidFirstBodyIsPlacedUpFront(TestSilo silo, string name, bool firstRunsRefused, Func<IPromotionTestActor, TxnContext, ActorId, Task<int>> pay)
+    {
+        var (a, b) = (Actor($"{name}-a"), Actor($"{name}-b"));
+        var (runs, tids) = (0, new ConcurrentQueue<long>());
+        Func<IPromotionTestActor, TxnContext, Task<int>> body = (x, ctx) =>
+        {
+            Interlocked.Increment(ref runs);
+            tids.Enqueue(ctx.Tid);
+            return pay(x, ctx, b);
+        };
+        AsUnderSkew(silo, body, firstRunsRefused);
+
+        Assert.Equal(1, await silo.Client.RunAct(a, body).WaitAsync(TimeSpan.FromSeconds(15)));
+        Assert.Equal(3, runs);
+        Assert.Equal(2, tids.Count);
+        Assert.DoesNotContain(0L, tids);
+
+        (runs, tids) = (0, new ConcurrentQueue<long>());
+        Assert.Equal(1, await silo.Client.RunAct(a, body).WaitAsync(TimeSpan.FromSeconds(15)));
+        Assert.Equal(runs, tids.Count);
+        Assert.DoesNotContain(0L, tids);
+        Assert.Equal((-2, 2), (await Read(silo, a), await Read(silo, b)));
+        await silo.UntilResolved();
     }
 
     /// <summary>The counter of <paramref name="actor"/>, read in a PACT.</summary>

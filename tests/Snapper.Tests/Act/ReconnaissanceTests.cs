@@ -110,28 +110,10 @@ public sealed class ReconnaissanceTests
     public async Task A_body_that_reads_its_tid_before_its_call_is_not_reconnoitred()
     {
         await using var silo = await TestSilo.StartAsync();
-        var (a, b) = (Actor("r5-a"), Actor("r5-b"));
-        var (runs, tids) = (0, new ConcurrentQueue<long>());
-        Func<IPromotionTestActor, TxnContext, Task<int>> body = (x, ctx) =>
-        {
-            Interlocked.Increment(ref runs);
-            tids.Enqueue(ctx.Tid); // as a history records it: a reconnaissance has no tid to give
-            return x.PayKeys(ctx, 1, ["r5-b"]);
-        };
-        AsUnderSkew(silo, body, firstRunsRefused: true);
 
-        // The reconnaissance stopped at the tid, sending nothing; the runs after it were placed up front.
-        Assert.Equal(1, await silo.Client.RunAct(a, body).WaitAsync(Bound));
-        Assert.Equal(3, runs);
-        Assert.Equal(2, tids.Count);
-        Assert.DoesNotContain(0L, tids);
-
-        // The call site remembers: the next one is not reconnoitred either.
-        (runs, tids) = (0, new ConcurrentQueue<long>());
-        Assert.Equal(1, await silo.Client.RunAct(a, body).WaitAsync(Bound));
-        Assert.Equal(runs, tids.Count);
-        Assert.DoesNotContain(0L, tids);
-        await silo.UntilResolved();
+        // The reconnaissance stopped at the tid (a reconnaissance has none to give), sending
+        // nothing; the runs after it were placed up front, and no later one is reconnoitred.
+        await TidFirstBodyIsPlacedUpFront(silo, "r5", firstRunsRefused: true, (x, ctx, b) => x.PayKeys(ctx, 1, [b.Key]));
     }
 
     [Fact]
