@@ -31,18 +31,23 @@ public sealed class CustomerActor : TransactionalActor<CustomerPartition>, ICust
         ArgumentNullException.ThrowIfNull(payment);
         var partition = await LoadedState(ctx, AccessMode.ReadWrite);
         var customer = Find(partition, payment.Customer);
-        customer.Balance -= payment.Amount;
-        customer.YtdPayment += payment.Amount;
-        customer.PaymentCount++;
+        customer = customer with
+        {
+            Balance = customer.Balance - payment.Amount,
+            YtdPayment = customer.YtdPayment + payment.Amount,
+            PaymentCount = customer.PaymentCount + 1,
+        };
         string? shown = null;
         if (customer.Credit == Customer.BadCredit)
         {
             // §2.5.2.2: the payment's ids and amount go in front of C_DATA, which is cut to 500 characters.
             var entry = string.Create(CultureInfo.InvariantCulture, $"{customer.Id} {customer.DistrictId} {customer.WarehouseId} {payment.DistrictId} {payment.WarehouseId} {payment.Amount:0.00}|");
             var data = entry + customer.Data;
-            customer.Data = data.Length > Customer.MaxDataLength ? data[..Customer.MaxDataLength] : data;
+            customer = customer with { Data = data.Length > Customer.MaxDataLength ? data[..Customer.MaxDataLength] : data };
             shown = customer.Data.Length > ShownDataLength ? customer.Data[..ShownDataLength] : customer.Data;
         }
+
+        partition.Customers[customer.Id] = customer;
 
         partition.History.Add(new HistoryRow
         {
@@ -82,8 +87,11 @@ public sealed class CustomerActor : TransactionalActor<CustomerPartition>, ICust
         foreach (var delivery in deliveries)
         {
             var customer = Find(partition, CustomerSelector.ById(delivery.CustomerId));
-            customer.Balance += delivery.Amount;
-            customer.DeliveryCount++;
+            partition.Customers[customer.Id] = customer with
+            {
+                Balance = customer.Balance + delivery.Amount,
+                DeliveryCount = customer.DeliveryCount + 1,
+            };
         }
     }
 

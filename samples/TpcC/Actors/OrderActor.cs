@@ -18,19 +18,11 @@ public sealed class OrderActor : TransactionalActor<OrderPartition>, IOrderActor
     {
         ArgumentNullException.ThrowIfNull(order);
         var partition = await LoadedState(ctx, AccessMode.ReadWrite);
-        var row = new Order
-        {
-            Id = order.OrderId,
-            CustomerId = order.CustomerId,
-            EntryDate = order.EntryDate,
-            CarrierId = null,
-            LineCount = order.Lines.Count,
-            AllLocal = order.AllLocal,
-        };
-        for (var i = 0; i < order.Lines.Count; i++)
+        var lines = new OrderLine[order.Lines.Count];
+        for (var i = 0; i < lines.Length; i++)
         {
             var line = order.Lines[i];
-            row.Lines.Add(new OrderLine
+            lines[i] = new OrderLine
             {
                 Number = i + 1,
                 ItemId = line.ItemId,
@@ -39,8 +31,19 @@ public sealed class OrderActor : TransactionalActor<OrderPartition>, IOrderActor
                 Quantity = line.Quantity,
                 Amount = line.Amount,
                 DistInfo = line.DistInfo,
-            });
+            };
         }
+
+        var row = new Order
+        {
+            Id = order.OrderId,
+            CustomerId = order.CustomerId,
+            EntryDate = order.EntryDate,
+            CarrierId = null,
+            LineCount = lines.Length,
+            AllLocal = order.AllLocal,
+            Lines = lines,
+        };
 
         if (!partition.Orders.TryAdd(row.Id, row))
         {
@@ -145,14 +148,15 @@ public sealed class OrderActor : TransactionalActor<OrderPartition>, IOrderActor
 
     private static DeliveredOrder Deliver(OrderPartition partition, Order order, int carrierId, DateTime deliveryDate)
     {
-        order.CarrierId = carrierId;
+        var lines = new OrderLine[order.Lines.Count];
         var amount = 0m;
-        foreach (var line in order.Lines)
+        for (var i = 0; i < lines.Length; i++)
         {
-            line.DeliveryDate = deliveryDate;
-            amount += line.Amount;
+            lines[i] = order.Lines[i] with { DeliveryDate = deliveryDate };
+            amount += lines[i].Amount;
         }
 
+        partition.Orders[order.Id] = order with { CarrierId = carrierId, Lines = lines };
         return new DeliveredOrder(partition.DistrictId, order.Id, order.CustomerId, amount);
     }
 

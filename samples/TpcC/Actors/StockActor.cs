@@ -28,14 +28,13 @@ public sealed class StockActor : TransactionalActor<StockPartition>, IStockActor
                 ?? throw new InvalidOperationException($"Item {request.ItemId} has no stock row in actor {Id}.");
 
             // §2.4.2.2: restock by 91 when fewer than 10 would be left.
-            row.Quantity = row.Quantity >= request.Quantity + 10 ? row.Quantity - request.Quantity : row.Quantity - request.Quantity + 91;
-            row.Ytd += request.Quantity;
-            row.OrderCount++;
-            if (request.Remote)
+            partition.Rows[row.ItemId] = row = row with
             {
-                row.RemoteCount++;
-            }
-
+                Quantity = row.Quantity >= request.Quantity + 10 ? row.Quantity - request.Quantity : row.Quantity - request.Quantity + 91,
+                Ytd = row.Ytd + request.Quantity,
+                OrderCount = row.OrderCount + 1,
+                RemoteCount = request.Remote ? row.RemoteCount + 1 : row.RemoteCount,
+            };
             taken[i] = new StockTaken(row.ItemId, row.Quantity, row.DistFor(districtId), row.Data.Contains(RandomText.Original, StringComparison.Ordinal));
         }
 

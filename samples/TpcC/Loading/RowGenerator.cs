@@ -134,18 +134,11 @@ public static class RowGenerator
 
             var random = new Random(Seeds.For(config.Seed, Seeds.Stream.Order, w, d, o));
             var delivered = o < config.FirstNewOrderId;
-            var order = new Order
+            var carrier = delivered ? random.Next(1, 11) : (int?)null;
+            var lines = new OrderLine[random.Next(5, 16)];
+            for (var number = 1; number <= lines.Length; number++)
             {
-                Id = o,
-                CustomerId = c,
-                EntryDate = now,
-                CarrierId = delivered ? random.Next(1, 11) : null,
-                LineCount = random.Next(5, 16),
-                AllLocal = true,
-            };
-            for (var number = 1; number <= order.LineCount; number++)
-            {
-                order.Lines.Add(new OrderLine
+                lines[number - 1] = new OrderLine
                 {
                     Number = number,
                     ItemId = random.Next(1, config.Items + 1),
@@ -154,9 +147,19 @@ public static class RowGenerator
                     Quantity = 5,
                     Amount = delivered ? 0m : RandomText.Money(random, 0.01m, 9_999.99m),
                     DistInfo = RandomText.AString(random, 24, 24),
-                });
+                };
             }
 
+            var order = new Order
+            {
+                Id = o,
+                CustomerId = c,
+                EntryDate = now,
+                CarrierId = carrier,
+                LineCount = lines.Length,
+                AllLocal = true,
+                Lines = lines,
+            };
             target.Orders.Add(o, order);
             target.LastOrderOfCustomer[c] = o;
             if (!delivered)
@@ -184,9 +187,9 @@ public static class RowGenerator
                 Ytd = 0,
                 OrderCount = 0,
                 RemoteCount = 0,
+                Dists = RandomText.AString(random, Stock.DistLength * TpcCConfig.SpecDistrictsPerWarehouse, Stock.DistLength * TpcCConfig.SpecDistrictsPerWarehouse),
+                Data = RandomText.Data(random),
             };
-            row.Dists = RandomText.AString(random, Stock.DistLength * TpcCConfig.SpecDistrictsPerWarehouse, Stock.DistLength * TpcCConfig.SpecDistrictsPerWarehouse);
-            row.Data = RandomText.Data(random);
             target.Rows.Add(i, row);
         }
     }

@@ -1,3 +1,4 @@
+using Snapper.Configuration;
 using Snapper.Tests.Infrastructure;
 using TpcC;
 using TpcC.Actors;
@@ -52,11 +53,23 @@ internal sealed class TpcCSilo : IAsyncDisposable
 
     public static TxnMode ModeOf(string mode) => mode == "pact" ? TxnMode.Pact : TxnMode.Act;
 
-    public static async Task<TpcCSilo> StartAsync(string mode, TpcCConfig config)
+    /// <summary>
+    /// A silo with two coordinators and <paramref name="configure"/>'s settings, whose database is
+    /// loaded unless <paramref name="load"/> is false (a restart over logs that hold it).
+    /// </summary>
+    public static async Task<TpcCSilo> StartAsync(string mode, TpcCConfig config, Action<SnapperOptions>? configure = null, bool load = true)
     {
-        var silo = await TestSilo.StartAsync(s => s.Configure(o => o.CoordinatorCount = 2));
+        var silo = await TestSilo.StartAsync(s => s.Configure(o =>
+        {
+            o.CoordinatorCount = 2;
+            configure?.Invoke(o);
+        }));
         var client = new TpcCClient(silo.Client, new TpcCDatabase("test", config));
-        await TpcCLoader.LoadAsync(client, ModeOf(mode));
+        if (load)
+        {
+            await TpcCLoader.LoadAsync(client, ModeOf(mode));
+        }
+
         return new TpcCSilo(silo, client, ModeOf(mode));
     }
 
