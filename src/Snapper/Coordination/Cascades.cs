@@ -136,8 +136,11 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
             return;
         }
 
+        // Also while a cascade holds the token: it ends only once every batch up to it has
+        // resolved, and a stalled one among them resolves only here. A batch failed now joins the
+        // cascade (AbortWholeBatch) or aborts its stalled PACT alone.
         var overdue = pipeline.Overdue(clock.GetUtcNow(), settings.DeclarationTimeout);
-        if (overdue is null || ongoingThrough != 0)
+        if (overdue is null)
         {
             return;
         }
