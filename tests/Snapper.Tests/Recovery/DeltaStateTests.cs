@@ -63,7 +63,7 @@ public sealed class DeltaStateTests : IDisposable
             lastPhase = [.. (await LogRecovery.ReadAllAsync(storage, CancellationToken.None)).SelectMany(l => l.Records)];
         }
 
-        var forms = lastPhase.Select(StateForm).Where(f => f is not null).GroupBy(f => f!.Value).ToDictionary(g => g.Key, g => g.Count());
+        var forms = lastPhase.Select(r => StateForm(r)).Where(f => f is not null).GroupBy(f => f!.Value).ToDictionary(g => g.Key, g => g.Count());
         Assert.True(
             forms.GetValueOrDefault(true) > forms.GetValueOrDefault(false),
             $"{forms.GetValueOrDefault(true)} delta(s) against {forms.GetValueOrDefault(false)} whole state(s) in the log");
@@ -110,12 +110,15 @@ public sealed class DeltaStateTests : IDisposable
         }
     }
 
-    // True for a state logged as a delta, false for a whole one, null for a record without a state.
-    private static bool? StateForm(LogRecord record) => record switch
+    /// <summary>
+    /// True for a state logged as a delta, false for a whole one, null for a record without a state
+    /// (or of an actor whose interface is not <paramref name="actorType"/>, if given).
+    /// </summary>
+    internal static bool? StateForm(LogRecord record, string? actorType = null) => record switch
     {
-        PrepareRecord p => p.Delta,
-        CommitRecord { State.IsEmpty: false } c => c.Delta,
-        BatchCompleteRecord { State.IsEmpty: false } b => b.Delta,
+        PrepareRecord p when actorType is null || p.Actor.Type == actorType => p.Delta,
+        CommitRecord { State.IsEmpty: false } c when actorType is null || c.Actor.Type == actorType => c.Delta,
+        BatchCompleteRecord { State.IsEmpty: false } b when actorType is null || b.Actor.Type == actorType => b.Delta,
         _ => null,
     };
 }

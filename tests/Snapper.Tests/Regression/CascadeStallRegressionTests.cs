@@ -5,8 +5,8 @@ using Snapper.Tests.Infrastructure;
 namespace Snapper.Tests.Regression;
 
 /// <summary>
-/// Found by the nemesis test in act-elr mode (about one run in fifteen: every PACT placement
-/// stopped, 60 client transactions waited past 45 s): an abort cascade holds the token until every
+/// Found by the nemesis test in act-elr mode, rarely (every PACT placement stopped and client
+/// transactions waited past 45 s): an abort cascade holds the token until every
 /// batch up to it has resolved, and a batch before it that had stalled (a PACT placed and never
 /// called, a BatchMsg lost to a going activation) resolves only by the declaration sweep, which
 /// did not run while a cascade was on. The ring waited for ever.

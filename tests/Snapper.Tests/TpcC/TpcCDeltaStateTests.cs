@@ -7,6 +7,7 @@ using Snapper.Configuration;
 using Snapper.Logging;
 using Snapper.Recovery;
 using Snapper.Serialization;
+using Snapper.Tests.Recovery;
 using TpcC;
 using TpcC.Consistency;
 using TpcC.Generation;
@@ -78,7 +79,7 @@ public sealed class TpcCDeltaStateTests : IDisposable
         // Each growing partition type wrote mostly deltas; its first write in an activation is whole.
         foreach (var type in new[] { "TpcC.Actors.IStockActor", "TpcC.Actors.ICustomerActor", "TpcC.Actors.IOrderActor" })
         {
-            var forms = records.Select(r => StateForm(r, type)).OfType<bool>().GroupBy(delta => delta).ToDictionary(g => g.Key, g => g.Count());
+            var forms = records.Select(r => DeltaStateTests.StateForm(r, type)).OfType<bool>().GroupBy(delta => delta).ToDictionary(g => g.Key, g => g.Count());
             Assert.True(
                 forms.GetValueOrDefault(true) > forms.GetValueOrDefault(false),
                 $"{type}: {forms.GetValueOrDefault(true)} delta(s) against {forms.GetValueOrDefault(false)} whole state(s) in the log");
@@ -207,14 +208,5 @@ public sealed class TpcCDeltaStateTests : IDisposable
         JsonObject o => new JsonObject(o.OrderBy(p => p.Key, StringComparer.Ordinal).Select(p => KeyValuePair.Create(p.Key, Sorted(p.Value?.DeepClone())))),
         JsonArray a => new JsonArray([.. a.Select(e => Sorted(e?.DeepClone()))]),
         _ => node?.DeepClone(),
-    };
-
-    // True for a state of an actor of interface type logged as a delta, false for a whole one, null otherwise.
-    private static bool? StateForm(LogRecord record, string type) => record switch
-    {
-        PrepareRecord p when p.Actor.Type == type => p.Delta,
-        CommitRecord { State.IsEmpty: false } c when c.Actor.Type == type => c.Delta,
-        BatchCompleteRecord { State.IsEmpty: false } b when b.Actor.Type == type => b.Delta,
-        _ => null,
     };
 }
