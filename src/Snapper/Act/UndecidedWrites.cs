@@ -43,8 +43,11 @@ internal sealed class UndecidedWrites<TState>(ActorId id, ActServices services, 
     /// <summary>Whether ACT <paramref name="tid"/> was settled here by asking its root (its root's own Commit is then no news).</summary>
     public bool WasSettledByRoot(long tid) => settledByRoot.Contains(tid);
 
-    // A decision for a write prepared in the activation that died: a commit makes its state the
-    // committed one, unless a later committed version is here already. True if tid was one of them.
+    // A decision for a write prepared in an earlier activation: a commit makes its state the
+    // committed one, unless a later committed version is here already, after the batches it was
+    // built on (handed over uncommitted: the ACT committed only once they had). The Commit's
+    // HybridDecision is not needed for that, nor there when the root was asked: the versions say
+    // it. True if tid was one of them.
     public bool Settle(long tid, bool committed)
     {
         if (undecided is null || !undecided.Remove(tid, out var write))
@@ -54,6 +57,7 @@ internal sealed class UndecidedWrites<TState>(ActorId id, ActServices services, 
 
         if (committed && write.Version > versions.CommittedVersion)
         {
+            versions.CommitBatchesBuiltOn(write.Version);
             if (!write.Delta)
             {
                 versions.CommitAct(services.Serializer.Deserialize<TState>(write.State.Span), write.Version);

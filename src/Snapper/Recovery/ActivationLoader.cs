@@ -44,26 +44,33 @@ internal sealed class ActivationLoader(
     public void Leave(ActorId actor, CommittedState state) => states.Offer(actor, state);
 
     // The last committed state taken from this silo's CommittedStates and from every other active
-    // silo's (the actor may have been active there last); the highest version wins.
+    // silo's (the actor may have been active there last), merged: the highest version wins, and
+    // what came with any of them stays. A silo that joined a running cluster holds what the logs
+    // said at its start for actors active elsewhere: the same version as a later hand-over from
+    // their silo, which then wins the tie and keeps the writes they prepared there.
     private async Task<CommittedState?> TakeCommittedState(ActorId actor)
     {
-        var found = states.Take(actor);
+        var local = states.Take(actor);
         var others = cluster.CurrentSnapshot.Members.Values.Where(m => m.Status == SiloStatus.Active && m.Name != silo.Name).ToList();
         if (others.Count == 0)
         {
-            return found;
+            return local;
         }
 
-        var handedOver = await Task.WhenAll(others.Select(member => HandOver(member.Name, actor)));
-        foreach (var state in handedOver)
+        CommittedState? found = null;
+        foreach (var state in await Task.WhenAll(others.Select(member => HandOver(member.Name, actor))))
         {
-            if (state is { } s && (found is not { } best || s.Version > best.Version))
+            if (state is { } s)
             {
-                found = s;
+                found = found is { } f ? CommittedState.Merge(f, s) : s;
             }
         }
 
-        return found;
+        return (found, local) switch
+        {
+            ({ } f, { } l) => CommittedState.Merge(f, l),
+            _ => found ?? local,
+        };
     }
 
     // A silo that stops or dies while it is asked may never answer (its messages are lost with it):

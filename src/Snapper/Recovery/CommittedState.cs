@@ -23,4 +23,28 @@ internal readonly record struct CommittedState(
 {
     /// <summary>The version of the whole <see cref="State"/>, before the deltas.</summary>
     public long WholeVersion => Version - (Deltas.IsDefault ? 0 : Deltas.Length);
+
+    /// <summary>
+    /// What an activation starts from when two places hold a state for the actor (two silos, or a
+    /// hand-over and the logs): the higher version, <paramref name="first"/> on a tie (the two are
+    /// then the same state: writes on one actor are serial); and nothing else either carries is
+    /// dropped. Prepared writes wait for their roots, so both sets are kept; outcomes are
+    /// answered for a while, so both lists; batches were left on a committed state, so only from a
+    /// holder of the winning version.
+    /// </summary>
+    public static CommittedState Merge(CommittedState first, CommittedState second)
+    {
+        var winner = first.Version >= second.Version ? first : second;
+        return winner with
+        {
+            Undecided = Union(first.Undecided, second.Undecided),
+            Batches = (first.Version == winner.Version ? first.Batches : null) ?? (second.Version == winner.Version ? second.Batches : null),
+            Outcomes = Concat(first.Outcomes, second.Outcomes),
+        };
+    }
+
+    private static ImmutableArray<T> Concat<T>(ImmutableArray<T> a, ImmutableArray<T> b) => a.IsDefaultOrEmpty ? b : b.IsDefaultOrEmpty ? a : a.AddRange(b);
+
+    private static ImmutableArray<PreparedWrite> Union(ImmutableArray<PreparedWrite> a, ImmutableArray<PreparedWrite> b) =>
+        a.IsDefaultOrEmpty ? b : b.IsDefaultOrEmpty ? a : [.. a.Concat(b).DistinctBy(w => w.Tid)];
 }

@@ -1,4 +1,3 @@
-using System.Collections.Immutable;
 using System.Collections.Concurrent;
 using Snapper.Protocol;
 
@@ -23,17 +22,9 @@ internal sealed class CommittedStates
     /// <summary>Actors with a state here.</summary>
     public int Count => states.Count;
 
-    /// <summary>Keeps <paramref name="state"/> for <paramref name="actor"/> unless a later version is already here.</summary>
+    /// <summary>Keeps <paramref name="state"/> for <paramref name="actor"/>, merged with any held (<see cref="CommittedState.Merge"/>).</summary>
     public void Offer(ActorId actor, CommittedState state) =>
-        states.AddOrUpdate(actor, state, (_, held) => Newer(state, held) with { Undecided = Union(state.Undecided, held.Undecided), Batches = state.Batches ?? held.Batches, Outcomes = Concat(state.Outcomes, held.Outcomes) });
-
-    private static ImmutableArray<T> Concat<T>(ImmutableArray<T> a, ImmutableArray<T> b) => a.IsDefaultOrEmpty ? b : b.IsDefaultOrEmpty ? a : a.AddRange(b);
-
-    private static CommittedState Newer(CommittedState offered, CommittedState held) => offered.Version >= held.Version ? offered : held;
-
-    // Prepared writes still to be settled are kept whichever state wins: they wait for their roots.
-    private static ImmutableArray<PreparedWrite> Union(ImmutableArray<PreparedWrite> a, ImmutableArray<PreparedWrite> b) =>
-        a.IsDefaultOrEmpty ? b : b.IsDefaultOrEmpty ? a : [.. a.Concat(b).DistinctBy(w => w.Tid)];
+        states.AddOrUpdate(actor, state, (_, held) => CommittedState.Merge(state, held));
 
     /// <summary>Removes and returns the state held for <paramref name="actor"/>, if any.</summary>
     public CommittedState? Take(ActorId actor) => states.TryRemove(actor, out var state) ? state : null;

@@ -185,6 +185,8 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
     /// <summary>
     /// Batches commit in bid order, so every batch up to <paramref name="bid"/> is committed now.
     /// Idempotent: an ACT's commit applies the batch commits it waited for before BatchCommit arrives.
+    /// A batch's state never replaces a newer committed one: an ACT that built on it may have
+    /// committed first where its write was handed over (<see cref="CommitBatchesBuiltOn"/>).
     /// </summary>
     public void CommitBatchesThrough(long bid)
     {
@@ -192,7 +194,7 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
         for (; i < uncommitted.Count && uncommitted[i].Bid <= bid; i++)
         {
             LastCommittedBid = uncommitted[i].Bid;
-            if (uncommitted[i].State is { } state)
+            if (uncommitted[i].State is { } state && uncommitted[i].Version > CommittedVersion)
             {
                 Committed = state;
                 CommittedVersion = uncommitted[i].Version;
@@ -200,6 +202,33 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
         }
 
         uncommitted.RemoveRange(0, i);
+    }
+
+    /// <summary>
+    /// A write of <paramref name="version"/> that an ACT prepared on the newest state committed:
+    /// every batch that wrote a state older than it came before the ACT, which committed only once
+    /// they had, so they are committed now (their BatchCommit may still be on its way).
+    /// </summary>
+    public void CommitBatchesBuiltOn(long version)
+    {
+        long through = 0;
+        foreach (var batch in uncommitted)
+        {
+            if (batch.State is not null)
+            {
+                if (batch.Version >= version)
+                {
+                    break;
+                }
+
+                through = batch.Bid;
+            }
+        }
+
+        if (through > 0)
+        {
+            CommitBatchesThrough(through);
+        }
     }
 
     private TState StateBefore(int index)
