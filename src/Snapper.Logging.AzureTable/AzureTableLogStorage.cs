@@ -48,6 +48,7 @@ public sealed class AzureTableLogStorage : ILogStorage
     private readonly TimeSpan inDoubtPatience;
     private readonly Lazy<Task> created;
     private readonly ConcurrentDictionary<string, LogHead> heads = new(StringComparer.Ordinal);
+    private readonly ConcurrentDictionary<string, string> owners = new(StringComparer.Ordinal); // log → the incarnation that claimed it here
 
     /// <summary>A storage in the table <paramref name="options"/> names; the table is created at first use.</summary>
     /// <exception cref="ArgumentException">The options cannot work (see <see cref="AzureTableLogStorageOptions.Validate"/>).</exception>
@@ -74,6 +75,11 @@ public sealed class AzureTableLogStorage : ILogStorage
         await head.Gate.WaitAsync(cancellationToken);
         try
         {
+            if (head.Failure is LogFencedException)
+            {
+                throw new LogFencedException($"Log '{log}' in table '{table.Name}' was fenced: its owner {head.Owner} was declared dead and failed over.");
+            }
+
             if (head.Failure is { } failure)
             {
                 throw new IOException($"Log '{log}' in table '{table.Name}' stopped after a write whose outcome stayed unknown ({failure.Message}); restart the silo to recover from what is durable.", failure);
@@ -87,7 +93,49 @@ public sealed class AzureTableLogStorage : ILogStorage
             }
             catch (Exception e) when (e is RequestFailedException or IOException or OperationCanceledException or AggregateException)
             {
+                if (await TryFindFence(head, first) is { } fence)
+                {
+                    if (fence.Owner == head.Owner)
+                    {
+                        // Declared dead and fenced: the group counts only if it landed whole before the fence.
+                        var landed = await EndLanded(head, first, entities[^1]);
+                        head.Failure = new LogFencedException($"Log '{log}' in table '{table.Name}' was fenced at record {fence.Sequence} by the failover of its owner {head.Owner}.");
+                        if (landed)
+                        {
+                            head.Next = first + group.Count;
+                            return;
+                        }
+
+                        throw head.Failure;
+                    }
+
+                    if (fence.Sequence == first)
+                    {
+                        // An earlier owner was fenced after this one began: its fence took this
+                        // group's first row, so nothing of the group landed. Write on after it.
+                        head.Next = first + 1;
+                        entities = LogEntity.Of(group, first = head.Next, ChunkBytes);
+                        try
+                        {
+                            await Write(head, entities, first, cancellationToken);
+                            head.Next = first + group.Count;
+                            return;
+                        }
+                        catch (Exception again) when (again is RequestFailedException or IOException or OperationCanceledException or AggregateException)
+                        {
+                            e = again;
+                        }
+                    }
+                }
+
                 var durable = await Settle(head, first, entities[^1]);
+                if (durable == false && await TryFindFence(head, first) is { } late && late.Owner == head.Owner)
+                {
+                    // The fence was not readable before (storage was down), and is there: the log ends.
+                    head.Failure = new LogFencedException($"Log '{log}' in table '{table.Name}' was fenced at record {late.Sequence} by the failover of its owner {head.Owner}.");
+                    throw head.Failure;
+                }
+
                 if (durable is null)
                 {
                     head.Failure ??= e;
@@ -178,7 +226,8 @@ public sealed class AzureTableLogStorage : ILogStorage
             }
             catch (RequestFailedException e) when (e.Status == 409)
             {
-                return true; // the End is there: the group's last transaction landed
+                // The End is there (the group's last transaction landed), or a fence took its row.
+                return await EndLanded(head, first, end);
             }
             catch (Exception e) when (e is RequestFailedException or IOException or OperationCanceledException or AggregateException)
             {
@@ -190,6 +239,52 @@ public sealed class AzureTableLogStorage : ILogStorage
                 await Task.Delay(SettleRetry);
             }
         }
+    }
+
+    // The first fence at or after the group's first row; null if none, or if storage did not answer
+    // (a failed write is then settled as any other, and the fence looked for again).
+    private async Task<(long Sequence, string? Owner)?> TryFindFence(LogHead head, long first)
+    {
+        try
+        {
+            using var attempt = new CancellationTokenSource(SettleRetry * 10);
+            return await AzureTableFence.FindAsync(table, head.PartitionKey, first, attempt.Token);
+        }
+        catch (Exception e) when (e is RequestFailedException or IOException or OperationCanceledException or AggregateException)
+        {
+            return null;
+        }
+    }
+
+    // Whether the row of the group's End holds that End (not a fence, nor a void).
+    private async Task<bool> EndLanded(LogHead head, long first, LogEntity end)
+    {
+        var row = await table.GetEntityIfExistsAsync<TableEntity>(head.PartitionKey, RowKey(end.Sequence, end.Chunk));
+        return row.HasValue && row.Value is { } entity && !AzureTableFence.IsFence(entity) && entity.GetBoolean("Void") != true && entity.GetInt64("Group") == first;
+    }
+
+    /// <inheritdoc />
+    /// <remarks>Records the owner, whose appends then recognise a fence naming it. A table cannot tell whether another process writes the log: two writers conflict at their next rows, and each stops on a row not its own.</remarks>
+    public async Task ClaimAsync(string log, string owner, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(log);
+        ArgumentNullException.ThrowIfNull(owner);
+        owners[log] = owner;
+        (await HeadOf(log, cancellationToken)).Owner = owner;
+    }
+
+    /// <inheritdoc />
+    /// <remarks>
+    /// A fence entity at the row the log's writer writes next (<see cref="AzureTableFence"/>). It
+    /// does not look at who claimed the log last: a later owner that meets a fence naming an
+    /// earlier one writes on after it.
+    /// </remarks>
+    public async Task FenceAsync(string log, string owner, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(log);
+        ArgumentNullException.ThrowIfNull(owner);
+        await created.Value.WaitAsync(cancellationToken);
+        await AzureTableFence.PlaceAsync(table, PartitionKey(log), owner, cancellationToken);
     }
 
     /// <inheritdoc />
@@ -206,6 +301,15 @@ public sealed class AzureTableLogStorage : ILogStorage
         await foreach (var entity in table.QueryAsync<TableEntity>(e => e.PartitionKey == partition, cancellationToken: cancellationToken))
         {
             var (sequence, chunk) = ParseRowKey(log, entity.RowKey);
+            if (AzureTableFence.IsFence(entity))
+            {
+                // A fenced owner wrote nothing after this; what it left without an End was torn.
+                (groupId, pendingSequence) = (-1, -1);
+                group.Clear();
+                pending.Clear();
+                continue;
+            }
+
             var entityGroup = entity.GetInt64("Group") ?? sequence;
             if (entityGroup != groupId)
             {
@@ -357,13 +461,13 @@ public sealed class AzureTableLogStorage : ILogStorage
         }
 
         await table.UpsertEntityAsync(new TableEntity(IndexPartition, partition), TableUpdateMode.Replace, cancellationToken);
-        return heads.GetOrAdd(log, new LogHead(partition, next));
+        return heads.GetOrAdd(log, new LogHead(partition, next) { Owner = owners.GetValueOrDefault(log) });
     }
 
     // Partition and row keys may not hold '/', '\', '#', '?' or control characters: escape them.
     private static string PartitionKey(string log) => Uri.EscapeDataString(log);
 
-    private static string RowKey(long sequence, int chunk) => $"{sequence:D19}-{chunk:D5}";
+    internal static string RowKey(long sequence, int chunk) => $"{sequence:D19}-{chunk:D5}";
 
     private (long Sequence, int Chunk) ParseRowKey(string log, string rowKey) =>
         rowKey.Length == 25 && rowKey[19] == '-' && long.TryParse(rowKey.AsSpan(0, 19), out var sequence) && int.TryParse(rowKey.AsSpan(20), out var chunk)
@@ -378,7 +482,10 @@ public sealed class AzureTableLogStorage : ILogStorage
 
         public long Next { get; set; } = next;
 
-        /// <summary>Why the log stopped, once an append failed (fail-stop).</summary>
+        /// <summary>Why the log stopped, once an append failed (fail-stop) or the log was fenced.</summary>
         public Exception? Failure { get; set; }
+
+        /// <summary>The silo incarnation that claimed the log here (null: none did).</summary>
+        public string? Owner { get; set; }
     }
 }

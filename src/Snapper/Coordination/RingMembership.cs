@@ -101,7 +101,7 @@ internal sealed class RingMembership(
             var known = await Task.WhenAll(members.Select(k => Coordinator(k).Halt(silo, epoch)));
             var unresolved = (await Task.WhenAll(members.Select(k => Coordinator(k).Status()))).Sum(s => s.Unresolved);
             await Task.WhenAll(survivors.Select(s => GrainFactory.GetGrain<Checkpointing.ISiloCheckpoint>(Checkpointing.SiloCheckpoint.KeyOf(s)).Flush()));
-            var logged = await Task.WhenAll(survivors.Select(s => SiloFailover(s).Evaluate(silo)));
+            var logged = await Task.WhenAll(survivors.Select(s => SiloFailover(s).Evaluate(silo, incarnation)));
             var through = new[] { view.TidFloor, known.DefaultIfEmpty().Max(), logged.DefaultIfEmpty().Max() }.Max();
             await Task.WhenAll(survivors.Select(s => SiloFailover(s).Seal(silo, incarnation, through)));
             await Task.WhenAll(members.Select(k => Coordinator(k).FailOver(through)));

@@ -107,4 +107,13 @@ internal static partial class LogMessages
 
     [LoggerMessage(EventId = 107, Level = LogLevel.Error, Message = "Log {Log} is stopped after a failed write and takes no appends until the silo restarts")]
     public static partial void LogStopped(ILogger logger, Exception exception, string log);
+
+    [LoggerMessage(EventId = 130, Level = LogLevel.Critical, Message = "Log {Log} was fenced: this silo was declared dead and failed over, so nothing it appends counts any more; it stops")]
+    public static partial void LogFenced(ILogger logger, Exception exception, string log);
+
+    [LoggerMessage(EventId = 131, Level = LogLevel.Information, Message = "Fenced silo {Silo} (incarnation {Incarnation}) out of log {Log} before reading it for the failover")]
+    public static partial void LogFencedForFailover(ILogger logger, string silo, string incarnation, string log);
+
+    [LoggerMessage(EventId = 132, Level = LogLevel.Warning, Message = "Log {Log} was fenced for its earlier owner {Owner}; what that owner appended past {Through} never counted and is cut off as this silo claims the log")]
+    public static partial void FenceCleared(ILogger logger, string log, string owner, string through);
 }

@@ -126,11 +126,19 @@ internal sealed class DepartedSilos(
 
     /// <summary>
     /// The ring → this silo (<see cref="ISiloFailover.Evaluate"/>): the ring is halted and the logs
-    /// flushed; read them. Returns the highest tid in them.
+    /// flushed; fence the departed incarnation out of its logs, then read them. Returns the highest
+    /// tid in them.
     /// </summary>
-    public async Task<long> Evaluate(string silo)
+    /// <remarks>
+    /// Declared dead is not dead: a silo paused longer than the death vote wakes up and, until it
+    /// learns its fate, goes on appending and answering. Fenced first, nothing it appends after the
+    /// read below counts (and it is told so, and stops), so the seal decides from all it will ever
+    /// have logged. Every survivor fences before its own read; fencing twice is fencing once.
+    /// </remarks>
+    public async Task<long> Evaluate(string silo, string incarnation)
     {
         Mark(silo);
+        await Fence(silo, incarnation);
         var read = await ReadNow();
         lock (sync)
         {
@@ -138,6 +146,24 @@ internal sealed class DepartedSilos(
         }
 
         return read.Evaluation.MaxTid;
+    }
+
+    private async Task Fence(string silo, string incarnation)
+    {
+        var logs = new List<string>();
+        await foreach (var log in storage.ListAsync(CancellationToken.None))
+        {
+            if (LogWriterPool.IsLogOf(log, silo))
+            {
+                logs.Add(log);
+            }
+        }
+
+        await Task.WhenAll(logs.Select(async log =>
+        {
+            await storage.FenceAsync(log, incarnation, CancellationToken.None);
+            LogMessages.LogFencedForFailover(diagnostics, silo, incarnation, log);
+        }));
     }
 
     /// <summary>The ring → this silo (<see cref="ISiloFailover.Seal"/>): batches of <paramref name="silo"/>'s coordinators (as <paramref name="incarnation"/>) not committed abort through <paramref name="through"/>.</summary>

@@ -7,8 +7,12 @@ namespace Snapper.Failover;
 /// </summary>
 internal interface ISiloFailover : IGrainWithStringKey
 {
-    /// <summary>Ring membership → survivor, once every survivor flushed its loggers (<see cref="Checkpointing.ISiloCheckpoint.Flush"/>): read every log for <paramref name="silo"/>'s failover; returns the highest tid in them.</summary>
-    Task<long> Evaluate(string silo);
+    /// <summary>
+    /// Ring membership → survivor, once every survivor flushed its loggers (<see cref="Checkpointing.ISiloCheckpoint.Flush"/>):
+    /// fence <paramref name="silo"/>'s incarnation <paramref name="incarnation"/> out of its logs, then read every log for
+    /// its failover; returns the highest tid in them.
+    /// </summary>
+    Task<long> Evaluate(string silo, string incarnation);
 
     /// <summary>Ring membership → survivor: the batches of <paramref name="silo"/> (as <paramref name="incarnation"/>) that did not commit abort through <paramref name="through"/>.</summary>
     Task Seal(string silo, string incarnation, long through);

@@ -11,7 +11,7 @@ internal sealed class SiloFailover(ActiveActors active, ActorResolver actors, De
     /// <summary>The key of silo <paramref name="silo"/>'s failover grain.</summary>
     public static string KeyOf(string silo) => $"{silo}/failover";
 
-    public Task<long> Evaluate(string silo) => departed.Evaluate(silo);
+    public Task<long> Evaluate(string silo, string incarnation) => departed.Evaluate(silo, incarnation);
 
     public Task Seal(string silo, string incarnation, long through)
     {

@@ -20,4 +20,8 @@ internal sealed class DelayedLogStorage(ILogStorage inner, TimeSpan delay, TimeP
     public Task<long> SealAsync(string log, CancellationToken cancellationToken) => inner.SealAsync(log, cancellationToken);
 
     public Task TruncateAsync(string log, long mark, CancellationToken cancellationToken) => inner.TruncateAsync(log, mark, cancellationToken);
+
+    public Task ClaimAsync(string log, string owner, CancellationToken cancellationToken) => inner.ClaimAsync(log, owner, cancellationToken);
+
+    public Task FenceAsync(string log, string owner, CancellationToken cancellationToken) => inner.FenceAsync(log, owner, cancellationToken);
 }

@@ -33,4 +33,21 @@ public interface ILogStorage
     /// reads: never a hole in the middle.
     /// </summary>
     Task TruncateAsync(string log, long mark, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// Makes silo incarnation <paramref name="owner"/> the writer of <paramref name="log"/>, at its
+    /// start, before its first append. A storage that can tell refuses while another live process
+    /// writes the log; what an earlier owner appended after it was
+    /// fenced is gone from the log from here on.
+    /// </summary>
+    Task ClaimAsync(string log, string owner, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// A failover fences silo incarnation <paramref name="owner"/> out of <paramref name="log"/>
+    /// (docs/architecture.md, "A silo dies"): once this returns, whatever that owner appends to it
+    /// will never count, and its append fails with <see cref="LogFencedException"/>; what it had
+    /// appended before counts and reads back. Call it before reading the log for the failover.
+    /// Nothing happens if another owner has claimed the log since, and fencing twice is fencing once.
+    /// </summary>
+    Task FenceAsync(string log, string owner, CancellationToken cancellationToken);
 }

@@ -15,12 +15,18 @@ public sealed class InMemoryLogStorage : ILogStorage
     private readonly ConcurrentDictionary<string, Records> logs = new();
 
     /// <inheritdoc />
+    /// <remarks>Refused (<see cref="LogFencedException"/>) once the log's owner was fenced, until a new owner claims it.</remarks>
     public Task AppendAsync(string log, IReadOnlyList<ReadOnlyMemory<byte>> group, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
         var records = logs.GetOrAdd(log, static _ => new Records());
         lock (records)
         {
+            if (records.Fenced)
+            {
+                return Task.FromException(new LogFencedException($"Log '{log}' was fenced: its owner {records.Owner} was failed over."));
+            }
+
             foreach (var record in group)
             {
                 records.Add(record.Span);
@@ -102,6 +108,39 @@ public sealed class InMemoryLogStorage : ILogStorage
         return Task.CompletedTask;
     }
 
+    /// <inheritdoc />
+    /// <remarks>
+    /// One process holds the storage, so a claim always succeeds: a silo restarted under its name
+    /// (in process) takes its log over from its dead self, whose appends then fail. An append does
+    /// not say who makes it, so the fence is on the log until the next claim.
+    /// </remarks>
+    public Task ClaimAsync(string log, string owner, CancellationToken cancellationToken)
+    {
+        cancellationToken.ThrowIfCancellationRequested();
+        var records = logs.GetOrAdd(log, static _ => new Records());
+        lock (records)
+        {
+            (records.Owner, records.Fenced) = (owner, false);
+        }
+
+        return Task.CompletedTask;
+    }
+
+    /// <inheritdoc />
+    public Task FenceAsync(string log, string owner, CancellationToken cancellationToken)
+    {
+        cancellationToken.ThrowIfCancellationRequested();
+        if (logs.TryGetValue(log, out var records))
+        {
+            lock (records)
+            {
+                records.Fenced |= records.Owner == owner;
+            }
+        }
+
+        return Task.CompletedTask;
+    }
+
     private const int ChunkBytes = 1 << 20;
 
     // A log's records, in chunks, and how many were truncated from its front (so a mark is a
@@ -116,6 +155,12 @@ public sealed class InMemoryLogStorage : ILogStorage
         private int used = ChunkBytes; // bytes used in the last chunk (full: there is none yet)
 
         public long Dropped { get; private set; }
+
+        /// <summary>The silo incarnation that claimed the log last (null: none did).</summary>
+        public string? Owner { get; set; }
+
+        /// <summary>True once <see cref="Owner"/> was fenced: appends fail until a new claim.</summary>
+        public bool Fenced { get; set; }
 
         public int Count => index.Count;
 

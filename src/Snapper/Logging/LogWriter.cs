@@ -35,12 +35,16 @@ internal sealed class LogWriter
     private long activity = 1;
     private long activityAtSeal;
 
-    public LogWriter(string log, ILogStorage storage, SnapperMetrics metrics, ILogger diagnostics)
+    // Told once a failover has fenced this log: the silo must stop (LogWriterPool).
+    private readonly Action<LogFencedException>? fenced;
+
+    public LogWriter(string log, ILogStorage storage, SnapperMetrics metrics, ILogger diagnostics, Action<LogFencedException>? fenced = null)
     {
         this.log = log;
         this.storage = storage;
         this.metrics = metrics;
         this.diagnostics = diagnostics;
+        this.fenced = fenced;
     }
 
     public string Name => log;
@@ -226,8 +230,21 @@ internal sealed class LogWriter
                 group[i].Succeed(diagnostics, log);
             }
         }
+        catch (LogFencedException e) when (e.MayHaveCounted)
+        {
+            // The group may count or not: telling anyone either would be a guess. Its entries stay
+            // undone, and the silo stops.
+            LogMessages.LogFenced(diagnostics, e, log);
+            fenced?.Invoke(e);
+        }
         catch (Exception e)
         {
+            if (e is LogFencedException refused)
+            {
+                LogMessages.LogFenced(diagnostics, e, log);
+                fenced?.Invoke(refused);
+            }
+
             LogMessages.LogWriteFailed(diagnostics, e, log, records.Count);
             NoteFailed(group[from].Sequence, group[to - 1].Sequence);
             var failure = new IOException($"Log '{log}' could not persist a group of {records.Count} record(s): {e.Message}", e);

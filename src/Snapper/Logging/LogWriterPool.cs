@@ -13,8 +13,12 @@ namespace Snapper.Logging;
 internal sealed class LogWriterPool
 {
     private readonly LogWriter[] loggers;
+    private readonly ILogStorage storage;
+    private readonly string owner;
+    private readonly IFatalErrorHandler fatal;
+    private int stopping;
 
-    public LogWriterPool(IOptions<SnapperOptions> options, ILogStorage storage, ILocalSiloDetails silo, SnapperMetrics metrics, TimeProvider clock, ILoggerFactory loggerFactory)
+    public LogWriterPool(IOptions<SnapperOptions> options, ILogStorage storage, ILocalSiloDetails silo, SnapperMetrics metrics, TimeProvider clock, ILoggerFactory loggerFactory, IFatalErrorHandler fatal)
     {
         var settings = options.Value;
         var diagnostics = loggerFactory.CreateLogger("Snapper.Logging");
@@ -23,9 +27,30 @@ internal sealed class LogWriterPool
             storage = new DelayedLogStorage(storage, settings.LogWriteDelay, clock);
         }
 
+        this.storage = storage;
+        this.fatal = fatal;
+        owner = OwnerOf(silo.SiloAddress);
         loggers = settings.Logging == LoggingMode.None
             ? []
-            : Enumerable.Range(0, settings.EffectiveLoggerCount).Select(i => new LogWriter(LogName(silo.Name, i), storage, metrics, diagnostics)).ToArray();
+            : Enumerable.Range(0, settings.EffectiveLoggerCount).Select(i => new LogWriter(LogName(silo.Name, i), storage, metrics, diagnostics, Fenced)).ToArray();
+    }
+
+    /// <summary>How a silo incarnation is named as a log's owner: its address, as the ring names incarnations.</summary>
+    public static string OwnerOf(SiloAddress silo) => silo.ToParsableString();
+
+    /// <summary>Makes this silo the writer of its logs (<see cref="ILogStorage.ClaimAsync"/>), at start-up, before the logs are read.</summary>
+    public Task ClaimAsync(CancellationToken cancellationToken) =>
+        Task.WhenAll(loggers.Select(logger => storage.ClaimAsync(logger.Name, owner, cancellationToken)));
+
+    // A failover fenced one of this silo's logs: it was declared dead, and the survivors decide
+    // what it left undecided. Nothing it would do from here counts, so it stops as Orleans stops a
+    // silo told it is dead (in a test host, the silo's host stops; elsewhere the process ends).
+    private void Fenced(LogFencedException e)
+    {
+        if (Interlocked.Exchange(ref stopping, 1) == 0)
+        {
+            fatal.OnFatalException(this, $"Snapper: this silo's log was fenced by the failover of its incarnation {owner}", e);
+        }
     }
 
     public bool Enabled => loggers.Length > 0;
@@ -39,6 +64,13 @@ internal sealed class LogWriterPool
     /// table); recovery reads them all.
     /// </summary>
     public static string LogName(string silo, int index) => $"{Prefix}{Sanitize(silo)}-{index.ToString(System.Globalization.CultureInfo.InvariantCulture)}";
+
+    /// <summary>True if <paramref name="log"/> is one of silo <paramref name="silo"/>'s logs (<see cref="LogName"/>), and no other silo's.</summary>
+    public static bool IsLogOf(string log, string silo)
+    {
+        var prefix = $"{Prefix}{Sanitize(silo)}-";
+        return log.Length > prefix.Length && log.StartsWith(prefix, StringComparison.Ordinal) && log.AsSpan(prefix.Length).IndexOfAnyExceptInRange('0', '9') < 0;
+    }
 
     /// <summary>True for the name of a log Snapper's loggers write (this build's names, and the single-silo <c>snapper-log-{n}</c> of earlier builds).</summary>
     public static bool IsSnapperLog(string name) => name.StartsWith(Prefix, StringComparison.Ordinal);

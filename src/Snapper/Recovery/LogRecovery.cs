@@ -14,11 +14,13 @@ namespace Snapper.Recovery;
 /// actor may have been active on several silos, and may activate on this one now. What they say
 /// (each actor's last committed state, under presumed abort) is <see cref="LogEvaluation"/>; a
 /// checkpoint's records count like the ones they replaced.</para>
+/// <para>First it claims its own logs (<see cref="ILogStorage.ClaimAsync"/>).</para>
 /// <para>The silo joins the ring with the highest tid and bid in the logs as the ring's tid floor,
 /// so tids keep increasing across restarts.</para>
 /// </remarks>
 internal sealed class LogRecovery(
     ILogStorage storage,
+    LogWriterPool writers,
     IOptions<SnapperOptions> options,
     CommittedStates recovered,
     ILogger<LogRecovery> diagnostics) : ILifecycleParticipant<ISiloLifecycle>
@@ -34,6 +36,9 @@ internal sealed class LogRecovery(
             return;
         }
 
+        // This silo's own logs are its to write from now on (a second process on them is refused
+        // here), and what a fenced earlier self of it appended is gone from them before they are read.
+        await writers.ClaimAsync(cancellationToken);
         var (evaluation, records) = await LogEvaluation.ReadAsync(storage, cancellationToken);
         recovered.SawTid(evaluation.MaxTid);
         foreach (var (actor, state) in evaluation.States)

@@ -81,6 +81,12 @@ public sealed class CrashImageStorage : ILogStorage
         return Task.CompletedTask;
     }
 
+    // The crash tests run one silo at a time: nobody fails it over, so nothing is fenced.
+    public Task ClaimAsync(string log, string owner, CancellationToken cancellationToken) => Task.CompletedTask;
+
+    public Task FenceAsync(string log, string owner, CancellationToken cancellationToken) =>
+        throw new NotSupportedException("CrashImageStorage is for one silo at a time; a failover needs a storage that fences.");
+
     /// <summary>The logs as they are now, in a storage of their own for a silo started after the "crash".</summary>
     public async Task<InMemoryLogStorage> ImageAsync()
     {

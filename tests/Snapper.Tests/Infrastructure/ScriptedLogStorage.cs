@@ -54,6 +54,10 @@ internal sealed class ScriptedLogStorage : ILogStorage
 
     public Task TruncateAsync(string log, long mark, CancellationToken cancellationToken) => inner.TruncateAsync(log, mark, cancellationToken);
 
+    public Task ClaimAsync(string log, string owner, CancellationToken cancellationToken) => inner.ClaimAsync(log, owner, cancellationToken);
+
+    public Task FenceAsync(string log, string owner, CancellationToken cancellationToken) => inner.FenceAsync(log, owner, cancellationToken);
+
     /// <summary>Every durable record of <paramref name="log"/>, decoded.</summary>
     public async Task<List<LogRecord>> Records(string log)
     {

@@ -176,5 +176,9 @@ public sealed class LogWriterTests
         public Task<long> SealAsync(string log, CancellationToken cancellationToken) => Inner.SealAsync(log, cancellationToken);
 
         public Task TruncateAsync(string log, long mark, CancellationToken cancellationToken) => Inner.TruncateAsync(log, mark, cancellationToken);
+
+        public Task ClaimAsync(string log, string owner, CancellationToken cancellationToken) => Inner.ClaimAsync(log, owner, cancellationToken);
+
+        public Task FenceAsync(string log, string owner, CancellationToken cancellationToken) => Inner.FenceAsync(log, owner, cancellationToken);
     }
 }

@@ -156,6 +156,41 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
         return Task.CompletedTask;
     }
 
+    /// <inheritdoc />
+    /// <remarks>Cuts what a fenced earlier owner appended past its fence, and records the owner (<see cref="LogFence"/>).</remarks>
+    public Task ClaimAsync(string log, string owner, CancellationToken cancellationToken)
+    {
+        ObjectDisposedException.ThrowIf(disposed, this);
+        return LogFor(log).ClaimAsync(owner, cancellationToken);
+    }
+
+    /// <inheritdoc />
+    /// <remarks>
+    /// Writes the fence without an end, finds where the log's intact frames end, and writes that as
+    /// the end (<see cref="LogFence"/> says why in two steps, and what a shared folder must promise).
+    /// </remarks>
+    public async Task FenceAsync(string log, string owner, CancellationToken cancellationToken)
+    {
+        ObjectDisposedException.ThrowIf(disposed, this);
+        var directory = DirectoryOf(log);
+        if (!System.IO.Directory.Exists(directory))
+        {
+            return;
+        }
+
+        using (await LogFence.LockAsync(directory, cancellationToken).ConfigureAwait(false))
+        {
+            if (LogFence.ReadOwner(directory) != owner || LogFence.Read(directory) is { Through: not null } done && done.Owner == owner)
+            {
+                return; // claimed by a later owner since (the fenced one is dead), or fenced already
+            }
+
+            LogFence.Write(directory, new LogFence.Fence(owner, null));
+            var end = await SegmentReader.FindEndAsync(log, directory, cancellationToken).ConfigureAwait(false);
+            LogFence.Write(directory, new LogFence.Fence(owner, end));
+        }
+    }
+
     /// <summary>The segment files of <paramref name="log"/> on disk, oldest first.</summary>
     internal IReadOnlyList<string> SegmentFiles(string log)
     {

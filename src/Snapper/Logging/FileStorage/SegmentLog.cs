@@ -34,6 +34,7 @@ internal sealed class SegmentLog : IAsyncDisposable
     private bool sealedTail; // the last segment takes no more appends: the next one starts a segment
     private SegmentLogPhase phase = SegmentLogPhase.Unscanned;
     private Exception? stoppedBy;
+    private string? owner; // the silo incarnation that claimed the log here (null: unclaimed, never fenced)
 
     public SegmentLog(string name, string directory, long segmentSizeBytes, long preallocationBytes, ILogger diagnostics, WalDisk disk)
     {
@@ -57,6 +58,11 @@ internal sealed class SegmentLog : IAsyncDisposable
                 throw new IOException($"Log '{name}' takes no appends since a write to it failed ({stoppedBy!.Message}); restart to recover it from disk.", stoppedBy);
             }
 
+            if (phase == SegmentLogPhase.Fenced)
+            {
+                throw new LogFencedException($"Log '{name}' was fenced: its owner {owner} was declared dead and failed over.");
+            }
+
             await EnsureScannedAsync(cancellationToken).ConfigureAwait(false);
 
             // The last point where giving up leaves nothing half done; past it the write runs to the end.
@@ -68,7 +74,7 @@ internal sealed class SegmentLog : IAsyncDisposable
                 diskThread ??= new DiskThread(name);
                 await diskThread.RunAsync(() => WriteDurably(frames.Span)).ConfigureAwait(false);
             }
-            catch (Exception e) when ((e is IOException or UnauthorizedAccessException) && phase != SegmentLogPhase.Stopped)
+            catch (Exception e) when ((e is IOException or UnauthorizedAccessException) && phase is not SegmentLogPhase.Stopped and not SegmentLogPhase.Fenced)
             {
                 Forget(); // nothing was written: the next append starts again from what is on disk
                 throw;
@@ -78,6 +84,71 @@ internal sealed class SegmentLog : IAsyncDisposable
         {
             gate.Release();
         }
+    }
+
+    /// <summary>
+    /// Makes <paramref name="claimant"/> the log's owner before its first append: what a fenced
+    /// earlier owner appended past its fence is cut off (it never counted), the fence goes, and
+    /// the owner is recorded. Under the fence lock, so no failover fences the log meanwhile.
+    /// </summary>
+    public async Task ClaimAsync(string claimant, CancellationToken cancellationToken)
+    {
+        await gate.WaitAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            ThrowIfDisposed();
+            CreateDirectory();
+            using (await LogFence.LockAsync(directory, cancellationToken).ConfigureAwait(false))
+            {
+                if (LogFence.Read(directory) is { } fence)
+                {
+                    if (fence.Through is { } through)
+                    {
+                        CutAt(through);
+                    }
+
+                    // Without an end, the fencer stopped half way; the earlier owner is dead (this
+                    // process holds the log now), so nothing more of it can come, and all of it counts.
+                    LogFence.Delete(directory);
+                    LogMessages.FenceCleared(diagnostics, name, fence.Owner, fence.Through?.ToString() ?? "none");
+                }
+
+                LogFence.WriteOwner(directory, claimant);
+            }
+
+            owner = claimant;
+            Forget(); // scanned afresh at the next use
+        }
+        finally
+        {
+            gate.Release();
+        }
+    }
+
+    // Removes what lies past `through`: later segments, then the rest of its own, durably.
+    private void CutAt(LogPosition through)
+    {
+        foreach (var segment in SegmentFileName.List(directory).Where(s => s > through.Segment).Reverse())
+        {
+            var path = SegmentFileName.PathOf(directory, segment);
+            Guard("delete segment past the fence", path, () => File.Delete(path));
+        }
+
+        var last = SegmentFileName.PathOf(directory, through.Segment);
+        if (File.Exists(last))
+        {
+            Guard("cut at the fence segment", last, () =>
+            {
+                using var stream = new FileStream(last, FileMode.Open, FileAccess.Write, FileShare.Read);
+                if (stream.Length > through.Offset)
+                {
+                    stream.SetLength(through.Offset);
+                    stream.Flush(flushToDisk: true);
+                }
+            });
+        }
+
+        DirectorySync.Flush(directory);
     }
 
     /// <summary>Opens the log if needed and captures what a read should cover.</summary>
@@ -221,15 +292,56 @@ internal sealed class SegmentLog : IAsyncDisposable
             }
 
             disk.FlushToDisk(stream);
+            CheckFence(new LogPosition(sequences[^1], end));
             tailLength = end;
         }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        catch (Exception e) when ((e is IOException or UnauthorizedAccessException) && e is not LogFencedException)
         {
             var failure = new IOException($"Log '{name}' could not write {frames.Length} bytes to '{writerPath}' at offset {start}: {e.Message}", e);
             Stop(stream, start, failure);
             throw failure;
         }
     }
+
+    // Before anyone is told the group is durable: has a failover fenced this log's owner? Then
+    // the group counts only if it ends where the fence says the counted part ends; else it never
+    // will (LogFence). A fence still being made has no end yet: wait for it, within a bound, since
+    // until then nobody may be told anything about the group. A stat per group, beside an fsync.
+    private void CheckFence(LogPosition end)
+    {
+        if (owner is null || !File.Exists(LogFence.FencePath(directory)))
+        {
+            return;
+        }
+
+        var deadline = DateTime.UtcNow + FenceEndPatience;
+        while (LogFence.Read(directory) is { } fence && fence.Owner == owner)
+        {
+            if (fence.Through is { } through)
+            {
+                phase = SegmentLogPhase.Fenced; // nothing after this group
+                CloseWriter();
+                if (end <= through)
+                {
+                    return; // the failover read it: it counts, and may be acknowledged
+                }
+
+                throw new LogFencedException($"Log '{name}' was fenced at {through} by the failover of its owner {owner}; a group ending at {end} does not count.");
+            }
+
+            if (DateTime.UtcNow > deadline)
+            {
+                phase = SegmentLogPhase.Fenced;
+                CloseWriter();
+                throw new LogFencedException($"Log '{name}' is being fenced (its owner {owner} was declared dead), and the fence named no end within {FenceEndPatience.TotalSeconds:0} s: whether a group ending at {end} counts is unknown.", mayHaveCounted: true);
+            }
+
+            Thread.Sleep(FenceEndPoll); // the log's own thread (DiskThread): nothing else waits on it but this log
+        }
+    }
+
+    private static readonly TimeSpan FenceEndPatience = TimeSpan.FromSeconds(30);
+    private static readonly TimeSpan FenceEndPoll = TimeSpan.FromMilliseconds(10);
 
     // The group failed, so recovery must never read it: cut it off now, or leave a marker that has
     // recovery cut it; then refuse every later append (see the remarks on the class).

@@ -15,6 +15,12 @@ internal enum SegmentLogPhase
     /// </summary>
     Stopped,
 
+    /// <summary>
+    /// A failover fenced this log's owner (<see cref="LogFence"/>): its silo was declared dead.
+    /// Every later append fails without writing.
+    /// </summary>
+    Fenced,
+
     /// <summary>Closed with its storage.</summary>
     Disposed,
 }

@@ -44,7 +44,14 @@ internal static class SegmentReader
     /// </summary>
     public static async IAsyncEnumerable<ReadOnlyMemory<byte>> ReadWithoutRepairAsync(string log, string directory, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
+        // A fenced owner's appends past the fence never count (LogFence), whatever they hold.
+        var fenced = System.IO.Directory.Exists(directory) ? LogFence.Read(directory)?.Through : null;
         var sequences = System.IO.Directory.Exists(directory) ? SegmentFileName.List(directory) : [];
+        if (fenced is { } through)
+        {
+            sequences = [.. sequences.Where(s => s <= through.Segment)];
+        }
+
         var snapshot = new SegmentSnapshot(log, directory, sequences, 0);
         EnsureContiguous(snapshot);
         for (var i = 0; i < sequences.Length; i++)
@@ -54,6 +61,11 @@ internal static class SegmentReader
             await using (stream.ConfigureAwait(false))
             {
                 var limit = CutMarker.Read(path) is { } marked ? Math.Min(marked, stream.Length) : stream.Length;
+                if (fenced is { } end && end.Segment == sequences[i])
+                {
+                    limit = Math.Min(limit, end.Offset);
+                }
+
                 using var reader = new FrameReader(stream, limit);
                 while (await reader.NextAsync(cancellationToken).ConfigureAwait(false))
                 {
@@ -65,6 +77,33 @@ internal static class SegmentReader
                     throw new InvalidDataException($"Log '{log}': segment '{path}' is corrupt at offset {reader.FrameStart}: {reader.Problem}.");
                 }
             }
+        }
+    }
+
+    /// <summary>
+    /// Where the intact frames of a log this process does not write end: the last segment and the
+    /// offset past its last intact frame (a fence's end, <see cref="LogFence"/>).
+    /// </summary>
+    public static async Task<LogPosition> FindEndAsync(string log, string directory, CancellationToken cancellationToken)
+    {
+        var sequences = SegmentFileName.List(directory);
+        if (sequences.Length == 0)
+        {
+            return new LogPosition(0, 0);
+        }
+
+        var snapshot = new SegmentSnapshot(log, directory, sequences, 0);
+        var path = SegmentFileName.PathOf(directory, sequences[^1]);
+        var stream = Open(snapshot, path, sequences[^1]);
+        await using (stream.ConfigureAwait(false))
+        {
+            var limit = CutMarker.Read(path) is { } marked ? Math.Min(marked, stream.Length) : stream.Length;
+            using var reader = new FrameReader(stream, limit);
+            while (await reader.NextAsync(cancellationToken).ConfigureAwait(false))
+            {
+            }
+
+            return new LogPosition(sequences[^1], reader.Position);
         }
     }
 
