@@ -31,6 +31,9 @@ public enum AbortReason
     /// <summary>The runtime failed: log storage unavailable, a participant lost, a message undeliverable.</summary>
     Failure = 8,
 
-    /// <summary>The transaction did not finish before its deadline.</summary>
+    /// <summary>
+    /// The transaction did not finish before its deadline; for a promoted ACT, also when its
+    /// reconnaissance found no end to its body (past the deadline, or too many calls).
+    /// </summary>
     Timeout = 9,
 }

@@ -77,9 +77,12 @@ public sealed record TxnContext
     internal bool Promoted { get; init; }
 
     // A reconnaissance run of a promoted ACT (Snapper.Reconnaissance): the body runs without locks,
-    // batch or log, writes nothing, and reports the calls it made. Its tid is 0.
+    // batch or log, writes nothing, and reports the calls it made. Its tid is 0; the run's id names
+    // what it wrote on each actor, so every call of the run reads the run's own writes.
     [Id(12)]
-    internal bool Reconnaissance { get; init; }
+    internal Guid ReconnaissanceRun { get; init; }
+
+    internal bool Reconnaissance => ReconnaissanceRun != Guid.Empty;
 
     internal long PriorityOrTid => Priority != 0 ? Priority : Tid;
 

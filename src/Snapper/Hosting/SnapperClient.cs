@@ -209,7 +209,7 @@ internal sealed class SnapperClient(
         var reconnoitred = site.Reconnoitres();
         if (reconnoitred)
         {
-            declared = await Reconnoitre(first, actor, body, declared, site);
+            declared = await Reconnoitre(first, actor, body, declared, site, atOnce: actAbort is null);
         }
 
         // Whether the first run is refused tells the call site whether to reconnoitre first: known
@@ -278,7 +278,7 @@ internal sealed class SnapperClient(
                     // The body called beyond what its call names: there may be more rounds, which
                     // one reconnaissance learns at once instead of a refused run each.
                     reconnoitred = true;
-                    declared = await Reconnoitre(first, actor, body, declared, site);
+                    declared = await Reconnoitre(first, actor, body, declared, site, atOnce: actAbort is null);
                 }
             }
             catch (TransactionAbortedException cascaded) when (cascaded.Reason == AbortReason.Cascading && cascades++ < settings.MaxPactAttempts && !cancellationToken.IsCancellationRequested)
@@ -308,11 +308,13 @@ internal sealed class SnapperClient(
     // root's execution info, which the call filter puts in the sink set here, as it does for a
     // CallActor. What the body returned or threw says nothing (it read states no transaction stands
     // behind): the PACT's outcome will. Returns declared covering what it called; unchanged if
-    // nothing was sent: the body read its tid first, and a reconnaissance has none.
-    private async Task<AccessSet> Reconnoitre<TActor, TResult>(ActorId first, TActor actor, Func<TActor, TxnContext, Task<TResult>> body, AccessSet declared, ActContention site)
+    // nothing was sent: the body read its tid first, and a reconnaissance has none. A
+    // reconnaissance stopped by its deadline or its bound, or whose answer came after its
+    // deadline, aborts the transaction: a body that does not end would spin as a PACT too.
+    private async Task<AccessSet> Reconnoitre<TActor, TResult>(ActorId first, TActor actor, Func<TActor, TxnContext, Task<TResult>> body, AccessSet declared, ActContention site, bool atOnce)
     {
         var learned = new ExecutionInfo();
-        var start = new TxnContext(0, TxnMode.Pact, first, clock.GetUtcNow() + settings.TransactionTimeout) { Start = true, Reconnaissance = true, Placement = ReconnaissanceStart.Instance };
+        var start = new TxnContext(0, TxnMode.Pact, first, clock.GetUtcNow() + settings.TransactionTimeout) { Start = true, ReconnaissanceRun = Guid.NewGuid(), Placement = ReconnaissanceStart.Instance };
         metrics.Reconnoitred();
         ExecutionInfoSink.Value = learned;
         try
@@ -331,6 +333,14 @@ internal sealed class SnapperClient(
         finally
         {
             ExecutionInfoSink.Value = null;
+        }
+
+        var stopped = learned.Failure as TransactionAbortedException
+            ?? (clock.GetUtcNow() > start.Deadline ? Aborts.ReconnaissancePastDeadline(settings.TransactionTimeout) : null);
+        if (stopped is not null)
+        {
+            metrics.Promoted(committed: false, atOnce);
+            throw new TransactionAbortedException(stopped.Reason, stopped.Detail, stopped);
         }
 
         return learned.Reached() is { } reached ? declared.Covering(reached) : declared;

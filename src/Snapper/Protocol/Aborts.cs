@@ -44,6 +44,21 @@ internal static class Aborts
     public static TransactionAbortedException Undeclared(long tid, ActorId actor, int calls, string detail) =>
         new(AbortReason.DeclarationError, detail) { Tid = tid, Reached = AccessSet.Of(actor, calls) };
 
+    /// <summary>
+    /// A reconnaissance (a promoted ACT's, <c>Reconnaissance/ReconnaissanceParticipant</c>) ran past
+    /// its deadline, <paramref name="timeout"/> after it started: the body does not end within a
+    /// transaction's time, so the transaction aborts instead of running it as a PACT.
+    /// </summary>
+    public static TransactionAbortedException ReconnaissancePastDeadline(TimeSpan timeout) =>
+        new(AbortReason.Timeout, $"its reconnaissance ran past the transaction's deadline of {timeout}, so its body does not end in time");
+
+    /// <summary>
+    /// A reconnaissance call made <paramref name="calls"/> calls from its subtree without ending: the
+    /// body is taken for one that never ends, which would otherwise spin until its deadline.
+    /// </summary>
+    public static TransactionAbortedException ReconnaissanceUnbounded(int calls) =>
+        new(AbortReason.Timeout, $"its reconnaissance made {calls} calls from one call without the body ending, so it is taken for a body that never ends");
+
     /// <summary>The violation an ACT waiting for batch <paramref name="bid"/> dies of, when batch <paramref name="behind"/> ≤ it is behind the ACT (Snapper §4.4.2).</summary>
     public static TransactionAbortedException SerializabilityViolation(long tid, long behind, long bid, string waitingFor) =>
         new(AbortReason.SerializabilityViolation, $"it needs {waitingFor}, but batch {behind} ≤ {bid} is already scheduled after it on another actor: max(BeforeSet) ≥ min(AfterSet)") { Tid = tid };
