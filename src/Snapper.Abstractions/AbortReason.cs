@@ -28,7 +28,10 @@ public enum AbortReason
     /// <summary>A PACT's access declaration did not match what it did.</summary>
     DeclarationError = 7,
 
-    /// <summary>The runtime failed: log storage unavailable, a participant lost, a message undeliverable.</summary>
+    /// <summary>
+    /// The runtime failed: log storage unavailable, a participant lost, a message undeliverable (a
+    /// nested call Orleans could not deliver, or whose answer its response timeout replaced).
+    /// </summary>
     Failure = 8,
 
     /// <summary>

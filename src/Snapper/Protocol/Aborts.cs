@@ -9,8 +9,10 @@ internal static class Aborts
 {
     /// <summary>
     /// A transaction failed because of <paramref name="failure"/>: an abort keeps its reason; misuse
-    /// of the API is a <see cref="AbortReason.Failure"/>; anything else user code threw is a
-    /// <see cref="AbortReason.User"/> abort.
+    /// of the API, and Orleans failing to deliver a message (<see cref="IsUndelivered"/>), are a
+    /// <see cref="AbortReason.Failure"/>; anything else user code threw is a
+    /// <see cref="AbortReason.User"/> abort. A call whose answer Orleans' response timeout replaced
+    /// is told apart where it fails, at its <c>CallActor</c> (<see cref="OfCall"/>).
     /// </summary>
     public static TransactionAbortedException AbortedBy(long tid, Exception failure) => AbortedBy(tid, failure, null);
 
@@ -22,8 +24,30 @@ internal static class Aborts
     {
         TransactionAbortedException aborted => new TransactionAbortedException(aborted.Reason, aborted.Detail, aborted) { Tid = tid, Reached = reached ?? aborted.Reached },
         SnapperException misuse => new TransactionAbortedException(AbortReason.Failure, misuse.Message, misuse) { Tid = tid },
+        _ when IsUndelivered(failure) => new TransactionAbortedException(AbortReason.Failure, $"Orleans could not deliver a message ({failure.GetType().Name}): {failure.Message}", failure) { Tid = tid },
         _ => new TransactionAbortedException(AbortReason.User, $"user code threw {failure.GetType().Name}: {failure.Message}", failure) { Tid = tid },
     };
+
+    /// <summary>
+    /// Orleans could not deliver a message or its answer: a silo gone or shutting down, a message
+    /// rejected, a gateway or an activation over its limits. User code does not throw these, so
+    /// wherever one surfaces the runtime failed, not the transaction's code.
+    /// </summary>
+    public static bool IsUndelivered(Exception failure) =>
+        failure is OrleansMessageRejectionException or GatewayTooBusyException or LimitExceededException or ClientNotAvailableException;
+
+    /// <summary>
+    /// What a <c>CallActor</c> of transaction <paramref name="tid"/> to <paramref name="target"/>
+    /// that threw <paramref name="failure"/> means for the transaction. The callee's own failure
+    /// stays what it is. A call Orleans lost is a <see cref="AbortReason.Failure"/>: one it could
+    /// not deliver, or one it gave a <see cref="TimeoutException"/> for while no answer came from
+    /// the callee (<paramref name="answered"/> false): its response timeout, not user code, which
+    /// may throw a <see cref="TimeoutException"/> of its own, in the callee or in the body.
+    /// </summary>
+    public static Exception OfCall(long tid, ActorId target, Exception failure, bool answered) =>
+        !answered && (failure is TimeoutException || IsUndelivered(failure))
+            ? new TransactionAbortedException(AbortReason.Failure, $"its call to actor {target} was lost ({failure.GetType().Name}): {failure.Message}", failure) { Tid = tid }
+            : failure;
 
     /// <summary>A PACT of a batch after one that failed: it aborts with the cascade, through no fault of its own.</summary>
     public static TransactionAbortedException Cascaded(long tid) =>
