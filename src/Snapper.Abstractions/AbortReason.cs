@@ -28,9 +28,15 @@ public enum AbortReason
     /// <summary>A PACT's access declaration did not match what it did.</summary>
     DeclarationError = 7,
 
-    /// <summary>The runtime failed: log storage unavailable, a participant lost, a message undeliverable.</summary>
+    /// <summary>
+    /// The runtime failed: log storage unavailable, a participant lost, a message undeliverable (a
+    /// nested call Orleans could not deliver, or whose answer its response timeout replaced).
+    /// </summary>
     Failure = 8,
 
-    /// <summary>The transaction did not finish before its deadline.</summary>
+    /// <summary>
+    /// The transaction did not finish before its deadline; for a promoted ACT, also when its
+    /// reconnaissance found no end to its body (past the deadline, or too many calls).
+    /// </summary>
     Timeout = 9,
 }

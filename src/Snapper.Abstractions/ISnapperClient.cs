@@ -10,6 +10,13 @@ public interface ISnapperClient
     /// Runs an ACT that starts on actor <paramref name="first"/> and commits it.
     /// Throws <see cref="TransactionAbortedException"/> if it was rolled back.
     /// </summary>
+    /// <remarks>
+    /// The body's call to <paramref name="first"/> answers only once the ACT has committed or
+    /// aborted. If the body throws after that call answered, the ACT has committed: the caller gets
+    /// <see cref="BodyFailedAfterCommitException"/> with the body's exception inside, whatever it
+    /// was (a <see cref="TransactionException"/> of another transaction too), and nothing is run
+    /// again. A <see cref="TransactionException"/> from this method always speaks of this ACT.
+    /// </remarks>
     Task<TResult> RunAct<TActor, TResult>(ActorId first, Func<TActor, TxnContext, Task<TResult>> body, CancellationToken cancellationToken = default)
         where TActor : ITransactionalActor;
 
@@ -29,6 +36,14 @@ public interface ISnapperClient
     /// call exactly as declared, or with <see cref="AbortReason.Cascading"/> when an earlier
     /// uncommitted batch aborted.
     /// </summary>
+    /// <remarks>
+    /// The body's call to <paramref name="first"/> answers only once the PACT has committed or
+    /// aborted. If the body throws after that call answered, the PACT has committed: the caller gets
+    /// <see cref="BodyFailedAfterCommitException"/> with the body's exception inside, whatever it
+    /// was (a <see cref="TransactionAbortedException"/> of its own or of another transaction too),
+    /// and it is not run again, whatever <c>MaxPactAttempts</c> says. A
+    /// <see cref="TransactionException"/> from this method always speaks of this PACT.
+    /// </remarks>
     Task<TResult> RunPact<TActor, TResult>(ActorId first, Func<TActor, TxnContext, Task<TResult>> body, AccessSet declared, CancellationToken cancellationToken = default)
         where TActor : ITransactionalActor;
 

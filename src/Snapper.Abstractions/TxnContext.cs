@@ -77,9 +77,12 @@ public sealed record TxnContext
     internal bool Promoted { get; init; }
 
     // A reconnaissance run of a promoted ACT (Snapper.Reconnaissance): the body runs without locks,
-    // batch or log, writes nothing, and reports the calls it made. Its tid is 0.
+    // batch or log, writes nothing, and reports the calls it made. Its tid is 0; the run's id names
+    // what it wrote on each actor, so every call of the run reads the run's own writes.
     [Id(12)]
-    internal bool Reconnaissance { get; init; }
+    internal Guid ReconnaissanceRun { get; init; }
+
+    internal bool Reconnaissance => ReconnaissanceRun != Guid.Empty;
 
     internal long PriorityOrTid => Priority != 0 ? Priority : Tid;
 
@@ -100,6 +103,17 @@ public sealed record TxnContext
 
     /// <summary>Client side: true the first time a call carrying this start context is sent, false after.</summary>
     internal bool TryMarkSent() => Interlocked.Exchange(ref sent, 1) == 0;
+
+    // Client side only (not serialized): the call carrying this start context was answered with no
+    // failure, so the transaction committed (a root answers only then). What its body throws after
+    // that is the body's own.
+    [NonSerialized]
+    private volatile bool committed;
+
+    /// <summary>Client side: the call carrying this start context answered, so its transaction committed.</summary>
+    internal bool Committed => committed;
+
+    internal void MarkCommitted() => committed = true;
 
     /// <inheritdoc />
     public override string ToString() => Reconnaissance ? $"reconnaissance (root {Root})" : placement is { Placed: null } ? $"{Mode} (root {Root}, placed when its call is sent)" : $"{Mode} {Tid} (root {Root})";

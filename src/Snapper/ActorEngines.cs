@@ -156,14 +156,20 @@ internal sealed class ActorEngines<TState>
 
     private async Task Reconnoitre(IIncomingGrainCallContext context, TxnContext ctx)
     {
+        CallReport report;
         if (ctx.Start)
         {
             CheckRoot(ctx);
             ctx = ctx with { Start = false };
             context.Request.SetArgument(0, ctx);
+            report = await Reconnaissance.InvokeAsRoot(ctx, context.Invoke);
+        }
+        else
+        {
+            report = await Reconnaissance.Invoke(ctx, context.Invoke);
         }
 
-        var (info, failure) = await Reconnaissance.Invoke(ctx, context.Invoke);
+        var (info, failure) = report;
         context.Response = ExecutionInfoResponse.Create(failure is null ? context.Response! : Response.FromException(failure), info);
     }
 

@@ -4,6 +4,7 @@ using Snapper.Act;
 using Snapper.Grains;
 using Snapper.Pact;
 using Snapper.Protocol;
+using Snapper.Reconnaissance;
 
 namespace Snapper;
 
@@ -47,6 +48,9 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
 
     /// <summary>The PACT engine of this actor.</summary>
     internal PactParticipant<TState> PactParticipant => Engines.Pact;
+
+    /// <summary>The reconnaissance engine of this actor.</summary>
+    internal ReconnaissanceParticipant<TState> Reconnaissance => Engines.Reconnaissance;
 
     private ActorEngines<TState> Engines =>
         engines ?? throw new SnapperException($"{GetType().Name} is not activated yet: Id and the transactional API are available from activation on, not in its constructor.");
@@ -147,6 +151,12 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     Task ISnapperParticipant.ReleasePact(long bid, long tid)
     {
         PactParticipant.Schedule.Release(bid, tid);
+        return Task.CompletedTask;
+    }
+
+    Task ISnapperParticipant.EndReconnaissance(Guid run)
+    {
+        Engines.Reconnaissance.End(run);
         return Task.CompletedTask;
     }
 

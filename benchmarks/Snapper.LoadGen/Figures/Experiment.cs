@@ -16,6 +16,65 @@ public sealed record Experiment(string Name, string Title, string XLabel, IReadO
     /// </summary>
     public static IReadOnlyList<int> Pipelines { get; } = [2, 8, 64];
 
+    /// <summary>The transaction sizes of the size experiment: <c>--actors</c> must give the largest that many distinct accounts.</summary>
+    public static IReadOnlyList<int> Sizes { get; } = [2, 4, 8, 16];
+
+    /// <summary>
+    /// Why the experiments cannot run with these settings, naming the <c>figures</c> flag, or null.
+    /// Checked before any run: settings no invocation can take would otherwise fail every one of them.
+    /// </summary>
+    public static string? SettingsProblem(int actors, double warmup, double duration)
+    {
+        const double Max = LoadGenValidation.MaxSeconds;
+        if (!(duration > 0 && duration <= Max))
+        {
+            return Invariant($"--duration must be a number of seconds greater than 0, at most {Max} (was {duration}).");
+        }
+
+        if (!(warmup >= 0 && warmup <= Max))
+        {
+            return Invariant($"--warmup must be a number of seconds from 0 to {Max} (was {warmup}).");
+        }
+
+        if (actors < Sizes[^1])
+        {
+            return $"--actors must be at least {Sizes[^1]}: the size experiment moves money among that many distinct accounts per transaction (was {actors}).";
+        }
+
+        foreach (var experiment in All(actors, warmup, duration))
+        {
+            foreach (var (label, options) in experiment.Settings)
+            {
+                try
+                {
+                    LoadGenValidation.Validate(options);
+                }
+                catch (UsageException e)
+                {
+                    return $"{e.Message} (in the {experiment.Name} experiment at {label})";
+                }
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>
+    /// The invocations' runs of <paramref name="experiments"/> that left no point among
+    /// <paramref name="points"/>, as "experiment setting mode @in-flight": none for a complete result.
+    /// </summary>
+    public static IReadOnlyList<string> NotRun(IEnumerable<Experiment> experiments, IEnumerable<FigurePoint> points)
+    {
+        ArgumentNullException.ThrowIfNull(experiments);
+        var measured = points.Select(p => (p.Experiment, p.Setting, p.Mode, p.InFlight)).ToHashSet();
+        return [.. from experiment in experiments
+                   from setting in experiment.Settings
+                   let inFlight = setting.Options.Clients * setting.Options.Pipeline
+                   from mode in setting.Options.Modes
+                   where !measured.Contains((experiment.Name, setting.Label, mode, inFlight))
+                   select $"{experiment.Name} {setting.Label} {mode} @{inFlight}"];
+    }
+
     /// <summary>The paper's experiments, each invocation measuring <paramref name="duration"/> seconds after <paramref name="warmup"/>.</summary>
     public static IReadOnlyList<Experiment> All(int actors, double warmup, double duration)
     {
@@ -31,7 +90,7 @@ public sealed record Experiment(string Name, string Title, string XLabel, IReadO
         return
         [
             new("size", "Throughput vs transaction size (uniform; each at its best concurrency)", "actors per transaction",
-                [.. new[] { 2, 4, 8, 16 }.SelectMany(size => AtEachPipeline($"{size}", basis with { TxnSize = size, Modes = [ModeNames.Nt, ModeNames.Pact, ModeNames.Act, .. peers] }))]),
+                [.. Sizes.SelectMany(size => AtEachPipeline($"{size}", basis with { TxnSize = size, Modes = [ModeNames.Nt, ModeNames.Pact, ModeNames.Act, .. peers] }))]),
             new("skew", "Throughput vs skew (4 actors per transaction; each at its best concurrency)", "actor distribution",
                 [.. skews.SelectMany(s => AtEachPipeline(s.Label, basis with { Dist = s.Dist, Zipf = s.Zipf, Modes = [ModeNames.Pact, ModeNames.Act, ModeNames.ActElr, .. peers] }))]),
             new("hybrid", "Hybrid mix at zipf 1.25: throughput vs PACT share", "PACTs, % of transactions",
@@ -40,4 +99,6 @@ public sealed record Experiment(string Name, string Title, string XLabel, IReadO
                 [.. new[] { 1, 4, 16, 64, 128 }.Select(depth => ($"{depth}", basis with { Clients = 1, Pipeline = depth, Modes = [ModeNames.Pact, ModeNames.Act, .. peers] }))]),
         ];
     }
+
+    private static string Invariant(FormattableString text) => text.ToString(System.Globalization.CultureInfo.InvariantCulture);
 }

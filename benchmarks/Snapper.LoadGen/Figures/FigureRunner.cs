@@ -10,6 +10,11 @@ namespace Snapper.LoadGen.Figures;
 /// measured to a folder: <c>figures.json</c>, <c>figures.csv</c>, a PNG chart per experiment and
 /// <c>summary.md</c> with the ratios against Orleans' own transactions.
 /// </summary>
+/// <remarks>
+/// Its settings are checked before any run. Only a complete result (every run of every setting
+/// measured) replaces what the folder holds; a partial one, stopped or with runs that failed to
+/// report, goes to <c>figures.partial.json</c> and <c>.csv</c> beside it, and an empty one nowhere.
+/// </remarks>
 public static class FigureRunner
 {
     /// <summary>Runs every experiment and writes the figures to <paramref name="folder"/>; returns the exit code.</summary>
@@ -17,6 +22,12 @@ public static class FigureRunner
     {
         ArgumentNullException.ThrowIfNull(stdout);
         ArgumentNullException.ThrowIfNull(stderr);
+        if (Experiment.SettingsProblem(actors, warmup, duration) is { } unusable)
+        {
+            await stderr.WriteLineAsync($"error: {unusable}");
+            return ExitCodes.Usage;
+        }
+
         try
         {
             Directory.CreateDirectory(folder);
@@ -71,24 +82,51 @@ public static class FigureRunner
             }
         }
 
-        await WriteDataAsync(folder, points);
+        var stopped = failed ? ExitCodes.Failure : ExitCodes.Interrupted;
+        if (points.Count == 0)
+        {
+            await stderr.WriteLineAsync($"figures: nothing was measured, so {folder} is left as it was.");
+            return stopped;
+        }
+
+        var summary = FigureSummary.Render(points, actors, warmup, duration);
+        var notRun = Experiment.NotRun(experiments, points);
+        if (notRun.Count > 0)
+        {
+            await WriteDataAsync(folder, Partial, points);
+            await stdout.WriteAsync(summary);
+            await stderr.WriteLineAsync($"figures: {notRun.Count} runs did not report, so the result is partial: wrote {Partial}.json and {Partial}.csv to {folder}, leaving figures.json, figures.csv, the charts and summary.md as they were.");
+            return failed || !cancellationToken.IsCancellationRequested ? ExitCodes.Failure : ExitCodes.Interrupted;
+        }
+
+        await WriteDataAsync(folder, "figures", points);
+        File.Delete(Path.Combine(folder, $"{Partial}.json")); // an earlier partial result is superseded
+        File.Delete(Path.Combine(folder, $"{Partial}.csv"));
         foreach (var experiment in experiments)
         {
             FigureCharts.Write(folder, experiment, points);
         }
 
-        var summary = FigureSummary.Render(points, actors, warmup, duration);
         await File.WriteAllTextAsync(Path.Combine(folder, "summary.md"), summary, CancellationToken.None);
         await stdout.WriteAsync(summary);
         await stdout.WriteLineAsync($"figures: wrote figures.json, figures.csv, summary.md and {experiments.Count + 1} charts to {folder}");
         return failed ? ExitCodes.Failure : cancellationToken.IsCancellationRequested ? ExitCodes.Interrupted : ExitCodes.Ok;
     }
 
+    // Where a partial result goes, beside the complete one it must not replace.
+    private const string Partial = "figures.partial";
+
     /// <summary>Redraws the charts and the summary from the <c>figures.json</c> an earlier run wrote to <paramref name="folder"/>, without running anything.</summary>
     public static async Task<int> ReplotAsync(string folder, int actors, double warmup, double duration, TextWriter stdout, TextWriter stderr)
     {
         ArgumentNullException.ThrowIfNull(stdout);
         ArgumentNullException.ThrowIfNull(stderr);
+        if (Experiment.SettingsProblem(actors, warmup, duration) is { } unusable)
+        {
+            await stderr.WriteLineAsync($"error: {unusable}");
+            return ExitCodes.Usage;
+        }
+
         List<FigurePoint> points;
         try
         {
@@ -137,11 +175,11 @@ public static class FigureRunner
     private static FigurePoint Point(string experiment, string setting, int inFlight, string mode, RunResult run, bool verified) =>
         new(experiment, setting, mode, run.Throughput, run.AbortPercent, run.LatencyMs?.P50 ?? double.NaN, run.LatencyMs?.P99 ?? double.NaN, verified, inFlight);
 
-    private static async Task WriteDataAsync(string folder, List<FigurePoint> points)
+    // Each file written whole beside its place and moved there, so a run that dies while writing
+    // leaves the earlier file, not half of a new one.
+    private static async Task WriteDataAsync(string folder, string name, List<FigurePoint> points)
     {
-        await File.WriteAllTextAsync(
-            Path.Combine(folder, "figures.json"),
-            JsonSerializer.Serialize(points, JsonOptions));
+        await WriteWholeAsync(Path.Combine(folder, $"{name}.json"), JsonSerializer.Serialize(points, JsonOptions));
         var csv = new StringWriter(CultureInfo.InvariantCulture);
         csv.WriteLine("experiment,setting,in_flight,mode,throughput,abort_percent,p50_ms,p99_ms,verified");
         foreach (var p in points)
@@ -149,6 +187,13 @@ public static class FigureRunner
             csv.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{p.Experiment},{p.Setting},{p.InFlight},{p.Mode},{p.Throughput:F1},{p.AbortPercent:F2},{p.P50Ms:F2},{p.P99Ms:F2},{p.Verified}"));
         }
 
-        await File.WriteAllTextAsync(Path.Combine(folder, "figures.csv"), csv.ToString());
+        await WriteWholeAsync(Path.Combine(folder, $"{name}.csv"), csv.ToString());
+    }
+
+    private static async Task WriteWholeAsync(string path, string text)
+    {
+        var written = $"{path}.{Environment.ProcessId}.tmp";
+        await File.WriteAllTextAsync(written, text);
+        File.Move(written, path, overwrite: true);
     }
 }

@@ -50,9 +50,36 @@ public static class FigureSummary
             }
         }
 
-        var unverified = points.Where(p => !p.Verified && !p.Mode.Contains(':', StringComparison.Ordinal)).ToList();
+        // Only the checks that ran are claimed: a run that did not happen kept nothing.
+        var runs = points.Where(p => !p.Mode.Contains(':', StringComparison.Ordinal)).ToList();
+        var unverified = runs.Where(p => !p.Verified).ToList();
+        var notRun = Experiment.NotRun(Experiment.All(actors, warmup, duration), points);
         Line($"");
-        Line(unverified.Count == 0 ? (FormattableString)$"Every run kept the money (--verify)." : $"NOT verified: {string.Join(", ", unverified.Select(p => $"{p.Experiment} {p.Setting} {p.Mode}"))}.");
+        if (runs.Count == 0)
+        {
+            Line($"Nothing was measured, so nothing was checked.");
+        }
+        else if (unverified.Count > 0)
+        {
+            Line($"NOT verified: {string.Join(", ", unverified.Select(p => $"{p.Experiment} {p.Setting} {p.Mode}"))}.");
+        }
+        else if (notRun.Count > 0)
+        {
+            Line($"Every run measured kept the money (--verify).");
+        }
+        else
+        {
+            Line($"Every run kept the money (--verify).");
+        }
+
+        if (notRun.Count > 0 && runs.Count > 0)
+        {
+            const int Shown = 12;
+            var more = notRun.Count > Shown ? $" and {notRun.Count - Shown} more" : "";
+            Line($"");
+            Line($"These did not run, so nothing was measured or checked there: {string.Join(", ", notRun.Take(Shown))}{more}.");
+        }
+
         return text.ToString();
     }
 }

@@ -14,6 +14,9 @@ public static class LoadGenValidation
     /// <summary>The most silos <c>--silos</c> starts in one process.</summary>
     public const int MaxSilos = 16;
 
+    /// <summary>The longest <c>--duration</c> and <c>--warmup</c>: per-second epochs are kept in arrays sized by them.</summary>
+    public const double MaxSeconds = 24 * 3600;
+
     /// <summary>The modes each workload runs in.</summary>
     public static IReadOnlyDictionary<string, IReadOnlyList<string>> WorkloadModes { get; } = new Dictionary<string, IReadOnlyList<string>>(StringComparer.Ordinal)
     {
@@ -89,6 +92,8 @@ public static class LoadGenValidation
             Require(options.Dump is null, $"--dump is only for the listappend workload, not {options.Workload}.");
         }
 
+        CheckOutputsDiffer(options);
+
         if (options.Workload == LoadGenCommandLine.TpcC)
         {
             Require(options.Warehouses >= 1, $"--warehouses must be at least 1 (was {options.Warehouses}).");
@@ -114,9 +119,7 @@ public static class LoadGenValidation
         const long maxLoops = 100_000;
         Require((long)options.Clients * options.Pipeline <= maxLoops, $"--clients × --pipeline is {(long)options.Clients * options.Pipeline}; at most {maxLoops} transactions can be in flight.");
 
-        // Per-second epochs are kept in arrays sized by the duration.
-        const double maxDuration = 24 * 3600;
-        Require(options.DurationSeconds <= maxDuration && options.WarmupSeconds <= maxDuration, $"--duration and --warmup are limited to {maxDuration} seconds.");
+        Require(options.DurationSeconds <= MaxSeconds && options.WarmupSeconds <= MaxSeconds, $"--duration and --warmup are limited to {MaxSeconds} seconds.");
     }
 
     // The nemesis faults the cluster under test only: its own silos, or from a client (requests,
@@ -152,6 +155,36 @@ public static class LoadGenValidation
         foreach (var gateway in cluster)
         {
             Require(IPAddress.IsLoopback(Endpoint(gateway).Address), $"--nemesis with --cluster: gateway {gateway} is not on loopback; the nemesis faults only a test cluster on this machine.");
+        }
+    }
+
+    // Each output flag writes its own file, one after another: two naming one file would leave only
+    // the last written there.
+    private static void CheckOutputsDiffer(LoadGenOptions options)
+    {
+        var comparison = OperatingSystem.IsWindows() || OperatingSystem.IsMacOS() ? StringComparison.OrdinalIgnoreCase : StringComparison.Ordinal;
+        (string Flag, string? Path)[] outputs = [("--json", options.Json), ("--history", options.History), ("--dump", options.Dump)];
+        for (var i = 0; i < outputs.Length; i++)
+        {
+            for (var j = i + 1; j < outputs.Length; j++)
+            {
+                if (outputs[i].Path is { } first && outputs[j].Path is { } second && string.Equals(FullPath(first), FullPath(second), comparison))
+                {
+                    throw new UsageException($"{outputs[i].Flag} and {outputs[j].Flag} both name {first}: each writes a file of its own, so give them different files.");
+                }
+            }
+        }
+    }
+
+    private static string FullPath(string path)
+    {
+        try
+        {
+            return Path.GetFullPath(path);
+        }
+        catch (Exception e) when (e is ArgumentException or NotSupportedException or PathTooLongException)
+        {
+            return path; // the output probe names what is wrong with it
         }
     }
 

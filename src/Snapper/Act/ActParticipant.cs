@@ -132,9 +132,9 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
             await (seenBatches && !answer.IsCompleted ? Patiently(answer, ctx, frame) : answer);
             return CallAnswers.ResultOf<TResult>(answer);
         }
-        catch (Exception e) when (frame.Learned.FailAndPass(e))
+        catch (Exception e) when (frame.Learned.FailAndPass(Aborts.OfCall(ctx.Tid, target, e, answered: frame.Learned.Participants.Count > 0)))
         {
-            throw; // never reached: the filter notes the failure and lets it pass uncaught
+            throw; // never reached: the filter notes the failure (a lost call as such) and lets it pass uncaught
         }
         finally
         {

@@ -42,20 +42,28 @@ internal sealed class ExecutionInfoCallFilter(IServiceProvider services) : IOutg
                     $"The body of transaction {ctx.Tid} made a second call with its TxnContext ({context.InterfaceMethod?.Name}): a RunAct or RunPact body makes exactly one call, on its first actor, which calls the others through CallActor.");
             }
 
-            if (ctx.Placement is StartPlacement placement)
-            {
-                return PlaceAndInvoke(context, placement);
-            }
+            return InvokeStart(context, ctx);
         }
 
         return InvokeAndTakeInfo(context, sink);
     }
 
-    // A start placed as it is sent: its declaration takes in the actors the call's arguments name.
-    private async Task PlaceAndInvoke(IOutgoingGrainCallContext context, StartPlacement placement)
+    // A transaction's first call, from its body: answered with no failure, the transaction has
+    // committed (its root answers only then), which the client reads to tell the body's own
+    // exceptions after it from the transaction's (SnapperClient). A start placed as it is sent
+    // takes in the actors the call's arguments name.
+    private async Task InvokeStart(IOutgoingGrainCallContext context, TxnContext start)
     {
-        context.Request.SetArgument(0, await placement.Place(context.Request));
+        if (start.Placement is StartPlacement placement)
+        {
+            context.Request.SetArgument(0, await placement.Place(context.Request));
+        }
+
         await InvokeAndTakeInfo(context, sink: null);
+        if (context.Response?.Exception is null)
+        {
+            start.MarkCommitted();
+        }
     }
 
     private async Task InvokeAndTakeInfo(IOutgoingGrainCallContext context, ExecutionInfo? sink)

@@ -68,7 +68,7 @@ internal sealed class SnapperClient(
             var ctx = new TxnContext(tid, TxnMode.Act, first, clock.GetUtcNow() + settings.TransactionTimeout) { Start = true, EarlyLockRelease = earlyLockRelease, Priority = priority };
             try
             {
-                var result = await body(actor, ctx);
+                var result = await TransactionBody.Run(body, actor, ctx);
                 if (attempt == 1)
                 {
                     site?.FirstAttemptEnded(lostRace: false);
@@ -76,9 +76,14 @@ internal sealed class SnapperClient(
 
                 return result;
             }
-            catch (Exception lost) when (IsLostAnswer(lost))
+            catch (BodyFailedAfterCommitException) when (attempt == 1 && site is not null)
             {
-                throw InDoubt(tid, lost);
+                site.FirstAttemptEnded(lostRace: false); // it committed; the body threw after
+                throw;
+            }
+            catch (Exception lost) when (TransactionBody.IsLostAnswer(lost))
+            {
+                throw TransactionBody.InDoubt(tid, lost);
             }
             catch (TransactionAbortedException aborted)
             {
@@ -152,16 +157,16 @@ internal sealed class SnapperClient(
             {
                 try
                 {
-                    return await body(actor, ctx with { Start = true });
+                    return await TransactionBody.Run(body, actor, ctx with { Start = true });
                 }
                 catch (ActorMovingException) when (clock.GetUtcNow() < ctx.Deadline)
                 {
                     return await RunPlaced(actor, body, ctx); // sent again, to the next activation
                 }
             }
-            catch (Exception lost) when (IsLostAnswer(lost))
+            catch (Exception lost) when (TransactionBody.IsLostAnswer(lost))
             {
-                throw InDoubt(ctx.Tid, lost);
+                throw TransactionBody.InDoubt(ctx.Tid, lost);
             }
             catch (TransactionAbortedException aborted) when (aborted.Reason == AbortReason.Cascading && attempt < settings.MaxPactAttempts && !cancellationToken.IsCancellationRequested)
             {
@@ -178,7 +183,7 @@ internal sealed class SnapperClient(
         {
             try
             {
-                return await body(actor, ctx with { Start = true });
+                return await TransactionBody.Run(body, actor, ctx with { Start = true });
             }
             catch (ActorMovingException) when (clock.GetUtcNow() < ctx.Deadline)
             {
@@ -209,7 +214,7 @@ internal sealed class SnapperClient(
         var reconnoitred = site.Reconnoitres();
         if (reconnoitred)
         {
-            declared = await Reconnoitre(first, actor, body, declared, site);
+            declared = await Reconnoitre(first, actor, body, declared, site, atOnce: actAbort is null);
         }
 
         // Whether the first run is refused tells the call site whether to reconnoitre first: known
@@ -257,11 +262,16 @@ internal sealed class SnapperClient(
                 metrics.Promoted(committed: true, atOnce: actAbort is null);
                 return (true, result);
             }
-            catch (Exception lost) when (IsLostAnswer(lost))
+            catch (BodyFailedAfterCommitException)
+            {
+                metrics.Promoted(committed: true, atOnce: actAbort is null); // the body threw after
+                throw;
+            }
+            catch (Exception lost) when (TransactionBody.IsLostAnswer(lost))
             {
                 metrics.Promoted(committed: false, atOnce: actAbort is null);
                 throw (ctx ?? placement?.Placed) is { } sent
-                    ? InDoubt(sent.Tid, lost)
+                    ? TransactionBody.InDoubt(sent.Tid, lost)
                     : new TransactionAbortedException(AbortReason.Failure, $"the run was placed in no batch, so nothing of it ran: {lost.Message}", lost); // not in doubt
             }
             catch (TransactionAbortedException missed) when (missed.Reason == AbortReason.DeclarationError && missed.Reached is { } more && run < MaxPromotedRuns && !cancellationToken.IsCancellationRequested)
@@ -278,7 +288,7 @@ internal sealed class SnapperClient(
                     // The body called beyond what its call names: there may be more rounds, which
                     // one reconnaissance learns at once instead of a refused run each.
                     reconnoitred = true;
-                    declared = await Reconnoitre(first, actor, body, declared, site);
+                    declared = await Reconnoitre(first, actor, body, declared, site, atOnce: actAbort is null);
                 }
             }
             catch (TransactionAbortedException cascaded) when (cascaded.Reason == AbortReason.Cascading && cascades++ < settings.MaxPactAttempts && !cancellationToken.IsCancellationRequested)
@@ -308,11 +318,13 @@ internal sealed class SnapperClient(
     // root's execution info, which the call filter puts in the sink set here, as it does for a
     // CallActor. What the body returned or threw says nothing (it read states no transaction stands
     // behind): the PACT's outcome will. Returns declared covering what it called; unchanged if
-    // nothing was sent: the body read its tid first, and a reconnaissance has none.
-    private async Task<AccessSet> Reconnoitre<TActor, TResult>(ActorId first, TActor actor, Func<TActor, TxnContext, Task<TResult>> body, AccessSet declared, ActContention site)
+    // nothing was sent: the body read its tid first, and a reconnaissance has none. A
+    // reconnaissance stopped by its deadline or its bound, or whose answer came after its
+    // deadline, aborts the transaction: a body that does not end would spin as a PACT too.
+    private async Task<AccessSet> Reconnoitre<TActor, TResult>(ActorId first, TActor actor, Func<TActor, TxnContext, Task<TResult>> body, AccessSet declared, ActContention site, bool atOnce)
     {
         var learned = new ExecutionInfo();
-        var start = new TxnContext(0, TxnMode.Pact, first, clock.GetUtcNow() + settings.TransactionTimeout) { Start = true, Reconnaissance = true, Placement = ReconnaissanceStart.Instance };
+        var start = new TxnContext(0, TxnMode.Pact, first, clock.GetUtcNow() + settings.TransactionTimeout) { Start = true, ReconnaissanceRun = Guid.NewGuid(), Placement = ReconnaissanceStart.Instance };
         metrics.Reconnoitred();
         ExecutionInfoSink.Value = learned;
         try
@@ -333,6 +345,14 @@ internal sealed class SnapperClient(
             ExecutionInfoSink.Value = null;
         }
 
+        var stopped = learned.Failure as TransactionAbortedException
+            ?? (clock.GetUtcNow() > start.Deadline ? Aborts.ReconnaissancePastDeadline(settings.TransactionTimeout) : null);
+        if (stopped is not null)
+        {
+            metrics.Promoted(committed: false, atOnce);
+            throw new TransactionAbortedException(stopped.Reason, stopped.Detail, stopped);
+        }
+
         return learned.Reached() is { } reached ? declared.Covering(reached) : declared;
     }
 
@@ -343,7 +363,7 @@ internal sealed class SnapperClient(
         var start = new TxnContext(0, TxnMode.Pact, placement.First, clock.GetUtcNow() + settings.TransactionTimeout) { Start = true, Promoted = true, Placement = placement };
         try
         {
-            return await body(actor, start);
+            return await TransactionBody.Run(body, actor, start);
         }
         catch (ActorMovingException) when (placement.Placed is { } placed && clock.GetUtcNow() < placed.Deadline)
         {
@@ -353,13 +373,6 @@ internal sealed class SnapperClient(
 
     /// <summary>Promoted runs at most, for a body whose calls depend on data that keeps changing.</summary>
     internal const int MaxPromotedRuns = 16;
-
-    // The root's answer did not come (a response timeout, a silo gone): the transaction may have
-    // committed, so the caller is not told it aborted.
-    private static bool IsLostAnswer(Exception e) => e is TimeoutException or OrleansException;
-
-    private static TransactionInDoubtException InDoubt(long tid, Exception lost) =>
-        new(tid, $"its root's answer was lost, so whether it committed is unknown: {lost.Message}", lost);
 
     // An ACT attempt's tid. A range is fetched from a coordinator now and then; one that cannot be
     // reached (on a cluster client, the ring membership's silo may have left) took nothing, so the

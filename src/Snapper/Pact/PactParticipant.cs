@@ -168,9 +168,13 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
                 }
             }
         }
-        catch (Exception e) when (FailedCall(ctx, e))
+        catch (Exception e) when (FailedCall(ctx, Aborts.OfCall(ctx.Tid, target, e, answered: false)))
         {
-            throw; // never reached: the filter aborts the PACT and lets the exception pass uncaught
+            // Never reached: the filter aborts the PACT and lets the exception pass uncaught. A
+            // callee that ran reported its own failure to the coordinator before it answered, and
+            // the first cause is kept, so this one names the abort only of a call that got no
+            // answer: a lost one.
+            throw;
         }
         finally
         {

@@ -9,8 +9,10 @@ internal static class Aborts
 {
     /// <summary>
     /// A transaction failed because of <paramref name="failure"/>: an abort keeps its reason; misuse
-    /// of the API is a <see cref="AbortReason.Failure"/>; anything else user code threw is a
-    /// <see cref="AbortReason.User"/> abort.
+    /// of the API, and Orleans failing to deliver a message (<see cref="IsUndelivered"/>), are a
+    /// <see cref="AbortReason.Failure"/>; anything else user code threw is a
+    /// <see cref="AbortReason.User"/> abort. A call whose answer Orleans' response timeout replaced
+    /// is told apart where it fails, at its <c>CallActor</c> (<see cref="OfCall"/>).
     /// </summary>
     public static TransactionAbortedException AbortedBy(long tid, Exception failure) => AbortedBy(tid, failure, null);
 
@@ -22,8 +24,30 @@ internal static class Aborts
     {
         TransactionAbortedException aborted => new TransactionAbortedException(aborted.Reason, aborted.Detail, aborted) { Tid = tid, Reached = reached ?? aborted.Reached },
         SnapperException misuse => new TransactionAbortedException(AbortReason.Failure, misuse.Message, misuse) { Tid = tid },
+        _ when IsUndelivered(failure) => new TransactionAbortedException(AbortReason.Failure, $"Orleans could not deliver a message ({failure.GetType().Name}): {failure.Message}", failure) { Tid = tid },
         _ => new TransactionAbortedException(AbortReason.User, $"user code threw {failure.GetType().Name}: {failure.Message}", failure) { Tid = tid },
     };
+
+    /// <summary>
+    /// Orleans could not deliver a message or its answer: a silo gone or shutting down, a message
+    /// rejected, a gateway or an activation over its limits. User code does not throw these, so
+    /// wherever one surfaces the runtime failed, not the transaction's code.
+    /// </summary>
+    public static bool IsUndelivered(Exception failure) =>
+        failure is OrleansMessageRejectionException or GatewayTooBusyException or LimitExceededException or ClientNotAvailableException;
+
+    /// <summary>
+    /// What a <c>CallActor</c> of transaction <paramref name="tid"/> to <paramref name="target"/>
+    /// that threw <paramref name="failure"/> means for the transaction. The callee's own failure
+    /// stays what it is. A call Orleans lost is a <see cref="AbortReason.Failure"/>: one it could
+    /// not deliver, or one it gave a <see cref="TimeoutException"/> for while no answer came from
+    /// the callee (<paramref name="answered"/> false): its response timeout, not user code, which
+    /// may throw a <see cref="TimeoutException"/> of its own, in the callee or in the body.
+    /// </summary>
+    public static Exception OfCall(long tid, ActorId target, Exception failure, bool answered) =>
+        !answered && (failure is TimeoutException || IsUndelivered(failure))
+            ? new TransactionAbortedException(AbortReason.Failure, $"its call to actor {target} was lost ({failure.GetType().Name}): {failure.Message}", failure) { Tid = tid }
+            : failure;
 
     /// <summary>A PACT of a batch after one that failed: it aborts with the cascade, through no fault of its own.</summary>
     public static TransactionAbortedException Cascaded(long tid) =>
@@ -43,6 +67,21 @@ internal static class Aborts
     /// </summary>
     public static TransactionAbortedException Undeclared(long tid, ActorId actor, int calls, string detail) =>
         new(AbortReason.DeclarationError, detail) { Tid = tid, Reached = AccessSet.Of(actor, calls) };
+
+    /// <summary>
+    /// A reconnaissance (a promoted ACT's, <c>Reconnaissance/ReconnaissanceParticipant</c>) ran past
+    /// its deadline, <paramref name="timeout"/> after it started: the body does not end within a
+    /// transaction's time, so the transaction aborts instead of running it as a PACT.
+    /// </summary>
+    public static TransactionAbortedException ReconnaissancePastDeadline(TimeSpan timeout) =>
+        new(AbortReason.Timeout, $"its reconnaissance ran past the transaction's deadline of {timeout}, so its body does not end in time");
+
+    /// <summary>
+    /// A reconnaissance call made <paramref name="calls"/> calls from its subtree without ending: the
+    /// body is taken for one that never ends, which would otherwise spin until its deadline.
+    /// </summary>
+    public static TransactionAbortedException ReconnaissanceUnbounded(int calls) =>
+        new(AbortReason.Timeout, $"its reconnaissance made {calls} calls from one call without the body ending, so it is taken for a body that never ends");
 
     /// <summary>The violation an ACT waiting for batch <paramref name="bid"/> dies of, when batch <paramref name="behind"/> ≤ it is behind the ACT (Snapper §4.4.2).</summary>
     public static TransactionAbortedException SerializabilityViolation(long tid, long behind, long bid, string waitingFor) =>

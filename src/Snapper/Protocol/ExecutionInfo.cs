@@ -72,10 +72,13 @@ internal sealed class ExecutionInfo
     /// <summary>
     /// A reconnaissance's count (<c>Reconnaissance/ReconnaissanceParticipant</c>): the calls of a
     /// callee's subtree, added to this one's. Each call is reported once, by the call that made it,
-    /// so counts add up where <see cref="Merge"/> keeps the largest.
+    /// so counts add up where <see cref="Merge"/> keeps the largest. The callee's
+    /// <see cref="Failure"/> is the reconnaissance's stop (its deadline or its bound), which reaches
+    /// the client even where user code caught it.
     /// </summary>
     public void AddCalls(ExecutionInfo callee)
     {
+        Failure ??= callee.Failure;
         foreach (var (actor, participation) in callee.participants)
         {
             participants[actor] = participants.TryGetValue(actor, out var known)

@@ -109,6 +109,14 @@ internal interface ISnapperParticipant : IGrain
     Task<TransactionAbortedException?> AwaitPact(long tid, long bid, string coordinator);
 
     /// <summary>
+    /// The root of a reconnaissance run → an actor the run wrote on, one-way: run
+    /// <paramref name="run"/> has ended, so the copy it wrote there goes. Safe late or twice; if
+    /// lost, the copy goes after the run's deadline (<c>Reconnaissance/ReconnaissanceWrites</c>).
+    /// </summary>
+    [OneWay]
+    Task EndReconnaissance(Guid run);
+
+    /// <summary>
     /// Coordinator → actor: which PACT batch <paramref name="bid"/> waits for here (0: none), or
     /// <see cref="Scheduling.LocalSchedule.HeldUp"/> if it waits for ACTs or an earlier batch ahead of it,
     /// with a description for a declaration-error message.

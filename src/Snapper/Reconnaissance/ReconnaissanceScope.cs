@@ -4,9 +4,9 @@ namespace Snapper.Reconnaissance;
 
 /// <summary>
 /// One call of a reconnaissance run on one actor (<see cref="ReconnaissanceParticipant{TState}"/>):
-/// the calls made from it, summed over its subtree, and the copy of the state it writes, so that it
-/// reads its own writes. Flows with the call's user code (an async local), so nothing is kept on
-/// the actor once the call has returned.
+/// the calls made from it, summed over its subtree. Flows with the call's user code (an async
+/// local), so nothing of it is kept on the actor once the call has returned; what the run wrote
+/// there is kept by run (<see cref="ReconnaissanceWrites{TState}"/>), for the run's next call.
 /// </summary>
 internal sealed class ReconnaissanceScope(TxnContext ctx)
 {
@@ -22,9 +22,19 @@ internal sealed class ReconnaissanceScope(TxnContext ctx)
     /// <summary>The context the call came with.</summary>
     public TxnContext Context => ctx;
 
-    /// <summary>This call and every call made from it, on which actor, how many times.</summary>
+    /// <summary>This call and every call made from it, on which actor, how many times; and the run's stop, if it stopped.</summary>
     public ExecutionInfo Learned { get; } = new();
 
-    /// <summary>The state this call writes: a copy, dropped when the call returns.</summary>
-    public object? Working { get; set; }
+    /// <summary>How many calls were made from this call, over its subtree.</summary>
+    public int Calls { get; private set; }
+
+    /// <summary>A call made from this one has returned, with what its subtree did (<paramref name="callee"/>).</summary>
+    public void Returned(ExecutionInfo callee)
+    {
+        Learned.AddCalls(callee);
+        foreach (var participation in callee.Participants.Values)
+        {
+            Calls += participation.Calls;
+        }
+    }
 }
