@@ -15,9 +15,11 @@ namespace Snapper.Logging.FileStorage;
 /// append's fsync does not also have to record a new file size.
 /// </summary>
 /// <remarks>
-/// When a log is first used, a torn or corrupt tail of its last segment (a crash mid-append) is cut
-/// off. Damage anywhere else is not something a crash can cause, so reading fails with
-/// <see cref="InvalidDataException"/> instead of skipping committed records.
+/// When a log is first used, a torn tail of its last segment (a crash mid-append) is cut off.
+/// Damage a crash cannot explain (<see cref="SegmentDamage"/>: a bad frame with a later group after
+/// it, a segment of garbage, a bad frame in a segment before the last) is never cut: opening or
+/// reading the log fails with <see cref="InvalidDataException"/> naming the segment and offset, and
+/// the operator restores the log or salvages it (<see cref="SalvageAsync"/>).
 /// A log whose write or fsync fails is stopped (fail-stop): the failed group is cut off, or marked
 /// for the next recovery to cut, and every later append to that log fails until a restart.
 /// One process at a time may use a directory; nothing here guards against a second one.
@@ -31,6 +33,13 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
     private readonly WalDisk disk;
     private readonly ConcurrentDictionary<string, SegmentLog> logs = new(StringComparer.Ordinal);
     private volatile bool disposed;
+
+    /// <summary>
+    /// The key in <see cref="Exception.Data"/> of the <see cref="InvalidDataException"/> a log fails
+    /// with for damage a crash cannot explain: the damaged segment's path. A host can tell such a
+    /// failure by it and point the operator to <see cref="SalvageAsync"/>.
+    /// </summary>
+    public const string DamagedSegmentKey = "Snapper.Logging.FileStorage.DamagedSegment";
 
     /// <summary>A file log storage in <see cref="FileLogStorageOptions.Directory"/>, created if missing.</summary>
     /// <param name="options">Where and how large segment files are.</param>
@@ -109,7 +118,7 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
         ObjectDisposedException.ThrowIf(disposed, this);
         return logs.TryGetValue(log, out var segments)
             ? Read(segments, cancellationToken)
-            : SegmentReader.ReadWithoutRepairAsync(log, DirectoryOf(log), cancellationToken);
+            : SegmentReader.ReadWithoutRepairAsync(log, DirectoryOf(log), segmentSizeBytes, cancellationToken);
     }
 
     /// <inheritdoc />
@@ -154,6 +163,26 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
         cancellationToken.ThrowIfCancellationRequested();
         DeleteSegmentsBefore(log, mark);
         return Task.CompletedTask;
+    }
+
+    /// <summary>
+    /// Salvages <paramref name="log"/> after it was refused as corrupt: keeps its frames before the
+    /// first damage a crash cannot explain, moves the rest aside into files ending in
+    /// <c>.corrupt</c> (never deleted: the damaged segment is copied whole before it is cut back),
+    /// and reports what the log lost. A log without such damage is left as it is, a torn tail
+    /// included (its next open cuts that). For a log no process writes: this storage must not have
+    /// opened it.
+    /// </summary>
+    public async Task<LogSalvageReport> SalvageAsync(string log, CancellationToken cancellationToken)
+    {
+        ObjectDisposedException.ThrowIf(disposed, this);
+        var directory = DirectoryOf(log);
+        if (logs.ContainsKey(log))
+        {
+            throw new InvalidOperationException($"Log '{log}' is open in this storage; salvage it from a storage that has not opened it.");
+        }
+
+        return await LogSalvage.RunAsync(log, directory, segmentSizeBytes, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>The segment files of <paramref name="log"/> on disk, oldest first.</summary>

@@ -193,7 +193,7 @@ internal sealed class SegmentLog : IAsyncDisposable
             var last = SegmentFileName.PathOf(directory, found[^1]);
             try
             {
-                length = await TailRecovery.RecoverAsync(last, diagnostics, cancellationToken).ConfigureAwait(false);
+                length = await TailRecovery.RecoverAsync(name, last, segmentSizeBytes, diagnostics, cancellationToken).ConfigureAwait(false);
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException)
             {

@@ -30,7 +30,7 @@ internal static class SegmentReader
 
                 if (reader.Problem is not null)
                 {
-                    throw new InvalidDataException($"Log '{snapshot.Log}': segment '{path}' is corrupt at offset {reader.FrameStart}: {reader.Problem}.");
+                    throw LogCorruption.Exception(snapshot.Log, path, reader.FrameStart, $"{reader.Problem}; the log was whole up to there when it was opened");
                 }
             }
         }
@@ -38,11 +38,12 @@ internal static class SegmentReader
 
     /// <summary>
     /// Reads a log this process does not write, without changing it (another silo may be appending
-    /// to it): every segment must be whole but the last, whose first bad frame — a group being
-    /// written, or torn by a crash — ends the read; a cut marker is honoured. The writer repairs
-    /// the tail itself when it next opens the log.
+    /// to it): every segment must be whole but the last, whose torn tail (<see cref="SegmentDamage"/>:
+    /// a group being written, or torn by a crash) ends the read; a cut marker is honoured. The writer
+    /// cuts the tail itself when it next opens the log. Corruption fails the read, once a second look
+    /// shows it is not a group that was being written while it was read.
     /// </summary>
-    public static async IAsyncEnumerable<ReadOnlyMemory<byte>> ReadWithoutRepairAsync(string log, string directory, [EnumeratorCancellation] CancellationToken cancellationToken)
+    public static async IAsyncEnumerable<ReadOnlyMemory<byte>> ReadWithoutRepairAsync(string log, string directory, long segmentSize, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
         var sequences = System.IO.Directory.Exists(directory) ? SegmentFileName.List(directory) : [];
         var snapshot = new SegmentSnapshot(log, directory, sequences, 0);
@@ -53,18 +54,43 @@ internal static class SegmentReader
             var stream = Open(snapshot, path, sequences[i]);
             await using (stream.ConfigureAwait(false))
             {
-                var limit = CutMarker.Read(path) is { } marked ? Math.Min(marked, stream.Length) : stream.Length;
+                var marked = CutMarker.Read(path);
+                var limit = Math.Min(marked ?? stream.Length, stream.Length);
                 using var reader = new FrameReader(stream, limit);
                 while (await reader.NextAsync(cancellationToken).ConfigureAwait(false))
                 {
                     yield return reader.Payload.ToArray();
                 }
 
-                if (reader.Problem is not null && i < sequences.Length - 1)
+                if (reader.Problem is not null)
                 {
-                    throw new InvalidDataException($"Log '{log}': segment '{path}' is corrupt at offset {reader.FrameStart}: {reader.Problem}.");
+                    await EnsureNotCorruptAsync(log, path, stream.SafeFileHandle, reader, limit, i == sequences.Length - 1, marked, segmentSize, cancellationToken).ConfigureAwait(false);
                 }
             }
+        }
+    }
+
+    // The writer's write lands in the page cache a page at a time, and this read may have seen a
+    // page of the group in progress before another: what looks like a later group past a bad frame
+    // may be the writer moving on. It cannot have written past that frame while the frame is still
+    // bad, so a frame that is bad again on a second look, after the judgement, is corruption.
+    private static async Task EnsureNotCorruptAsync(string log, string path, Microsoft.Win32.SafeHandles.SafeFileHandle file, FrameReader reader, long limit, bool last, long? marked, long segmentSize, CancellationToken cancellationToken)
+    {
+        for (var look = 0; ; look++)
+        {
+            var damage = SegmentDamage.Judge(file, reader.FrameStart, reader.Problem!, limit, last, marked, segmentSize, countAll: false, cancellationToken);
+            if (damage.Kind != DamageKind.Corrupt || (last && marked is null && SegmentDamage.IntactNow(file, reader.FrameStart, RandomAccess.GetLength(file))))
+            {
+                return;
+            }
+
+            if (look == 2 || !last || marked is not null)
+            {
+                throw LogCorruption.Exception(log, path, reader.FrameStart, damage.Reason);
+            }
+
+            await Task.Delay(TimeSpan.FromMilliseconds(50), cancellationToken).ConfigureAwait(false);
+            limit = RandomAccess.GetLength(file);
         }
     }
 
