@@ -93,7 +93,7 @@ try
 catch (Exception e)
 {
     log.StartFailed();
-    Console.Error.WriteLine($"error: silo {options.Name} failed to start: {StartFailure.Describe(e, options.Logger == "file" ? options.LogDirectory?.FullName : null)}{(options.Verbose ? "" : " (--verbose for its log)")}");
+    Console.Error.WriteLine($"error: silo {options.Name} failed to start: {StartFailure.Describe(e, options.Logger == "file" ? options.LogDirectory?.FullName : null, $"is a silo with --name {options.Name} already running?")}{(options.Verbose ? "" : " (--verbose for its log)")}");
     return 1;
 }
 

@@ -13,6 +13,8 @@ internal sealed class DelayedLogStorage(ILogStorage inner, TimeSpan delay, TimeP
         await inner.AppendAsync(log, group, cancellationToken).ConfigureAwait(false);
     }
 
+    public Task ClaimAsync(string log, CancellationToken cancellationToken) => inner.ClaimAsync(log, cancellationToken);
+
     public IAsyncEnumerable<ReadOnlyMemory<byte>> ReadAsync(string log, CancellationToken cancellationToken) => inner.ReadAsync(log, cancellationToken);
 
     public IAsyncEnumerable<string> ListAsync(CancellationToken cancellationToken) => inner.ListAsync(cancellationToken);

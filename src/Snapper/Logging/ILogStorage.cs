@@ -13,6 +13,14 @@ public interface ILogStorage
     /// <summary>Appends <paramref name="group"/> to <paramref name="log"/> as one durable unit.</summary>
     Task AppendAsync(string log, IReadOnlyList<ReadOnlyMemory<byte>> group, CancellationToken cancellationToken);
 
+    /// <summary>
+    /// Readies <paramref name="log"/> for this process's appends, before the first: a silo calls it
+    /// for each log it writes as it starts, before recovery reads the logs. A storage that can tell
+    /// a second writer of a log refuses here, and repairs what a crash left (the file storage takes
+    /// the log's lock and cuts a torn tail). The default does nothing: the first append readies the log.
+    /// </summary>
+    Task ClaimAsync(string log, CancellationToken cancellationToken) => Task.CompletedTask;
+
     /// <summary>Reads every record of <paramref name="log"/> in append order.</summary>
     IAsyncEnumerable<ReadOnlyMemory<byte>> ReadAsync(string log, CancellationToken cancellationToken);
 

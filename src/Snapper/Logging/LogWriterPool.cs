@@ -13,6 +13,7 @@ namespace Snapper.Logging;
 internal sealed class LogWriterPool
 {
     private readonly LogWriter[] loggers;
+    private readonly ILogStorage storage;
 
     public LogWriterPool(IOptions<SnapperOptions> options, ILogStorage storage, ILocalSiloDetails silo, SnapperMetrics metrics, TimeProvider clock, ILoggerFactory loggerFactory)
     {
@@ -23,12 +24,26 @@ internal sealed class LogWriterPool
             storage = new DelayedLogStorage(storage, settings.LogWriteDelay, clock);
         }
 
+        this.storage = storage;
+
         loggers = settings.Logging == LoggingMode.None
             ? []
             : Enumerable.Range(0, settings.EffectiveLoggerCount).Select(i => new LogWriter(LogName(silo.Name, i), storage, metrics, diagnostics)).ToArray();
     }
 
     public bool Enabled => loggers.Length > 0;
+
+    /// <summary>
+    /// Readies every log of this silo for its appends (<see cref="ILogStorage.ClaimAsync"/>), as the
+    /// silo starts: a log another process writes, or a corrupt one, stops the start here.
+    /// </summary>
+    public async Task ClaimAsync(CancellationToken cancellationToken)
+    {
+        foreach (var logger in loggers)
+        {
+            await storage.ClaimAsync(logger.Name, cancellationToken).ConfigureAwait(false);
+        }
+    }
 
     /// <summary>The silo's loggers, one per log it writes (empty when logging is off).</summary>
     public IReadOnlyList<LogWriter> All => loggers;

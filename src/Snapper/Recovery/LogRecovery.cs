@@ -16,9 +16,12 @@ namespace Snapper.Recovery;
 /// checkpoint's records count like the ones they replaced.</para>
 /// <para>The silo joins the ring with the highest tid and bid in the logs as the ring's tid floor,
 /// so tids keep increasing across restarts.</para>
+/// <para>First it claims its own logs (<see cref="LogWriterPool.ClaimAsync"/>): a log another
+/// process writes, or one corrupt beyond a torn tail, fails the start before the silo serves.</para>
 /// </remarks>
 internal sealed class LogRecovery(
     ILogStorage storage,
+    LogWriterPool loggers,
     IOptions<SnapperOptions> options,
     CommittedStates recovered,
     ILogger<LogRecovery> diagnostics) : ILifecycleParticipant<ISiloLifecycle>
@@ -34,6 +37,7 @@ internal sealed class LogRecovery(
             return;
         }
 
+        await loggers.ClaimAsync(cancellationToken);
         var (evaluation, records) = await LogEvaluation.ReadAsync(storage, cancellationToken);
         recovered.SawTid(evaluation.MaxTid);
         foreach (var (actor, state) in evaluation.States)

@@ -22,7 +22,10 @@ namespace Snapper.Logging.FileStorage;
 /// the operator restores the log or salvages it (<see cref="SalvageAsync"/>).
 /// A log whose write or fsync fails is stopped (fail-stop): the failed group is cut off, or marked
 /// for the next recovery to cut, and every later append to that log fails until a restart.
-/// One process at a time may use a directory; nothing here guards against a second one.
+/// A log takes one writer: the first use of a log for writing (<see cref="ClaimAsync"/>, an append,
+/// a seal) takes its lock (<see cref="LogLock"/>), held until this storage is disposed, and fails
+/// with <see cref="LogHeldException"/> while another process or storage holds it. Reading a log
+/// this storage does not write takes no lock, so silos may share a directory.
 /// </remarks>
 public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
 {
@@ -107,16 +110,23 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
 
     /// <inheritdoc />
     /// <remarks>
+    /// Takes the log's lock (<see cref="LogHeldException"/> if another writer has it) and cuts a
+    /// torn tail, or fails with <see cref="InvalidDataException"/> for damage a crash cannot explain.
+    /// </remarks>
+    public Task ClaimAsync(string log, CancellationToken cancellationToken) => LogFor(log).ClaimAsync(cancellationToken);
+
+    /// <inheritdoc />
+    /// <remarks>
     /// Covers what was durable when enumeration began. Throws <see cref="InvalidDataException"/> for a
     /// missing or corrupt segment; a log never written reads as empty. A log this storage has not
-    /// opened for appending is read without being changed — its last segment up to its first bad
-    /// frame — since another silo sharing the folder may be writing it (recovery reads every
-    /// silo's logs); its own writer cuts a torn tail when it opens it.
+    /// taken for appending (or could not, another writer holding it) is read without being
+    /// changed, its last segment up to a torn tail, since another silo sharing the folder may be
+    /// writing it (recovery reads every silo's logs); its own writer cuts a torn tail when it opens it.
     /// </remarks>
     public IAsyncEnumerable<ReadOnlyMemory<byte>> ReadAsync(string log, CancellationToken cancellationToken)
     {
         ObjectDisposedException.ThrowIf(disposed, this);
-        return logs.TryGetValue(log, out var segments)
+        return logs.TryGetValue(log, out var segments) && segments.Claimed
             ? Read(segments, cancellationToken)
             : SegmentReader.ReadWithoutRepairAsync(log, DirectoryOf(log), segmentSizeBytes, cancellationToken);
     }
@@ -170,8 +180,8 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
     /// first damage a crash cannot explain, moves the rest aside into files ending in
     /// <c>.corrupt</c> (never deleted: the damaged segment is copied whole before it is cut back),
     /// and reports what the log lost. A log without such damage is left as it is, a torn tail
-    /// included (its next open cuts that). For a log no process writes: this storage must not have
-    /// opened it.
+    /// included (its next open cuts that). For a log no process writes: it takes the log's lock
+    /// (<see cref="LogHeldException"/> if a silo holds it), and this storage must not have opened it.
     /// </summary>
     public async Task<LogSalvageReport> SalvageAsync(string log, CancellationToken cancellationToken)
     {
@@ -182,6 +192,12 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
             throw new InvalidOperationException($"Log '{log}' is open in this storage; salvage it from a storage that has not opened it.");
         }
 
+        if (!System.IO.Directory.Exists(directory))
+        {
+            return new LogSalvageReport(log, null, 0, null, 0, 0, 0, []);
+        }
+
+        using var held = LogLock.Take(log, directory);
         return await LogSalvage.RunAsync(log, directory, segmentSizeBytes, cancellationToken).ConfigureAwait(false);
     }
 

@@ -15,6 +15,8 @@ namespace Snapper.Logging.FileStorage;
 /// a <see cref="CutMarker"/> tells the next recovery to cut it; and the log takes no more appends
 /// until a restart recovers it from disk. A failure before any byte was written (a folder or
 /// segment that cannot be created) stops nothing: the next append scans the disk again.
+/// One writer: the first use takes the log's <see cref="LogLock"/>, before anything on disk is
+/// read or cut, and holds it until disposed.
 /// </remarks>
 internal sealed class SegmentLog : IAsyncDisposable
 {
@@ -27,6 +29,7 @@ internal sealed class SegmentLog : IAsyncDisposable
     private readonly SemaphoreSlim gate = new(1, 1);
     private readonly List<long> sequences = [];
     private DiskThread? diskThread; // started by the first append: a log only read needs none
+    private LogLock? writerLock;
     private FileStream? writer;
     private string writerPath = string.Empty;
     private long tailLength; // durable bytes of the last segment; appends go here
@@ -80,6 +83,12 @@ internal sealed class SegmentLog : IAsyncDisposable
         }
     }
 
+    /// <summary>Takes the log for this storage's appends: its lock, and its tail cut if torn (or refused if corrupt).</summary>
+    public Task ClaimAsync(CancellationToken cancellationToken) => ScannedAsync(() => true, cancellationToken);
+
+    /// <summary>Whether this storage took the log for writing (its lock): else reads leave the log to its writer.</summary>
+    public bool Claimed => writerLock is not null;
+
     /// <summary>Opens the log if needed and captures what a read should cover.</summary>
     public Task<SegmentSnapshot> SnapshotAsync(CancellationToken cancellationToken) =>
         ScannedAsync(() => new SegmentSnapshot(name, directory, [.. sequences], tailLength), cancellationToken);
@@ -132,6 +141,7 @@ internal sealed class SegmentLog : IAsyncDisposable
         try
         {
             ThrowIfDisposed();
+            writerLock ??= TakeLock();
             var present = phase != SegmentLogPhase.Unscanned ? [.. sequences] : Guard("list the segments of", directory, () => SegmentFileName.List(directory));
             var deleted = 0;
 
@@ -172,6 +182,7 @@ internal sealed class SegmentLog : IAsyncDisposable
             phase = SegmentLogPhase.Disposed;
             diskThread?.Dispose();
             CloseWriter();
+            writerLock?.Dispose();
         }
         finally
         {
@@ -186,6 +197,7 @@ internal sealed class SegmentLog : IAsyncDisposable
             return;
         }
 
+        writerLock ??= TakeLock();
         var found = Guard("list the segments of", directory, () => SegmentFileName.List(directory));
         long length = 0;
         if (found.Length > 0)
@@ -314,24 +326,13 @@ internal sealed class SegmentLog : IAsyncDisposable
         CloseWriter();
     }
 
-    private void CreateDirectory()
+    private LogLock TakeLock()
     {
-        // The folders about to be created, so their parents can be fsynced after.
-        var created = new List<string>();
-        for (var d = directory; d is not null && !Directory.Exists(d); d = Path.GetDirectoryName(d))
-        {
-            created.Add(d);
-        }
-
-        Guard("create directory", directory, () =>
-        {
-            Directory.CreateDirectory(directory);
-            foreach (var d in created)
-            {
-                DirectorySync.Flush(Path.GetDirectoryName(d)!);
-            }
-        });
+        CreateDirectory();
+        return LogLock.Take(name, directory);
     }
+
+    private void CreateDirectory() => Guard("create directory", directory, () => DirectorySync.Create(directory));
 
     private void StartSegment(long sequence)
     {

@@ -52,10 +52,12 @@ public sealed class LogSalvageTests : IDisposable
         Assert.False(File.Exists(SegmentPath(2)));
 
         // The log reads up to the damage and takes appends after it.
-        await using var reopened = Open();
-        Assert.Equal(written[..5], await ReadAllAsync(reopened, "log"));
-        var more = await AppendSinglesAsync(reopened, "log", 20, 1, RecordSize);
-        Assert.Equal([.. written[..5], .. more], await ReadAllAsync(reopened, "log"));
+        await using (var reopened = Open())
+        {
+            Assert.Equal(written[..5], await ReadAllAsync(reopened, "log"));
+            var more = await AppendSinglesAsync(reopened, "log", 20, 1, RecordSize);
+            Assert.Equal([.. written[..5], .. more], await ReadAllAsync(reopened, "log"));
+        }
 
         // Salvaging again finds nothing to do.
         await using var again = Open();
@@ -105,11 +107,13 @@ public sealed class LogSalvageTests : IDisposable
     }
 
     [Fact]
-    public async Task A_log_the_storage_has_open_is_not_salvaged()
+    public async Task A_log_a_storage_writes_is_not_salvaged()
     {
         await using var storage = Open();
         await AppendSinglesAsync(storage, "log", 0, 1, RecordSize);
         await Assert.ThrowsAsync<InvalidOperationException>(() => storage.SalvageAsync("log", CancellationToken.None));
+        await using var other = Open();
+        await Assert.ThrowsAsync<LogHeldException>(() => other.SalvageAsync("log", CancellationToken.None));
     }
 
     private FileLogStorage Open() => new(new FileLogStorageOptions { Directory = temp.Path, SegmentSizeBytes = SegmentSize });
