@@ -21,8 +21,9 @@ namespace Snapper.Logging.FileStorage;
 /// </summary>
 /// <remarks>
 /// What this cannot tell apart: damage inside the last group that happens to leave a sector of
-/// zeros, and a disk that tears a sector into garbage rather than leaving it unwritten (or a file
-/// system that shows stale blocks after a crash), which is refused as corruption.
+/// zeros, or garbage whose first length happens to point past the end of the file but within the
+/// segment size, both cut as torn; and a disk that tears a sector into garbage rather than leaving
+/// it unwritten (or a file system that shows stale blocks after a crash), refused as corruption.
 /// </remarks>
 internal static class SegmentDamage
 {

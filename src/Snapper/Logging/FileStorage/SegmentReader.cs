@@ -30,7 +30,8 @@ internal static class SegmentReader
 
                 if (reader.Problem is not null)
                 {
-                    throw LogCorruption.Exception(snapshot.Log, path, reader.FrameStart, $"{reader.Problem}; the log was whole up to there when it was opened");
+                    var why = i < sequences.Length - 1 ? "a segment before the last must be whole (a crash can tear only the last)" : "its writer found it whole up to there when it opened it";
+                    throw LogCorruption.Exception(snapshot.Log, path, reader.FrameStart, $"{reader.Problem}; {why}");
                 }
             }
         }
