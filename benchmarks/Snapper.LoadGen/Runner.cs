@@ -42,6 +42,7 @@ public static class Runner
             LoadGenCommandLine.Check => await CheckCommand.RunAsync(LoadGenCommandLine.CheckFiles(parsed), stdout, stderr, cancellationToken),
             LoadGenCommandLine.Idle => await IdleProbe.RunAsync(LoadGenCommandLine.IdleSeconds(parsed), stdout, stderr, cancellationToken),
             LoadGenCommandLine.Figures => await RunFiguresAsync(LoadGenCommandLine.FiguresSettings(parsed), stdout, stderr, cancellationToken),
+            SalvageCommand.Name => await SalvageCommand.RunAsync(parsed, stdout, stderr, cancellationToken),
             _ => await RunAsync(LoadGenCommandLine.Options(parsed), stdout, stderr, cancellationToken),
         };
     }
@@ -145,7 +146,8 @@ public static class Runner
 #pragma warning restore CA1031
         {
             var what = options.Cluster is { } list ? $"could not connect to the cluster at {string.Join(",", list)}" : "the embedded silo failed to start";
-            await stderr.WriteLineAsync(options.Verbose ? $"error: {what}: {e}" : $"error: {what}: {e.Message.Split('\n')[0]} (--verbose for the whole exception)");
+            var logDirectory = options.Cluster is null && options.Logger == LoggerKind.File ? options.LogDir : null;
+            await stderr.WriteLineAsync(options.Verbose ? $"error: {what}: {e}" : $"error: {what}: {StartFailure.Describe(e, logDirectory, $"is another LoadGen or SiloHost running on --log-dir {logDirectory}?")} (--verbose for the whole exception)");
             return new RunOutcome(ExitCodes.Failure, null);
         }
 

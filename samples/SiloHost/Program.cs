@@ -7,6 +7,7 @@ using Orleans.Configuration;
 using SiloHost;
 using SmallBank;
 using Snapper.Configuration;
+using Snapper.LoadGen.Cluster;
 using Snapper.LoadGen.Options;
 
 // SiloHost: one Orleans silo with Snapper and the samples' actors. Exit codes: 0 stopped cleanly,
@@ -92,7 +93,7 @@ try
 catch (Exception e)
 {
     log.StartFailed();
-    Console.Error.WriteLine($"error: silo {options.Name} failed to start: {e.Message.Split('\n')[0].TrimEnd()}{(options.Verbose ? "" : " (--verbose for its log)")}");
+    Console.Error.WriteLine($"error: silo {options.Name} failed to start: {StartFailure.Describe(e, options.Logger == "file" ? options.LogDirectory?.FullName : null, $"is a silo with --name {options.Name} already running?")}{(options.Verbose ? "" : " (--verbose for its log)")}");
     return 1;
 }
 

@@ -34,7 +34,7 @@ internal static class AzureTableFence
             var (sequence, chunk) = last is null ? (0L, 0) : NextRow(last);
             try
             {
-                await table.AddEntityAsync(new TableEntity(partition, AzureTableLogStorage.RowKey(sequence, chunk)) { ["Fence"] = true, ["Owner"] = owner }, cancellationToken);
+                await table.AddEntityAsync(new TableEntity(partition, LogRowReader.RowKey(sequence, chunk)) { ["Fence"] = true, ["Owner"] = owner }, cancellationToken);
                 return;
             }
             catch (RequestFailedException e) when (e.Status == 409 && attempt < Attempts)
@@ -50,11 +50,11 @@ internal static class AzureTableFence
     /// <summary>The first fence at or after row (<paramref name="sequence"/>, 0) of the log, if any, with the owner it fences.</summary>
     public static async Task<(long Sequence, string? Owner)?> FindAsync(TableClient table, string partition, long sequence, CancellationToken cancellationToken)
     {
-        var from = AzureTableLogStorage.RowKey(sequence, 0);
+        var from = LogRowReader.RowKey(sequence, 0);
         var filter = TableClient.CreateQueryFilter($"PartitionKey eq {partition} and RowKey ge {from} and Fence eq {true}");
         await foreach (var entity in table.QueryAsync<TableEntity>(filter, cancellationToken: cancellationToken))
         {
-            return (long.Parse(entity.RowKey.AsSpan(0, 19), System.Globalization.CultureInfo.InvariantCulture), entity.GetString("Owner"));
+            return (LogRowReader.ParseRowKey(entity.RowKey)?.Sequence ?? sequence, entity.GetString("Owner"));
         }
 
         return null;
@@ -64,8 +64,7 @@ internal static class AzureTableFence
     // for one), the run's records; after a chunk, the next chunk of its record or the next record.
     private static (long Sequence, int Chunk) NextRow(TableEntity last)
     {
-        var sequence = long.Parse(last.RowKey.AsSpan(0, 19), System.Globalization.CultureInfo.InvariantCulture);
-        var chunk = int.Parse(last.RowKey.AsSpan(20), System.Globalization.CultureInfo.InvariantCulture);
+        var (sequence, chunk) = LogRowReader.ParseRowKey(last.RowKey) ?? throw new InvalidDataException($"Log partition '{last.PartitionKey}' has a row '{last.RowKey}' that is not a log record's: it cannot be fenced.");
         if (last.GetInt32("Records") is { } records and > 0)
         {
             return (sequence + records, 0);

@@ -288,96 +288,22 @@ public sealed class AzureTableLogStorage : ILogStorage
     }
 
     /// <inheritdoc />
+    /// <remarks>
+    /// A group is read only with its <c>End</c>; a torn group (a crash, a write settled as void) is
+    /// dropped. A row that does not decode, or rows missing inside a group, fail the read with
+    /// <see cref="InvalidDataException"/> naming the table, partition and row (<see cref="LogRowReader"/>).
+    /// </remarks>
     public async IAsyncEnumerable<ReadOnlyMemory<byte>> ReadAsync(string log, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(log);
         await created.Value.WaitAsync(cancellationToken);
         var partition = PartitionKey(log);
-        var pending = new List<byte[]>();
-        var group = new List<byte[]>(); // records of a group whose End has not been read yet
-        long groupId = -1;
-        long pendingSequence = -1;
-        var pendingChunks = 0;
+        var reader = new LogRowReader(log, table.Name, partition);
         await foreach (var entity in table.QueryAsync<TableEntity>(e => e.PartitionKey == partition, cancellationToken: cancellationToken))
         {
-            var (sequence, chunk) = ParseRowKey(log, entity.RowKey);
-            if (AzureTableFence.IsFence(entity))
+            foreach (var record in reader.Read(entity))
             {
-                // A fenced owner wrote nothing after this; what it left without an End was torn.
-                (groupId, pendingSequence) = (-1, -1);
-                group.Clear();
-                pending.Clear();
-                continue;
-            }
-
-            var entityGroup = entity.GetInt64("Group") ?? sequence;
-            if (entityGroup != groupId)
-            {
-                // A new group: whatever the last one left without its End was torn (a crash or a
-                // failed write that the silo restarted after) and never acknowledged.
-                (groupId, pendingSequence) = (entityGroup, -1);
-                group.Clear();
-                pending.Clear();
-            }
-
-            if (entity.GetBoolean("Void") == true)
-            {
-                // A write that failed was settled as not durable here (see the remarks): drop what landed of its group.
-                (groupId, pendingSequence) = (-1, -1);
-                group.Clear();
-                pending.Clear();
-                continue;
-            }
-
-            // A record's chunks follow one another: nothing may be left half read where another record starts.
-            var records = entity.GetInt32("Records");
-            if ((records is not null || sequence != pendingSequence) && pending.Count > 0)
-            {
-                throw new InvalidDataException($"Log '{log}' in table '{table.Name}': record {pendingSequence} has {pending.Count} of its {pendingChunks} chunks, and record {sequence} follows it.");
-            }
-
-            if (records is not null)
-            {
-                // A packed run of whole records (LogEntity).
-                var unpacked = LogEntity.Unpack(entity.GetBinary("Data") ?? [], records.Value, out var problem)
-                    ?? throw new InvalidDataException($"Log '{log}' in table '{table.Name}': the entity of records {sequence}-{sequence + records - 1} is corrupt: {problem}.");
-                group.AddRange(unpacked);
-                pendingSequence = -1;
-            }
-            else
-            {
-                // A chunk of a record too large to share an entity.
-                if (sequence != pendingSequence)
-                {
-                    (pendingSequence, pendingChunks) = (sequence, entity.GetInt32("Chunks") ?? 1);
-                }
-
-                if (chunk != pending.Count)
-                {
-                    throw new InvalidDataException($"Log '{log}' in table '{table.Name}': record {sequence} is missing chunk {pending.Count}.");
-                }
-
-                pending.Add(entity.GetBinary("Data") ?? []);
-                if (pending.Count == pendingChunks)
-                {
-                    group.Add(pending.Count == 1 ? pending[0] : [.. pending.SelectMany(c => c)]);
-                    pending.Clear();
-                }
-            }
-
-            if (entity.GetBoolean("End") == true)
-            {
-                if (pending.Count > 0)
-                {
-                    throw new InvalidDataException($"Log '{log}' in table '{table.Name}': the group ending at record {sequence} ends inside it.");
-                }
-
-                foreach (var record in group)
-                {
-                    yield return record;
-                }
-
-                group.Clear();
+                yield return record;
             }
         }
 
@@ -455,9 +381,10 @@ public sealed class AzureTableLogStorage : ILogStorage
 
         // One writer per log (its silo): continue after the last record already there.
         long next = 0;
+        var rows = new LogRowReader(log, table.Name, partition);
         await foreach (var entity in table.QueryAsync<TableEntity>(e => e.PartitionKey == partition, select: ["RowKey", "Records"], cancellationToken: cancellationToken))
         {
-            next = ParseRowKey(log, entity.RowKey).Sequence + Math.Max(1, entity.GetInt32("Records") ?? 1);
+            next = rows.NextAfter(entity);
         }
 
         await table.UpsertEntityAsync(new TableEntity(IndexPartition, partition), TableUpdateMode.Replace, cancellationToken);
@@ -467,12 +394,7 @@ public sealed class AzureTableLogStorage : ILogStorage
     // Partition and row keys may not hold '/', '\', '#', '?' or control characters: escape them.
     private static string PartitionKey(string log) => Uri.EscapeDataString(log);
 
-    internal static string RowKey(long sequence, int chunk) => $"{sequence:D19}-{chunk:D5}";
-
-    private (long Sequence, int Chunk) ParseRowKey(string log, string rowKey) =>
-        rowKey.Length == 25 && rowKey[19] == '-' && long.TryParse(rowKey.AsSpan(0, 19), out var sequence) && int.TryParse(rowKey.AsSpan(20), out var chunk)
-            ? (sequence, chunk)
-            : throw new InvalidDataException($"Log '{log}' in table '{table.Name}' has a row '{rowKey}' that is not a Snapper log record.");
+    internal static string RowKey(long sequence, int chunk) => LogRowReader.RowKey(sequence, chunk);
 
     private sealed class LogHead(string partitionKey, long next)
     {

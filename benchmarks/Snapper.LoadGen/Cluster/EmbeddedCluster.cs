@@ -93,7 +93,21 @@ public sealed class EmbeddedCluster : ILoadGenCluster
         }
         catch
         {
-            await StopAsync(hosts);
+            foreach (var log in hosts.SelectMany(h => h.Services.GetServices<ILoggerProvider>()).OfType<TextWriterLoggerProvider>())
+            {
+                log.StartFailed(options.Verbose);
+            }
+
+            try
+            {
+                await StopAsync(hosts);
+            }
+#pragma warning disable CA1031 // A silo that did not start may fail to stop too; the start's failure is the one to report.
+            catch (Exception)
+#pragma warning restore CA1031
+            {
+            }
+
             throw;
         }
     }

@@ -9,7 +9,9 @@ namespace Snapper.LoadGen.Cluster;
 /// or silo fails every transaction the same way, so each distinct problem (category, event and
 /// exception type) is written once, and at most <see cref="MaxDistinct"/> of them; the rest are
 /// counted and summed up by <see cref="Dispose"/>. Orleans' false Watchdog alarm at start-up is
-/// dropped (<see cref="StartupFalseAlarm"/>).
+/// dropped (<see cref="StartupFalseAlarm"/>). While the silo starts, records are held: once it
+/// serves they are written; if it fails to start, the one-line error stands for them, unless
+/// <c>--verbose</c> asks for them.
 /// </summary>
 internal sealed class TextWriterLoggerProvider(TextWriter writer) : ILoggerProvider
 {
@@ -17,13 +19,38 @@ internal sealed class TextWriterLoggerProvider(TextWriter writer) : ILoggerProvi
     public const int MaxDistinct = 5;
 
     private readonly ConcurrentDictionary<(string Category, int Event, string? Exception), long> seen = new();
+    private readonly Lock gate = new();
+    private readonly List<string> held = [];
     private long suppressed;
     private volatile bool serving;
+    private bool holding = true;
+    private bool dropping;
 
     public ILogger CreateLogger(string categoryName) => new TextWriterLogger(this, categoryName);
 
-    /// <summary>The silo has started: from now on every warning counts.</summary>
-    public void Serving() => serving = true;
+    /// <summary>The silo has started: what was held is written, and from now on every warning counts.</summary>
+    public void Serving()
+    {
+        serving = true;
+        Release(write: true);
+    }
+
+    /// <summary>The silo did not start: what was held, and what its stop logs, is written only if <paramref name="verbose"/>.</summary>
+    public void StartFailed(bool verbose) => Release(write: verbose);
+
+    private void Release(bool write)
+    {
+        lock (gate)
+        {
+            (holding, dropping) = (false, !write);
+            if (write)
+            {
+                held.ForEach(writer.WriteLine);
+            }
+
+            held.Clear();
+        }
+    }
 
     public void Dispose()
     {
@@ -49,7 +76,18 @@ internal sealed class TextWriterLoggerProvider(TextWriter writer) : ILoggerProvi
         }
 
         var line = $"{level.ToString().ToLowerInvariant()}: {category}: {message}";
-        writer.WriteLine(exception is null ? line : $"{line}{Environment.NewLine}{exception}");
+        line = exception is null ? line : $"{line}{Environment.NewLine}{exception}";
+        lock (gate)
+        {
+            if (holding)
+            {
+                held.Add(line);
+            }
+            else if (!dropping)
+            {
+                writer.WriteLine(line);
+            }
+        }
     }
 
     private sealed class TextWriterLogger(TextWriterLoggerProvider provider, string category) : ILogger

@@ -6,10 +6,10 @@ using Snapper.LoadGen.Nemesis;
 namespace Snapper.LoadGen.Options;
 
 /// <summary>
-/// LoadGen's command line on System.CommandLine: one subcommand per workload plus <c>check</c> and
-/// <c>idle</c>. Every flag is defined once here, with its type, default, allowed values and check,
-/// so <c>--help</c>, parsing and shell completion cannot disagree. Checks that span flags live in
-/// <see cref="LoadGenValidation"/>, which options built in code (tests) go through too.
+/// LoadGen's command line on System.CommandLine: a subcommand per workload, <c>check</c>, <c>idle</c>,
+/// <c>figures</c> and <c>salvage</c> (whose flags <see cref="SalvageCommand"/> defines). Every flag is
+/// defined once, with its type, default, allowed values and check, so <c>--help</c>, parsing and shell
+/// completion cannot disagree. Checks that span flags live in <see cref="LoadGenValidation"/>, which options built in code (tests) go through too.
 /// </summary>
 public static class LoadGenCommandLine
 {
@@ -229,7 +229,7 @@ public static class LoadGenCommandLine
     /// <summary>The root command with every subcommand and flag.</summary>
     public static RootCommand Create()
     {
-        var root = new RootCommand("Snapper's load generator: runs a workload in several transaction modes, one after another on one cluster, each on its own keys, and reports throughput, aborts and latency.")
+        return new RootCommand("Snapper's load generator: runs a workload in several transaction modes, one after another on one cluster, each on its own keys, and reports throughput, aborts and latency.")
         {
             Workload(SmallBank, "SmallBank MultiTransfer: one account pays --txn-size - 1 others (orleans-txn: the same on Orleans' own transactions).", ModeNames.Default, ModeNames.Supported, ActAttempts, PactAttempts, OrleansLockTimeout),
             Workload(ListAppend, "Each transaction appends its tid to the lists of --txn-size actors; --verify or check tests the history Elle-style.", [ModeNames.Pact, ModeNames.Act], [ModeNames.Pact, ModeNames.Act, ModeNames.ActElr, ModeNames.Hybrid], History, Dump, UserAborts),
@@ -246,8 +246,8 @@ public static class LoadGenCommandLine
             {
                 FiguresOut, FiguresActors, FiguresWarmup, FiguresDuration, FiguresReplot,
             },
+            SalvageCommand.Definition(),
         };
-        return root;
     }
 
     /// <summary>The options of a parsed workload subcommand (without errors).</summary>

@@ -87,7 +87,7 @@ internal static partial class LogMessages
     public static partial void HandOverRetried(ILogger logger, Exception exception, string silo, ActorId actor);
 
     // File log storage
-    [LoggerMessage(EventId = 101, Level = LogLevel.Warning, Message = "Log segment {File} has a torn or corrupt tail at offset {Offset} ({Problem}); cut {Bytes} byte(s)")]
+    [LoggerMessage(EventId = 101, Level = LogLevel.Warning, Message = "Log segment {File} has a torn tail at offset {Offset}, a group never acknowledged ({Problem}); cut {Bytes} byte(s)")]
     public static partial void TailCut(ILogger logger, string file, long offset, long bytes, string problem);
 
     [LoggerMessage(EventId = 102, Level = LogLevel.Debug, Message = "Log {Log} started segment {File}")]

@@ -35,10 +35,11 @@ public interface ILogStorage
     Task TruncateAsync(string log, long mark, CancellationToken cancellationToken);
 
     /// <summary>
-    /// Makes silo incarnation <paramref name="owner"/> the writer of <paramref name="log"/>, at its
-    /// start, before its first append. A storage that can tell refuses while another live process
-    /// writes the log; what an earlier owner appended after it was
-    /// fenced is gone from the log from here on.
+    /// Makes silo incarnation <paramref name="owner"/> the writer of <paramref name="log"/>: a silo
+    /// calls it for each log it writes as it starts, before recovery reads the logs. A storage that
+    /// can tell a second writer refuses here (the file storage: <see cref="FileStorage.LogHeldException"/>),
+    /// and readies the log: what a crash left is repaired (a torn tail cut) or refused, and what an
+    /// earlier owner appended after it was fenced is gone from the log from here on.
     /// </summary>
     Task ClaimAsync(string log, string owner, CancellationToken cancellationToken);
 

@@ -38,7 +38,10 @@ internal sealed class LogWriterPool
     /// <summary>How a silo incarnation is named as a log's owner: its address, as the ring names incarnations.</summary>
     public static string OwnerOf(SiloAddress silo) => silo.ToParsableString();
 
-    /// <summary>Makes this silo the writer of its logs (<see cref="ILogStorage.ClaimAsync"/>), at start-up, before the logs are read.</summary>
+    /// <summary>
+    /// Makes this silo the writer of its logs (<see cref="ILogStorage.ClaimAsync"/>), as it starts,
+    /// before recovery reads them: a log another process writes, or a corrupt one, stops the start here.
+    /// </summary>
     public Task ClaimAsync(CancellationToken cancellationToken) =>
         Task.WhenAll(loggers.Select(logger => storage.ClaimAsync(logger.Name, owner, cancellationToken)));
 

@@ -14,9 +14,11 @@ namespace Snapper.Recovery;
 /// actor may have been active on several silos, and may activate on this one now. What they say
 /// (each actor's last committed state, under presumed abort) is <see cref="LogEvaluation"/>; a
 /// checkpoint's records count like the ones they replaced.</para>
-/// <para>First it claims its own logs (<see cref="ILogStorage.ClaimAsync"/>).</para>
 /// <para>The silo joins the ring with the highest tid and bid in the logs as the ring's tid floor,
 /// so tids keep increasing across restarts.</para>
+/// <para>First it claims its own logs (<see cref="LogWriterPool.ClaimAsync"/>): a log another
+/// process writes, or one corrupt beyond a torn tail, fails the start before the silo serves, and
+/// what a fenced earlier self of this silo appended past its fence is cut.</para>
 /// </remarks>
 internal sealed class LogRecovery(
     ILogStorage storage,

@@ -59,6 +59,7 @@ public sealed class LogFencingTests(Azurite azurite) : IClassFixture<Azurite>, I
         await paused.AppendAsync(Log, Group(1), CancellationToken.None);
         await Open(kind).FenceAsync(Log, "incarnation-1", CancellationToken.None);
         await Assert.ThrowsAsync<LogFencedException>(() => paused.AppendAsync(Log, Group(2), CancellationToken.None));
+        await Die(paused); // it learns it is dead, and stops: a file log's lock goes with its process
 
         var next = Open(kind);
         await next.ClaimAsync(Log, "incarnation-2", CancellationToken.None);
@@ -85,7 +86,7 @@ public sealed class LogFencingTests(Azurite azurite) : IClassFixture<Azurite>, I
         var directory = Path.Combine(folder.Path, Log);
 
         // Covered: the end is found after the group reached the disk.
-        var before = await SegmentReader.FindEndAsync(Log, directory, CancellationToken.None);
+        var before = await SegmentReader.FindEndAsync(Log, directory, new FileLogStorageOptions().SegmentSizeBytes, CancellationToken.None);
         LogFence.Write(directory, new LogFence.Fence("incarnation-1", null));
         var covered = paused.AppendAsync(Log, Group(2), CancellationToken.None);
         var end = await EndAfterGrowth(directory, before);
@@ -105,13 +106,14 @@ public sealed class LogFencingTests(Azurite azurite) : IClassFixture<Azurite>, I
         var directory = Path.Combine(folder.Path, Log);
 
         LogFence.Write(directory, new LogFence.Fence("incarnation-1", null));
-        var end = await SegmentReader.FindEndAsync(Log, directory, CancellationToken.None);
+        var end = await SegmentReader.FindEndAsync(Log, directory, new FileLogStorageOptions().SegmentSizeBytes, CancellationToken.None);
         var late = paused.AppendAsync(Log, Group(2), CancellationToken.None);
         await EndAfterGrowth(directory, end); // on disk, past the end the failover found
         LogFence.Write(directory, new LogFence.Fence("incarnation-1", end));
         var refused = await Assert.ThrowsAsync<LogFencedException>(() => late.WaitAsync(TimeSpan.FromSeconds(10)));
         Assert.False(refused.MayHaveCounted);
         Assert.Equal(Bytes(Group(1)), await ReadAllAsync(Open("file"), Log));
+        await Die(paused);
 
         var next = Open("file");
         await next.ClaimAsync(Log, "incarnation-2", CancellationToken.None);
@@ -122,11 +124,19 @@ public sealed class LogFencingTests(Azurite azurite) : IClassFixture<Azurite>, I
 
     public void Dispose() => folder.Dispose();
 
+    private static async Task Die(ILogStorage storage)
+    {
+        if (storage is IAsyncDisposable process)
+        {
+            await process.DisposeAsync();
+        }
+    }
+
     // Waits until the log's intact frames end past `before` (a group reached the disk), and returns where.
     private static async Task<LogPosition> EndAfterGrowth(string directory, LogPosition before)
     {
-        await Poll.Until(async () => await SegmentReader.FindEndAsync(Log, directory, CancellationToken.None) > before, "the group is on disk");
-        return await SegmentReader.FindEndAsync(Log, directory, CancellationToken.None);
+        await Poll.Until(async () => await SegmentReader.FindEndAsync(Log, directory, new FileLogStorageOptions().SegmentSizeBytes, CancellationToken.None) > before, "the group is on disk");
+        return await SegmentReader.FindEndAsync(Log, directory, new FileLogStorageOptions().SegmentSizeBytes, CancellationToken.None);
     }
 
     private static List<byte[]> Bytes(ReadOnlyMemory<byte>[] records) => [.. records.Select(r => r.ToArray())];

@@ -1,4 +1,6 @@
 using System.Globalization;
+using Microsoft.Extensions.Logging;
+using Snapper.Diagnostics;
 
 namespace Snapper.Logging.FileStorage;
 
@@ -49,5 +51,35 @@ internal static class CutMarker
         var path = PathFor(segmentPath);
         File.Delete(path);
         DirectorySync.Flush(Path.GetDirectoryName(path)!);
+    }
+
+    /// <summary>
+    /// After a failed write: cuts <paramref name="stream"/> (segment <paramref name="path"/>) back
+    /// to the last acknowledged byte, since the write may have left part of the group, or all of it
+    /// with valid checksums; if that fails too, leaves a marker for recovery to cut it.
+    /// </summary>
+    public static void CutBackOrMark(WalDisk disk, FileStream stream, string path, long acknowledged, ILogger diagnostics)
+    {
+        try
+        {
+            disk.Truncate(stream, acknowledged);
+            return;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            LogMessages.RollbackFailed(diagnostics, e, path, acknowledged);
+        }
+
+        try
+        {
+            Write(path, acknowledged);
+            LogMessages.CutMarkerWritten(diagnostics, path, acknowledged);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            // Nothing on this disk can be written: recovery may read the failed group. This is
+            // the one case no write-ahead log can cover; it is said loudly.
+            LogMessages.CutMarkerFailed(diagnostics, e, path, acknowledged);
+        }
     }
 }

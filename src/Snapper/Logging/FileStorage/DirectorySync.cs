@@ -4,7 +4,7 @@ using System.Text;
 namespace Snapper.Logging.FileStorage;
 
 /// <summary>
-/// Makes a directory's entries durable. On POSIX systems a new file survives a power loss only once
+/// Makes a directory's entries durable, and new directories with them. On POSIX systems a new file survives a power loss only once
 /// its directory is fsynced too; fsyncing the file alone is not enough. .NET cannot open a directory
 /// as a file, hence the direct calls into libc.
 /// </summary>
@@ -12,6 +12,23 @@ internal static partial class DirectorySync
 {
     private const int ReadOnly = 0; // O_RDONLY, 0 on Linux and macOS
     private const int InvalidArgument = 22; // EINVAL on Linux and macOS
+
+    /// <summary>Creates <paramref name="directory"/> and its missing parents, each made durable in its own parent.</summary>
+    public static void Create(string directory)
+    {
+        // The folders about to be created, so their parents can be fsynced after.
+        var created = new List<string>();
+        for (var d = directory; d is not null && !Directory.Exists(d); d = Path.GetDirectoryName(d))
+        {
+            created.Add(d);
+        }
+
+        Directory.CreateDirectory(directory);
+        foreach (var d in created)
+        {
+            Flush(Path.GetDirectoryName(d)!);
+        }
+    }
 
     /// <summary>Flushes the entries of <paramref name="directory"/> to disk.</summary>
     public static void Flush(string directory)

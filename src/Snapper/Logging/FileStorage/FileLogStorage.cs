@@ -15,12 +15,17 @@ namespace Snapper.Logging.FileStorage;
 /// append's fsync does not also have to record a new file size.
 /// </summary>
 /// <remarks>
-/// When a log is first used, a torn or corrupt tail of its last segment (a crash mid-append) is cut
-/// off. Damage anywhere else is not something a crash can cause, so reading fails with
-/// <see cref="InvalidDataException"/> instead of skipping committed records.
+/// When a log is first used, a torn tail of its last segment (a crash mid-append) is cut off.
+/// Damage a crash cannot explain (<see cref="SegmentDamage"/>: a bad frame with a later group after
+/// it, a segment of garbage, a bad frame in a segment before the last) is never cut: opening or
+/// reading the log fails with <see cref="InvalidDataException"/> naming the segment and offset, and
+/// the operator restores the log or salvages it (<see cref="SalvageAsync"/>).
 /// A log whose write or fsync fails is stopped (fail-stop): the failed group is cut off, or marked
 /// for the next recovery to cut, and every later append to that log fails until a restart.
-/// One process at a time may use a directory; nothing here guards against a second one.
+/// A log takes one writer: the first use of a log for writing (<see cref="ClaimAsync"/>, an append,
+/// a seal) takes its lock (<see cref="LogLock"/>), held until this storage is disposed, and fails
+/// with <see cref="LogHeldException"/> while another process or storage holds it. Reading a log
+/// this storage does not write takes no lock, so silos may share a directory.
 /// </remarks>
 public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
 {
@@ -31,6 +36,13 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
     private readonly WalDisk disk;
     private readonly ConcurrentDictionary<string, SegmentLog> logs = new(StringComparer.Ordinal);
     private volatile bool disposed;
+
+    /// <summary>
+    /// The key in <see cref="Exception.Data"/> of the <see cref="InvalidDataException"/> a log fails
+    /// with for damage a crash cannot explain: the damaged segment's path. A host can tell such a
+    /// failure by it and point the operator to <see cref="SalvageAsync"/>.
+    /// </summary>
+    public const string DamagedSegmentKey = "Snapper.Logging.FileStorage.DamagedSegment";
 
     /// <summary>A file log storage in <see cref="FileLogStorageOptions.Directory"/>, created if missing.</summary>
     /// <param name="options">Where and how large segment files are.</param>
@@ -100,16 +112,16 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
     /// <remarks>
     /// Covers what was durable when enumeration began. Throws <see cref="InvalidDataException"/> for a
     /// missing or corrupt segment; a log never written reads as empty. A log this storage has not
-    /// opened for appending is read without being changed — its last segment up to its first bad
-    /// frame — since another silo sharing the folder may be writing it (recovery reads every
-    /// silo's logs); its own writer cuts a torn tail when it opens it.
+    /// taken for appending (or could not, another writer holding it) is read without being
+    /// changed, its last segment up to a torn tail, since another silo sharing the folder may be
+    /// writing it (recovery reads every silo's logs); its own writer cuts a torn tail when it opens it.
     /// </remarks>
     public IAsyncEnumerable<ReadOnlyMemory<byte>> ReadAsync(string log, CancellationToken cancellationToken)
     {
         ObjectDisposedException.ThrowIf(disposed, this);
-        return logs.TryGetValue(log, out var segments)
+        return logs.TryGetValue(log, out var segments) && segments.Claimed
             ? Read(segments, cancellationToken)
-            : SegmentReader.ReadWithoutRepairAsync(log, DirectoryOf(log), cancellationToken);
+            : SegmentReader.ReadWithoutRepairAsync(log, DirectoryOf(log), segmentSizeBytes, cancellationToken);
     }
 
     /// <inheritdoc />
@@ -157,7 +169,12 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
     }
 
     /// <inheritdoc />
-    /// <remarks>Cuts what a fenced earlier owner appended past its fence, and records the owner (<see cref="LogFence"/>).</remarks>
+    /// <remarks>
+    /// Takes the log's lock (<see cref="LogHeldException"/> if another writer has it), cuts what a
+    /// fenced earlier owner appended past its fence and records the owner (<see cref="LogFence"/>),
+    /// and cuts a torn tail, or fails with <see cref="InvalidDataException"/> for damage a crash
+    /// cannot explain.
+    /// </remarks>
     public Task ClaimAsync(string log, string owner, CancellationToken cancellationToken)
     {
         ObjectDisposedException.ThrowIf(disposed, this);
@@ -178,7 +195,7 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
             return;
         }
 
-        using (await LogFence.LockAsync(directory, cancellationToken).ConfigureAwait(false))
+        using (await LogFence.LockAsync(log, directory, cancellationToken).ConfigureAwait(false))
         {
             if (LogFence.ReadOwner(directory) != owner || LogFence.Read(directory) is { Through: not null } done && done.Owner == owner)
             {
@@ -186,9 +203,35 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
             }
 
             LogFence.Write(directory, new LogFence.Fence(owner, null));
-            var end = await SegmentReader.FindEndAsync(log, directory, cancellationToken).ConfigureAwait(false);
+            var end = await SegmentReader.FindEndAsync(log, directory, segmentSizeBytes, cancellationToken).ConfigureAwait(false);
             LogFence.Write(directory, new LogFence.Fence(owner, end));
         }
+    }
+
+    /// <summary>
+    /// Salvages <paramref name="log"/> after it was refused as corrupt: keeps its frames before the
+    /// first damage a crash cannot explain, moves the rest aside into files ending in
+    /// <c>.corrupt</c> (never deleted: the damaged segment is copied whole before it is cut back),
+    /// and reports what the log lost. A log without such damage is left as it is, a torn tail
+    /// included (its next open cuts that). For a log no process writes: it takes the log's lock
+    /// (<see cref="LogHeldException"/> if a silo holds it), and this storage must not have opened it.
+    /// </summary>
+    public async Task<LogSalvageReport> SalvageAsync(string log, CancellationToken cancellationToken)
+    {
+        ObjectDisposedException.ThrowIf(disposed, this);
+        var directory = DirectoryOf(log);
+        if (logs.ContainsKey(log))
+        {
+            throw new InvalidOperationException($"Log '{log}' is open in this storage; salvage it from a storage that has not opened it.");
+        }
+
+        if (!System.IO.Directory.Exists(directory))
+        {
+            return new LogSalvageReport(log, null, 0, null, 0, 0, 0, []);
+        }
+
+        using var held = LogLock.Take(log, directory);
+        return await LogSalvage.RunAsync(log, directory, segmentSizeBytes, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>The segment files of <paramref name="log"/> on disk, oldest first.</summary>

@@ -34,6 +34,12 @@ internal sealed class FrameReader : IDisposable
     /// <summary>The payload of the frame last returned.</summary>
     public ReadOnlyMemory<byte> Payload { get; private set; }
 
+    /// <summary>How many intact frames were returned.</summary>
+    public long Frames { get; private set; }
+
+    /// <summary>The offset just past the last intact frame that ended a group (0 if none did).</summary>
+    public long GroupEnd { get; private set; }
+
     /// <summary>Why reading stopped before the limit; null if it reached the limit cleanly.</summary>
     public string? Problem { get; private set; }
 
@@ -83,13 +89,14 @@ internal sealed class FrameReader : IDisposable
             return Stop("the file ends inside the frame payload");
         }
 
-        var computed = Crc32C.Compute(payload.Span);
-        if (computed != stored)
+        if (!WalFrame.Verify(payload.Span, stored, out var endsGroup))
         {
-            return Stop($"checksum mismatch (stored 0x{stored:X8}, computed 0x{computed:X8})");
+            return Stop($"checksum mismatch (stored 0x{stored:X8}, computed 0x{Crc32C.Compute(payload.Span):X8})");
         }
 
         Position += WalFrame.HeaderSize + length;
+        GroupEnd = endsGroup ? Position : GroupEnd;
+        Frames++;
         Payload = payload;
         return true;
     }

@@ -61,6 +61,35 @@ internal static class LogFence
         DirectorySync.Flush(directory);
     }
 
+    /// <summary>Removes what lies past <paramref name="through"/>, durably: later segments, then the rest of its own.</summary>
+    public static void CutAt(string log, string directory, LogPosition through)
+    {
+        try
+        {
+            foreach (var segment in SegmentFileName.List(directory).Where(s => s > through.Segment).Reverse())
+            {
+                File.Delete(SegmentFileName.PathOf(directory, segment));
+            }
+
+            var last = SegmentFileName.PathOf(directory, through.Segment);
+            if (File.Exists(last))
+            {
+                using var stream = new FileStream(last, FileMode.Open, FileAccess.Write, FileShare.Read);
+                if (stream.Length > through.Offset)
+                {
+                    stream.SetLength(through.Offset);
+                    stream.Flush(flushToDisk: true);
+                }
+            }
+
+            DirectorySync.Flush(directory);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            throw new IOException($"Log '{log}' could not be cut at its fence ({through}) in '{directory}': {e.Message}", e);
+        }
+    }
+
     /// <summary>The incarnation that claimed the log in <paramref name="directory"/> last, or null.</summary>
     public static string? ReadOwner(string directory) => ReadLines(Path.Combine(directory, OwnerFile)) is { } lines ? Value(lines, "owner") : null;
 
@@ -68,27 +97,26 @@ internal static class LogFence
     public static void WriteOwner(string directory, string owner) => Replace(directory, OwnerFile, $"owner={owner}\n");
 
     /// <summary>
-    /// Holds the log's fence lock until disposed: a fencer and a claimant never interleave. Waits
-    /// for a holder that is changing the files (a short while), within a bound.
+    /// Holds the log's fence lock until disposed (a <see cref="LogLock"/> of its own file), so a
+    /// fencer and a claimant never interleave. Waits for a holder that is changing the files (a
+    /// short while), within a bound.
     /// </summary>
-    public static async Task<IDisposable> LockAsync(string directory, CancellationToken cancellationToken)
+    public static async Task<IDisposable> LockAsync(string log, string directory, CancellationToken cancellationToken)
     {
-        var path = Path.Combine(directory, LockFile);
         var deadline = DateTime.UtcNow + LockPatience;
         while (true)
         {
             try
             {
-                // FileShare.None takes an exclusive flock on Unix: held until disposed, or until the process dies.
-                return new FileStream(path, FileMode.OpenOrCreate, FileAccess.ReadWrite, FileShare.None);
+                return LogLock.Take(log, directory, LockFile);
             }
-            catch (IOException e) when (DateTime.UtcNow < deadline && e is not FileNotFoundException and not DirectoryNotFoundException)
+            catch (LogHeldException) when (DateTime.UtcNow < deadline)
             {
                 await Task.Delay(LockPoll, cancellationToken).ConfigureAwait(false);
             }
-            catch (IOException e) when (e is not FileNotFoundException and not DirectoryNotFoundException)
+            catch (LogHeldException e)
             {
-                throw new IOException($"The fence lock '{path}' stayed held for {LockPatience.TotalSeconds:0} s: a fencer or a starting silo holding it is stuck.", e);
+                throw new IOException($"The fence lock of log '{log}' in '{directory}' stayed held for {LockPatience.TotalSeconds:0} s: a fencer or a starting silo holding it is stuck.", e);
             }
         }
     }

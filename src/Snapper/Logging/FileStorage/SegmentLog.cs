@@ -15,6 +15,8 @@ namespace Snapper.Logging.FileStorage;
 /// a <see cref="CutMarker"/> tells the next recovery to cut it; and the log takes no more appends
 /// until a restart recovers it from disk. A failure before any byte was written (a folder or
 /// segment that cannot be created) stops nothing: the next append scans the disk again.
+/// One writer: the first use takes the log's <see cref="LogLock"/>, before anything on disk is
+/// read or cut, and holds it until disposed.
 /// </remarks>
 internal sealed class SegmentLog : IAsyncDisposable
 {
@@ -27,6 +29,7 @@ internal sealed class SegmentLog : IAsyncDisposable
     private readonly SemaphoreSlim gate = new(1, 1);
     private readonly List<long> sequences = [];
     private DiskThread? diskThread; // started by the first append: a log only read needs none
+    private LogLock? writerLock;
     private FileStream? writer;
     private string writerPath = string.Empty;
     private long tailLength; // durable bytes of the last segment; appends go here
@@ -34,7 +37,7 @@ internal sealed class SegmentLog : IAsyncDisposable
     private bool sealedTail; // the last segment takes no more appends: the next one starts a segment
     private SegmentLogPhase phase = SegmentLogPhase.Unscanned;
     private Exception? stoppedBy;
-    private string? owner; // the silo incarnation that claimed the log here (null: unclaimed, never fenced)
+    private FenceWatch? fence; // set by a claim: an unclaimed log is never fenced
 
     public SegmentLog(string name, string directory, long segmentSizeBytes, long preallocationBytes, ILogger diagnostics, WalDisk disk)
     {
@@ -60,7 +63,7 @@ internal sealed class SegmentLog : IAsyncDisposable
 
             if (phase == SegmentLogPhase.Fenced)
             {
-                throw new LogFencedException($"Log '{name}' was fenced: its owner {owner} was declared dead and failed over.");
+                throw fence!.Refusal();
             }
 
             await EnsureScannedAsync(cancellationToken).ConfigureAwait(false);
@@ -87,9 +90,9 @@ internal sealed class SegmentLog : IAsyncDisposable
     }
 
     /// <summary>
-    /// Makes <paramref name="claimant"/> the log's owner before its first append: what a fenced
-    /// earlier owner appended past its fence is cut off (it never counted), the fence goes, and
-    /// the owner is recorded. Under the fence lock, so no failover fences the log meanwhile.
+    /// Takes the log for <paramref name="claimant"/>'s appends, before the first: its lock (one
+    /// writer); then the fence of an earlier owner is settled (<see cref="FenceWatch.ClaimAsync"/>);
+    /// then its tail is cut if torn, or the log refused if corrupt.
     /// </summary>
     public async Task ClaimAsync(string claimant, CancellationToken cancellationToken)
     {
@@ -97,27 +100,10 @@ internal sealed class SegmentLog : IAsyncDisposable
         try
         {
             ThrowIfDisposed();
-            CreateDirectory();
-            using (await LogFence.LockAsync(directory, cancellationToken).ConfigureAwait(false))
-            {
-                if (LogFence.Read(directory) is { } fence)
-                {
-                    if (fence.Through is { } through)
-                    {
-                        CutAt(through);
-                    }
-
-                    // Without an end, the fencer stopped half way; the earlier owner is dead (this
-                    // process holds the log now), so nothing more of it can come, and all of it counts.
-                    LogFence.Delete(directory);
-                    LogMessages.FenceCleared(diagnostics, name, fence.Owner, fence.Through?.ToString() ?? "none");
-                }
-
-                LogFence.WriteOwner(directory, claimant);
-            }
-
-            owner = claimant;
-            Forget(); // scanned afresh at the next use
+            writerLock ??= TakeLock();
+            fence = await FenceWatch.ClaimAsync(name, directory, claimant, diagnostics, cancellationToken).ConfigureAwait(false);
+            Forget();
+            await EnsureScannedAsync(cancellationToken).ConfigureAwait(false);
         }
         finally
         {
@@ -125,31 +111,8 @@ internal sealed class SegmentLog : IAsyncDisposable
         }
     }
 
-    // Removes what lies past `through`: later segments, then the rest of its own, durably.
-    private void CutAt(LogPosition through)
-    {
-        foreach (var segment in SegmentFileName.List(directory).Where(s => s > through.Segment).Reverse())
-        {
-            var path = SegmentFileName.PathOf(directory, segment);
-            Guard("delete segment past the fence", path, () => File.Delete(path));
-        }
-
-        var last = SegmentFileName.PathOf(directory, through.Segment);
-        if (File.Exists(last))
-        {
-            Guard("cut at the fence segment", last, () =>
-            {
-                using var stream = new FileStream(last, FileMode.Open, FileAccess.Write, FileShare.Read);
-                if (stream.Length > through.Offset)
-                {
-                    stream.SetLength(through.Offset);
-                    stream.Flush(flushToDisk: true);
-                }
-            });
-        }
-
-        DirectorySync.Flush(directory);
-    }
+    /// <summary>Whether this storage took the log for writing (its lock): else reads leave the log to its writer.</summary>
+    public bool Claimed => writerLock is not null;
 
     /// <summary>Opens the log if needed and captures what a read should cover.</summary>
     public Task<SegmentSnapshot> SnapshotAsync(CancellationToken cancellationToken) =>
@@ -203,6 +166,7 @@ internal sealed class SegmentLog : IAsyncDisposable
         try
         {
             ThrowIfDisposed();
+            writerLock ??= TakeLock();
             var present = phase != SegmentLogPhase.Unscanned ? [.. sequences] : Guard("list the segments of", directory, () => SegmentFileName.List(directory));
             var deleted = 0;
 
@@ -243,6 +207,7 @@ internal sealed class SegmentLog : IAsyncDisposable
             phase = SegmentLogPhase.Disposed;
             diskThread?.Dispose();
             CloseWriter();
+            writerLock?.Dispose();
         }
         finally
         {
@@ -257,6 +222,7 @@ internal sealed class SegmentLog : IAsyncDisposable
             return;
         }
 
+        writerLock ??= TakeLock();
         var found = Guard("list the segments of", directory, () => SegmentFileName.List(directory));
         long length = 0;
         if (found.Length > 0)
@@ -264,7 +230,7 @@ internal sealed class SegmentLog : IAsyncDisposable
             var last = SegmentFileName.PathOf(directory, found[^1]);
             try
             {
-                length = await TailRecovery.RecoverAsync(last, diagnostics, cancellationToken).ConfigureAwait(false);
+                length = await TailRecovery.RecoverAsync(name, last, segmentSizeBytes, diagnostics, cancellationToken).ConfigureAwait(false);
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException)
             {
@@ -292,7 +258,19 @@ internal sealed class SegmentLog : IAsyncDisposable
             }
 
             disk.FlushToDisk(stream);
-            CheckFence(new LogPosition(sequences[^1], end));
+            try
+            {
+                if (fence?.Fenced(new LogPosition(sequences[^1], end)) == true)
+                {
+                    Fence(); // this group counts; nothing after it
+                }
+            }
+            catch (LogFencedException)
+            {
+                Fence(); // not rolled back: past the fence it never counts, and the next owner cuts it
+                throw;
+            }
+
             tailLength = end;
         }
         catch (Exception e) when ((e is IOException or UnauthorizedAccessException) && e is not LogFencedException)
@@ -303,66 +281,11 @@ internal sealed class SegmentLog : IAsyncDisposable
         }
     }
 
-    // Before anyone is told the group is durable: has a failover fenced this log's owner? Then
-    // the group counts only if it ends where the fence says the counted part ends; else it never
-    // will (LogFence). A fence still being made has no end yet: wait for it, within a bound, since
-    // until then nobody may be told anything about the group. A stat per group, beside an fsync.
-    private void CheckFence(LogPosition end)
-    {
-        if (owner is null || !File.Exists(LogFence.FencePath(directory)))
-        {
-            return;
-        }
-
-        var deadline = DateTime.UtcNow + FenceEndPatience;
-        while (LogFence.Read(directory) is { } fence && fence.Owner == owner)
-        {
-            if (fence.Through is { } through)
-            {
-                phase = SegmentLogPhase.Fenced; // nothing after this group
-                CloseWriter();
-                if (end <= through)
-                {
-                    return; // the failover read it: it counts, and may be acknowledged
-                }
-
-                throw new LogFencedException($"Log '{name}' was fenced at {through} by the failover of its owner {owner}; a group ending at {end} does not count.");
-            }
-
-            if (DateTime.UtcNow > deadline)
-            {
-                phase = SegmentLogPhase.Fenced;
-                CloseWriter();
-                throw new LogFencedException($"Log '{name}' is being fenced (its owner {owner} was declared dead), and the fence named no end within {FenceEndPatience.TotalSeconds:0} s: whether a group ending at {end} counts is unknown.", mayHaveCounted: true);
-            }
-
-            Thread.Sleep(FenceEndPoll); // the log's own thread (DiskThread): nothing else waits on it but this log
-        }
-    }
-
-    private static readonly TimeSpan FenceEndPatience = TimeSpan.FromSeconds(30);
-    private static readonly TimeSpan FenceEndPoll = TimeSpan.FromMilliseconds(10);
-
     // The group failed, so recovery must never read it: cut it off now, or leave a marker that has
     // recovery cut it; then refuse every later append (see the remarks on the class).
     private void Stop(FileStream stream, long acknowledged, IOException failure)
     {
-        var path = writerPath;
-        if (!TryRollBack(stream, acknowledged))
-        {
-            try
-            {
-                CutMarker.Write(path, acknowledged);
-                LogMessages.CutMarkerWritten(diagnostics, path, acknowledged);
-            }
-            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-            {
-                // Nothing on this disk can be written: recovery may read the failed group. This is
-                // the one case no write-ahead log can cover; it is said loudly.
-                LogMessages.CutMarkerFailed(diagnostics, e, path, acknowledged);
-            }
-        }
-
+        CutMarker.CutBackOrMark(disk, stream, writerPath, acknowledged, diagnostics);
         stoppedBy = failure;
         phase = SegmentLogPhase.Stopped;
         CloseWriter();
@@ -426,24 +349,13 @@ internal sealed class SegmentLog : IAsyncDisposable
         CloseWriter();
     }
 
-    private void CreateDirectory()
+    private LogLock TakeLock()
     {
-        // The folders about to be created, so their parents can be fsynced after.
-        var created = new List<string>();
-        for (var d = directory; d is not null && !Directory.Exists(d); d = Path.GetDirectoryName(d))
-        {
-            created.Add(d);
-        }
-
-        Guard("create directory", directory, () =>
-        {
-            Directory.CreateDirectory(directory);
-            foreach (var d in created)
-            {
-                DirectorySync.Flush(Path.GetDirectoryName(d)!);
-            }
-        });
+        CreateDirectory();
+        return LogLock.Take(name, directory);
     }
+
+    private void CreateDirectory() => Guard("create directory", directory, () => DirectorySync.Create(directory));
 
     private void StartSegment(long sequence)
     {
@@ -495,20 +407,10 @@ internal sealed class SegmentLog : IAsyncDisposable
         Options = FileOptions.None,
     });
 
-    // A failed write may have left part of the group behind, or all of it with valid checksums:
-    // cut back to the last acknowledged byte.
-    private bool TryRollBack(FileStream stream, long length)
+    private void Fence()
     {
-        try
-        {
-            disk.Truncate(stream, length);
-            return true;
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            LogMessages.RollbackFailed(diagnostics, e, writerPath, length);
-            return false;
-        }
+        phase = SegmentLogPhase.Fenced;
+        CloseWriter();
     }
 
     private void Forget()

@@ -30,7 +30,8 @@ internal static class SegmentReader
 
                 if (reader.Problem is not null)
                 {
-                    throw new InvalidDataException($"Log '{snapshot.Log}': segment '{path}' is corrupt at offset {reader.FrameStart}: {reader.Problem}.");
+                    var why = i < sequences.Length - 1 ? "a segment before the last must be whole (a crash can tear only the last)" : "its writer found it whole up to there when it opened it";
+                    throw LogCorruption.Exception(snapshot.Log, path, reader.FrameStart, $"{reader.Problem}; {why}");
                 }
             }
         }
@@ -38,11 +39,12 @@ internal static class SegmentReader
 
     /// <summary>
     /// Reads a log this process does not write, without changing it (another silo may be appending
-    /// to it): every segment must be whole but the last, whose first bad frame — a group being
-    /// written, or torn by a crash — ends the read; a cut marker is honoured. The writer repairs
-    /// the tail itself when it next opens the log.
+    /// to it): every segment must be whole but the last, whose torn tail (<see cref="SegmentDamage"/>:
+    /// a group being written, or torn by a crash) ends the read; a cut marker is honoured. The writer
+    /// cuts the tail itself when it next opens the log. Corruption fails the read, once a second look
+    /// shows it is not a group that was being written while it was read.
     /// </summary>
-    public static async IAsyncEnumerable<ReadOnlyMemory<byte>> ReadWithoutRepairAsync(string log, string directory, [EnumeratorCancellation] CancellationToken cancellationToken)
+    public static async IAsyncEnumerable<ReadOnlyMemory<byte>> ReadWithoutRepairAsync(string log, string directory, long segmentSize, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
         // A fenced owner's appends past the fence never count (LogFence), whatever they hold.
         var fenced = System.IO.Directory.Exists(directory) ? LogFence.Read(directory)?.Through : null;
@@ -60,7 +62,8 @@ internal static class SegmentReader
             var stream = Open(snapshot, path, sequences[i]);
             await using (stream.ConfigureAwait(false))
             {
-                var limit = CutMarker.Read(path) is { } marked ? Math.Min(marked, stream.Length) : stream.Length;
+                var marked = CutMarker.Read(path);
+                var limit = Math.Min(marked ?? stream.Length, stream.Length);
                 if (fenced is { } end && end.Segment == sequences[i])
                 {
                     limit = Math.Min(limit, end.Offset);
@@ -72,9 +75,9 @@ internal static class SegmentReader
                     yield return reader.Payload.ToArray();
                 }
 
-                if (reader.Problem is not null && i < sequences.Length - 1)
+                if (reader.Problem is not null)
                 {
-                    throw new InvalidDataException($"Log '{log}': segment '{path}' is corrupt at offset {reader.FrameStart}: {reader.Problem}.");
+                    await EnsureNotCorruptAsync(log, path, stream.SafeFileHandle, reader, limit, i == sequences.Length - 1, marked, segmentSize, cancellationToken).ConfigureAwait(false);
                 }
             }
         }
@@ -82,9 +85,10 @@ internal static class SegmentReader
 
     /// <summary>
     /// Where the intact frames of a log this process does not write end: the last segment and the
-    /// offset past its last intact frame (a fence's end, <see cref="LogFence"/>).
+    /// offset past its last intact frame, before a torn tail (a fence's end, <see cref="LogFence"/>).
+    /// A log corrupt there fails, as a read would: its good frames must not be fenced off.
     /// </summary>
-    public static async Task<LogPosition> FindEndAsync(string log, string directory, CancellationToken cancellationToken)
+    public static async Task<LogPosition> FindEndAsync(string log, string directory, long segmentSize, CancellationToken cancellationToken)
     {
         var sequences = SegmentFileName.List(directory);
         if (sequences.Length == 0)
@@ -97,13 +101,43 @@ internal static class SegmentReader
         var stream = Open(snapshot, path, sequences[^1]);
         await using (stream.ConfigureAwait(false))
         {
-            var limit = CutMarker.Read(path) is { } marked ? Math.Min(marked, stream.Length) : stream.Length;
+            var marked = CutMarker.Read(path);
+            var limit = Math.Min(marked ?? stream.Length, stream.Length);
             using var reader = new FrameReader(stream, limit);
             while (await reader.NextAsync(cancellationToken).ConfigureAwait(false))
             {
             }
 
+            if (reader.Problem is not null)
+            {
+                await EnsureNotCorruptAsync(log, path, stream.SafeFileHandle, reader, limit, last: true, marked, segmentSize, cancellationToken).ConfigureAwait(false);
+            }
+
             return new LogPosition(sequences[^1], reader.Position);
+        }
+    }
+
+    // The writer's write lands in the page cache a page at a time, and this read may have seen a
+    // page of the group in progress before another: what looks like a later group past a bad frame
+    // may be the writer moving on. It cannot have written past that frame while the frame is still
+    // bad, so a frame that is bad again on a second look, after the judgement, is corruption.
+    private static async Task EnsureNotCorruptAsync(string log, string path, Microsoft.Win32.SafeHandles.SafeFileHandle file, FrameReader reader, long limit, bool last, long? marked, long segmentSize, CancellationToken cancellationToken)
+    {
+        for (var look = 0; ; look++)
+        {
+            var damage = SegmentDamage.Judge(file, reader.FrameStart, reader.Problem!, limit, last, marked, segmentSize, countAll: false, cancellationToken);
+            if (damage.Kind != DamageKind.Corrupt || (last && marked is null && SegmentDamage.IntactNow(file, reader.FrameStart, RandomAccess.GetLength(file))))
+            {
+                return;
+            }
+
+            if (look == 2 || !last || marked is not null)
+            {
+                throw LogCorruption.Exception(log, path, reader.FrameStart, damage.Reason);
+            }
+
+            await Task.Delay(TimeSpan.FromMilliseconds(50), cancellationToken).ConfigureAwait(false);
+            limit = RandomAccess.GetLength(file);
         }
     }
 

@@ -4,15 +4,20 @@ using Snapper.Diagnostics;
 namespace Snapper.Logging.FileStorage;
 
 /// <summary>
-/// Cuts a torn or corrupt tail off a log's last segment. A crash during an append can leave part of
-/// a group on disk; that group was never acknowledged, so everything from its first bad frame on is
-/// dropped, and appends continue from the last intact frame. Zeros after that frame are not torn:
-/// they are the space the writer fills ahead of its appends, and stay.
+/// Cuts a torn tail off a log's last segment, and refuses a corrupt one. A crash during an append
+/// can leave part of a group on disk; that group was never acknowledged, so everything from its
+/// first bad frame on is dropped, and appends continue from the last intact frame. Zeros after that
+/// frame are not torn: they are the space the writer fills ahead of its appends, and stay. Damage a
+/// crash cannot explain (<see cref="SegmentDamage"/>) is not cut: it fails the open with
+/// <see cref="InvalidDataException"/> (<see cref="LogCorruption"/>), leaving the segment as it is.
 /// </summary>
 internal static class TailRecovery
 {
-    /// <summary>Truncates <paramref name="path"/> at its first bad frame, if any; returns the length of its intact frames.</summary>
-    public static async Task<long> RecoverAsync(string path, ILogger diagnostics, CancellationToken cancellationToken)
+    /// <summary>
+    /// Truncates <paramref name="path"/> at its first bad frame if that is a torn tail, or where its
+    /// cut marker says; returns the length of its intact frames.
+    /// </summary>
+    public static async Task<long> RecoverAsync(string log, string path, long segmentSize, ILogger diagnostics, CancellationToken cancellationToken)
     {
         var stream = new FileStream(path, new FileStreamOptions
         {
@@ -25,27 +30,44 @@ internal static class TailRecovery
         await using (stream.ConfigureAwait(false))
         {
             var length = stream.Length;
-            using var reader = new FrameReader(stream, length);
+
+            // A failed append that could not be rolled back left a marker: the frames past it may be
+            // intact, but the group was reported as failed, so they go; everything before it was
+            // acknowledged, so nothing there can be torn.
+            var marked = CutMarker.Read(path);
+            var limit = Math.Min(marked ?? length, length);
+            using var reader = new FrameReader(stream, limit);
             while (await reader.NextAsync(cancellationToken).ConfigureAwait(false))
             {
             }
 
-            var valid = reader.Problem is null ? length : reader.FrameStart;
+            var valid = reader.Problem is null ? limit : reader.FrameStart;
             var problem = reader.Problem;
-
-            // Zeros from the last intact frame to the end are space the writer filled ahead of its
-            // appends (SegmentLog.ZeroAhead), or a group that never reached the disk: nothing to
-            // cut, and kept, since appends overwrite them. Anything else after that frame is torn.
-            var zerosAhead = problem is not null && await ZerosToTheEndAsync(stream, valid, cancellationToken).ConfigureAwait(false);
-
-            // A failed append that could not be rolled back left a marker: its frames may be
-            // intact, but the group was reported as failed, so they go too.
-            if (CutMarker.Read(path) is { } marked && marked < valid)
+            if (problem is not null)
             {
-                (valid, problem, zerosAhead) = (marked, "a group whose append failed (cut marker)", false);
+                var damage = SegmentDamage.Judge(stream.SafeFileHandle, valid, problem, limit, last: true, marked, segmentSize, countAll: false, cancellationToken);
+                if (damage.Kind == DamageKind.Corrupt)
+                {
+                    throw LogCorruption.Exception(log, path, valid, damage.Reason);
+                }
+
+                if (damage.Kind == DamageKind.ZerosAhead)
+                {
+                    (valid, problem) = (length, null); // kept, since appends overwrite them
+                }
             }
 
-            if (valid < length && !zerosAhead)
+            if (marked is { } acknowledged)
+            {
+                if (acknowledged > length)
+                {
+                    throw LogCorruption.Exception(log, path, length, $"the segment ends there, but its cut marker says {acknowledged} bytes were acknowledged");
+                }
+
+                problem ??= valid < length ? "a group whose append failed (cut marker)" : null;
+            }
+
+            if (valid < length)
             {
                 stream.SetLength(valid);
                 stream.Flush(flushToDisk: true); // else a second crash could bring the bad bytes back
@@ -59,23 +81,8 @@ internal static class TailRecovery
                 CutMarker.Delete(path);
             }
 
-            return valid;
+            // Where appends go: after the intact frames, over any zeros ahead of them.
+            return reader.Problem is null ? limit : reader.FrameStart;
         }
-    }
-
-    private static async Task<bool> ZerosToTheEndAsync(FileStream stream, long from, CancellationToken cancellationToken)
-    {
-        stream.Position = from;
-        var buffer = new byte[64 * 1024];
-        int read;
-        while ((read = await stream.ReadAsync(buffer, cancellationToken).ConfigureAwait(false)) > 0)
-        {
-            if (buffer.AsSpan(0, read).ContainsAnyExcept((byte)0))
-            {
-                return false;
-            }
-        }
-
-        return true;
     }
 }

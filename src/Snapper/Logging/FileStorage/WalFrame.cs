@@ -4,7 +4,9 @@ namespace Snapper.Logging.FileStorage;
 
 /// <summary>
 /// The on-disk framing of one record: <c>length:u32 LE | crc32c:u32 LE (of the payload) | payload</c>.
-/// The checksum is what lets recovery tell a torn or rotten tail from real records.
+/// The checksum is what lets recovery tell a torn or rotten tail from real records. The last frame
+/// of a group stores its checksum complemented, so a reader knows where each group ended: damage
+/// with a whole group after it cannot be a crash in the last group's write (<see cref="SegmentDamage"/>).
 /// </summary>
 internal static class WalFrame
 {
@@ -38,13 +40,26 @@ internal static class WalFrame
     /// <summary>Frames every record of <paramref name="group"/> into <paramref name="destination"/>, back to back.</summary>
     public static void WriteGroup(IReadOnlyList<ReadOnlyMemory<byte>> group, Span<byte> destination)
     {
-        foreach (var record in group)
+        for (var i = 0; i < group.Count; i++)
         {
-            var payload = record.Span;
+            var payload = group[i].Span;
+            var checksum = Crc32C.Compute(payload);
             BinaryPrimitives.WriteUInt32LittleEndian(destination, (uint)payload.Length);
-            BinaryPrimitives.WriteUInt32LittleEndian(destination[4..], Crc32C.Compute(payload));
+            BinaryPrimitives.WriteUInt32LittleEndian(destination[4..], i == group.Count - 1 ? ~checksum : checksum);
             payload.CopyTo(destination[HeaderSize..]);
             destination = destination[(HeaderSize + payload.Length)..];
         }
+    }
+
+    /// <summary>
+    /// Whether <paramref name="payload"/> matches the checksum <paramref name="stored"/> in its
+    /// header, and if so whether its frame ended a group (a log written before groups were marked
+    /// has frames that match plainly only).
+    /// </summary>
+    public static bool Verify(ReadOnlySpan<byte> payload, uint stored, out bool endsGroup)
+    {
+        var computed = Crc32C.Compute(payload);
+        endsGroup = stored == ~computed;
+        return endsGroup || stored == computed;
     }
 }

@@ -32,9 +32,11 @@ public sealed class TailRecoveryTests : IDisposable
     }
 
     [Fact]
-    public async Task A_corrupt_last_frame_is_cut_at_reopen_and_appending_continues_after_it()
+    public async Task A_flipped_byte_in_the_last_frame_with_no_sign_of_an_unfinished_write_is_refused_and_nothing_is_cut()
     {
-        var written = await WriteSixRecordsAsync(preallocation: 0); // so the cut is the frame alone, no zeros after it
+        // Was cut as a torn tail; a crash leaves a sector unwritten (zeros) or the file short, never a
+        // changed byte in a frame that is all there, so this is corruption of an acknowledged group.
+        var written = await WriteSixRecordsAsync(preallocation: 0);
         using (var file = new FileStream(Segment, FileMode.Open, FileAccess.ReadWrite))
         {
             file.Position = LastFrame + 8 + 20;
@@ -43,8 +45,71 @@ public sealed class TailRecoveryTests : IDisposable
             file.WriteByte((byte)~value);
         }
 
-        var warning = await AssertCutAndAppendAsync(written, cutBytes: FrameSize);
-        Assert.Contains("checksum", warning);
+        var before = await File.ReadAllBytesAsync(Segment);
+        await using var reopened = new FileLogStorage(new FileLogStorageOptions { Directory = temp.Path }, diagnostics);
+        var read = await Assert.ThrowsAsync<InvalidDataException>(() => ReadAllAsync(reopened, "log"));
+        var append = await Assert.ThrowsAsync<InvalidDataException>(() => reopened.AppendAsync("log", [Payload(9, 9, RecordSize)], CancellationToken.None));
+        foreach (var error in new[] { read, append })
+        {
+            Assert.Contains(Segment, error.Message);
+            Assert.Contains($"corrupt at offset {LastFrame}", error.Message);
+            Assert.Contains("checksum mismatch", error.Message);
+            Assert.Equal(Segment, error.Data[FileLogStorage.DamagedSegmentKey]);
+        }
+
+        Assert.Equal(before, await File.ReadAllBytesAsync(Segment));
+        Assert.DoesNotContain(diagnostics.Entries, e => e.Level >= LogLevel.Warning);
+        Assert.Equal(6, written.Count);
+    }
+
+    [Fact]
+    public async Task A_torn_last_group_whose_later_frames_landed_past_an_unwritten_sector_is_cut_at_the_first_bad_frame()
+    {
+        // Eight 208-byte frames from offset 648: the sector at 1024 never landed, the frames from
+        // 1688 on (the group's end among them) did.
+        var written = await WriteSixRecordsAsync();
+        await using (var storage = new FileLogStorage(new FileLogStorageOptions { Directory = temp.Path }))
+        {
+            await storage.AppendAsync("log", [.. Enumerable.Range(0, 8).Select(i => (ReadOnlyMemory<byte>)Payload(7, i, 200))], CancellationToken.None);
+        }
+
+        using (var file = new FileStream(Segment, FileMode.Open, FileAccess.Write))
+        {
+            file.Position = 1024;
+            file.Write(new byte[512]);
+        }
+
+        await using var reopened = new FileLogStorage(new FileLogStorageOptions { Directory = temp.Path }, diagnostics);
+        await reopened.AppendAsync("log", [Payload(9, 9, RecordSize)], CancellationToken.None);
+        var warning = Assert.Single(diagnostics.Entries, e => e.Level == LogLevel.Warning).Message;
+        Assert.Contains("offset 856", warning); // the group's second frame, the first the hole reaches
+        Assert.Equal([.. written, Payload(7, 0, 200), Payload(9, 9, RecordSize)], await ReadAllAsync(reopened, "log"));
+    }
+
+    [Fact]
+    public async Task Damage_with_a_later_group_after_it_is_refused_even_where_a_sector_reads_as_zeros()
+    {
+        // The second group's first frame holds sectors of zeros (a state of zeros, say) and a
+        // flipped byte: it could pass for a torn write, but that group's end and a third group follow.
+        await using (var storage = new FileLogStorage(new FileLogStorageOptions { Directory = temp.Path, PreallocationBytes = 0 }))
+        {
+            await storage.AppendAsync("log", [Payload(0, 0, RecordSize)], CancellationToken.None);
+            await storage.AppendAsync("log", [new byte[2048], Payload(1, 1, RecordSize)], CancellationToken.None);
+            await storage.AppendAsync("log", [Payload(2, 0, RecordSize)], CancellationToken.None);
+        }
+
+        var damaged = FrameSize + 8 + 1000;
+        using (var file = new FileStream(Segment, FileMode.Open, FileAccess.Write))
+        {
+            file.Position = damaged;
+            file.WriteByte(1);
+        }
+
+        await using var reopened = new FileLogStorage(new FileLogStorageOptions { Directory = temp.Path }, diagnostics);
+        var error = await Assert.ThrowsAsync<InvalidDataException>(() => reopened.AppendAsync("log", [Payload(9, 9, RecordSize)], CancellationToken.None));
+        Assert.Contains($"corrupt at offset {FrameSize}", error.Message);
+        Assert.Contains($"a later group follow it (at offset {(2 * FrameSize) + 8 + 2048})", error.Message);
+        Assert.Equal((3 * FrameSize) + 8 + 2048, new FileInfo(Segment).Length);
     }
 
     [Theory]
