@@ -7,22 +7,27 @@
 # is declared dead within seconds), three to start with, so a majority stays while one is down.
 # Each round (ROUNDS, else CHAOS_ROUNDS, default 1) has four events, each under its own LoadGen run
 # of list-append through --cluster with every live gateway, with a history file (early-lock-release
-# ACTs, then hybrid with 90% PACTs, alternately):
+# ACTs and hybrid with 90% PACTs in turn):
 #   join   a new silo (a new name) starts: the cluster grows;
 #   leave  one gets SIGTERM and stops gracefully; the others fail it over;
-#   kill   one gets SIGKILL; the others fail it over; it starts again under its name;
+#   kill   one gets SIGKILL; the others fail it over; it starts again under its name once the
+#          event's load is over (between events);
 #   pause  one gets SIGSTOP until the others have declared it dead and failed it over, then SIGCONT:
 #          Orleans' own fatal error handler stops a silo told it is dead, which the script reports
 #          ("declared dead while paused and stopped itself"), with any line of its log matching
 #          CHAOS_FENCE_PATTERN (default: fenc) — Snapper refusing a dead silo's appends; with
-#          CHAOS_REQUIRE_FENCE=1 a pause without such a line fails the run. It starts again.
+#          CHAOS_REQUIRE_FENCE=1 a pause without such a line fails the run. It starts again
+#          between events.
 # At least two silos are live (not paused) at every moment. Victims are picked at random, as are
 # the moments of the events within their runs. Then a last run dumps every list and `LoadGen check`
 # runs over all the histories and the dump: every acknowledged commit present exactly once,
 # nothing from an aborted transaction, no cycle. Calls the client had sent through a gateway that
 # died end at its --response-timeout (CHAOS_RESPONSE_TIMEOUT, default 10 s) as unknown outcomes,
 # which the check allows. Silos checkpoint every CHAOS_CHECKPOINT_INTERVAL seconds (default 0:
-# never). State goes to CHAOS_DIR (default artifacts/chaos). Exit 0 only if the check passes.
+# never). CHAOS_TAIL: seconds of load after each event (default 2); CHAOS_PATIENCE: seconds a silo
+# gets to start, stop, be failed over or stop itself (default 60); CHAOS_START_ATTEMPTS: starts of a
+# silo that failed to start (default 1; more gets a run past a known failure, still reported).
+# State goes to CHAOS_DIR (default artifacts/chaos). Exit 0 only if the check passes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
@@ -105,18 +110,19 @@ wait_failover() { # name, count before, event's time: prints the last survivor's
 
 # A LoadGen run against every live gateway, in the background (load_pid, load_log), from before an
 # event to CHAOS_TAIL seconds (default 2) after it: then SIGINT stops its issuing, it drains and
-# writes its history. Runs alternate between early-lock-release ACTs and hybrid.
+# writes its history. Runs alternate between early-lock-release ACTs and hybrid, starting with the
+# one the round before did not.
 runs=0
 start_load() { # label; returns once it measures
   runs=$((runs + 1))
-  mode=$([ $((runs % 2)) = 1 ] && echo act-elr || echo hybrid)
+  mode=$([ $(((runs + round) % 2)) = 0 ] && echo act-elr || echo hybrid) # each event meets both over two rounds
   load_log="$dir/load-$1.log"
   ( trap - INT # a background job ignores SIGINT unless told otherwise
     exec dotnet "$loadgen" listappend --cluster "$(gateways)" --modes "$mode" --pact-percent 90 --actors 32 --txn-size 3 --pipeline 8 --warmup 0 \
       --duration 600 --response-timeout "${CHAOS_RESPONSE_TIMEOUT:-10}" --history "$dir/history-$1.jsonl" ) >"$load_log" 2>&1 &
   load_pid=$!
   load_started=$(now)
-  for _ in $(seq $((patience * 4))); do grep -q "then measuring" "$load_log" && break; kill -0 "$load_pid" 2>/dev/null || break; sleep 0.25; done
+  for _ in $(seq $((patience * 4))); do grep -qs "then measuring" "$load_log" && break; kill -0 "$load_pid" 2>/dev/null || break; sleep 0.25; done
   grep -q "then measuring" "$load_log" || { tail -n 20 "$load_log" >&2; echo "error: LoadGen did not start issuing ($1)" >&2; exit 1; }
   pause_for 0.5 2.5
 }
@@ -162,10 +168,10 @@ kill_one() {
   echo "round $1 ($mode): SIGKILL to $victim"
   wait_failover "$victim" "$before" "$at"
   echo "round $1: $victim failed over ${failed_over} s after the SIGKILL"
+  end_load "$label"
   local back; back=$(now)
   start_silo "$victim" "$label-back"
-  echo "round $1: $victim started again in $(since "$back") s; live: $(live | xargs)"
-  end_load "$label"
+  echo "round $1: $victim started again in $(since "$back") s, between events; live: $(live | xargs)"
 }
 
 fences=0
@@ -204,10 +210,10 @@ pause_one() {
     echo "round $1: no line of $victim matches '$fence_pattern' (not fenced)"
     [ "${CHAOS_REQUIRE_FENCE:-}" != 1 ] || { echo "error: CHAOS_REQUIRE_FENCE=1 and $victim woke up unfenced (see ${log[$victim]})" >&2; exit 1; }
   fi
+  end_load "$label"
   local back; back=$(now)
   start_silo "$victim" "$label-back"
-  echo "round $1: $victim started again in $(since "$back") s; live: $(live | xargs)"
-  end_load "$label"
+  echo "round $1: $victim started again in $(since "$back") s, between events; live: $(live | xargs)"
 }
 
 started=$(now)
