@@ -132,7 +132,7 @@ public static class Runner
         try
         {
             silo = options.Cluster is { } gateways
-                ? await ExternalCluster.ConnectAsync([.. gateways.Select(g => LoadGenValidation.Endpoint(g))], options.PactAttempts, options.Promote, stderr, cancellationToken)
+                ? await ExternalCluster.ConnectAsync([.. gateways.Select(g => LoadGenValidation.Endpoint(g))], options.PactAttempts, options.Promote, TimeSpan.FromSeconds(options.ResponseTimeoutSeconds), stderr, cancellationToken)
                 : await EmbeddedCluster.StartAsync(options, stderr, cancellationToken, callFaults);
             cluster = new ClusterInfo(silo.Kind, await silo.CountSilos());
         }

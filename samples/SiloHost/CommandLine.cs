@@ -95,6 +95,15 @@ public static class CommandLine
         Validators = { result => Range(result, 1, 600_000) },
     };
 
+    public static readonly Option<string> MembershipTimeouts = OneOf(
+        new Option<string>("--membership-timeouts")
+        {
+            Description = "Orleans' membership timing: orleans (its own: a silo that stops answering is declared dead in about 15 s, the table read every 60 s) or fast (a test cluster on one machine: probes time out after 1 s, votes expire after 10 s, the table is read every 2 s, so a dead or paused silo is declared dead, and one that wakes up learns it, within seconds). Every silo of a cluster should take the same.",
+            DefaultValueFactory = _ => "orleans",
+        },
+        "orleans",
+        "fast");
+
     public static readonly Option<bool> Verbose = new("--verbose")
     {
         Description = "Log exceptions whole, and on a failed start every log line instead of one error line.",
@@ -105,7 +114,7 @@ public static class CommandLine
     {
         var root = new RootCommand("A standalone Orleans silo running Snapper and the samples' actors (SmallBank, list-append, TPC-C).")
         {
-            SiloPort, GatewayPort, Primary, Clustering, Redis, Advertise, Name, Logger, LogDir, Connection, Table, LogDelayMs, CheckpointInterval, OrleansLockTimeout, Verbose,
+            SiloPort, GatewayPort, Primary, Clustering, Redis, Advertise, Name, Logger, LogDir, Connection, Table, LogDelayMs, CheckpointInterval, OrleansLockTimeout, MembershipTimeouts, Verbose,
         };
         return root;
     }
@@ -176,7 +185,8 @@ public static class CommandLine
             parsed.GetValue(Table),
             parsed.GetValue(CheckpointInterval),
             parsed.GetValue(OrleansLockTimeout),
-            parsed.GetValue(Verbose));
+            parsed.GetValue(Verbose),
+            parsed.GetValue(MembershipTimeouts) == "fast");
     }
 
     /// <summary><c>host:port</c>, the host a name or an IPv4 address (see <see cref="OptionChecks.Endpoint"/>).</summary>

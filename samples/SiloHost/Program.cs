@@ -59,6 +59,11 @@ builder.UseOrleans(silo =>
         silo.UseLocalhostClustering(options.SiloPort, options.GatewayPort, options.Primary, serviceId: ClusterNames.Id, clusterId: ClusterNames.Id);
     }
 
+    if (options.FastMembership)
+    {
+        silo.Configure<ClusterMembershipOptions>(MembershipTiming.Fast).Configure<GrainDirectoryOptions>(MembershipTiming.Fast);
+    }
+
     ConfigureSilo(silo);
 });
 

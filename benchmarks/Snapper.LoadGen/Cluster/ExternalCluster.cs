@@ -47,8 +47,11 @@ public sealed class ExternalCluster : ILoadGenCluster
     /// <inheritdoc />
     public Task<int> CountSilos() => ClusterMembership.CountActiveSilos(host.Services.GetRequiredService<IClusterClient>());
 
-    /// <summary>Connects to the gateways (PACTs a cascade aborts run up to <paramref name="pactAttempts"/> times); throws if none answers.</summary>
-    public static async Task<ExternalCluster> ConnectAsync(IReadOnlyList<IPEndPoint> gateways, int pactAttempts, bool promote, TextWriter diagnostics, CancellationToken cancellationToken)
+    /// <summary>
+    /// Connects to the gateways (PACTs a cascade aborts run up to <paramref name="pactAttempts"/> times,
+    /// a call unanswered after <paramref name="responseTimeout"/> fails); throws if none answers.
+    /// </summary>
+    public static async Task<ExternalCluster> ConnectAsync(IReadOnlyList<IPEndPoint> gateways, int pactAttempts, bool promote, TimeSpan responseTimeout, TextWriter diagnostics, CancellationToken cancellationToken)
     {
         var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
         builder.Services.AddSingleton<IHostLifetime, LoadGenHostLifetime>();
@@ -70,7 +73,7 @@ public sealed class ExternalCluster : ILoadGenCluster
                 return true;
             })
             .Configure<ClusterOptions>(o => (o.ClusterId, o.ServiceId) = (ClusterId, ClusterId))
-            .Configure<ClientMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(60))
+            .Configure<ClientMessagingOptions>(o => o.ResponseTimeout = responseTimeout)
             .AddSnapper(snapper => snapper.Configure(o => (o.MaxPactAttempts, o.Promote) = (pactAttempts, promote)))
             .UseTransactions()); // orleans-txn: the peer's transactions start at this client
         var host = builder.Build();

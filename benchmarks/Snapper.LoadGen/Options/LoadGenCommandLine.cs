@@ -129,6 +129,14 @@ public static class LoadGenCommandLine
         Validators = { r => OptionChecks.Text(r, text => LoadGenValidation.Endpoints(text)) },
     };
 
+    private static readonly Option<int> ResponseTimeout = new("--response-timeout")
+    {
+        Description = $"With --cluster: seconds the Orleans client waits for an answer before a call fails (1-600); a transaction sent through a gateway that died ends then, recorded as an unknown outcome.",
+        HelpName = "seconds",
+        DefaultValueFactory = _ => LoadGenOptions.DefaultResponseTimeoutSeconds,
+        Validators = { r => Range(r, 1, 600) },
+    };
+
     private static readonly Option<string?> Nemesis = new("--nemesis")
     {
         Description = "Faults during each mode's measured window, a comma list of: deactivate and migrate (random actors of the workload, --nemesis-rate a second, through Orleans' grain management extension; also against --cluster on loopback), delay (5% of grain calls wait 5-300 ms before they are sent) and timeout (Orleans' response timeout lowered to 2 s for the run, 0.5% of answers held past it); the last two need the embedded silos.",
@@ -277,6 +285,7 @@ public static class LoadGenCommandLine
             CheckpointIntervalSeconds = parsed.GetValue(CheckpointInterval),
             Silos = parsed.GetValue(Silos),
             Cluster = parsed.GetValue(Cluster) is { } cluster ? SplitList(cluster) : null,
+            ResponseTimeoutSeconds = parsed.GetValue(ResponseTimeout),
             Json = parsed.GetValue(Json)?.FullName,
             Verify = parsed.GetValue(Verify),
             Seed = parsed.GetValue(Seed),
@@ -336,7 +345,7 @@ public static class LoadGenCommandLine
         var command = new Command(name, description)
         {
             modes, PactPercent, Dist, Zipf, TxnSize, Actors, Pipeline, Clients, Warmup, JitSettle, Duration,
-            Logger, LogDir, Connection, LogDelayMs, CheckpointInterval, Silos, Cluster, Nemesis, NemesisRate, Json, Verify, Seed, Promote, Verbose,
+            Logger, LogDir, Connection, LogDelayMs, CheckpointInterval, Silos, Cluster, ResponseTimeout, Nemesis, NemesisRate, Json, Verify, Seed, Promote, Verbose,
         };
         foreach (var option in own)
         {

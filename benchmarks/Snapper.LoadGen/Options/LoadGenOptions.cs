@@ -73,6 +73,12 @@ public sealed record LoadGenOptions
     /// <summary>Gateways of running SiloHosts to drive as a client instead of embedded silos (<c>--cluster</c>), or null.</summary>
     public IReadOnlyList<string>? Cluster { get; init; }
 
+    /// <summary>The default of <see cref="ResponseTimeoutSeconds"/>: Orleans' own is 30 s; a Snapper transaction may take its 30 s timeout and more.</summary>
+    public const int DefaultResponseTimeoutSeconds = 60;
+
+    /// <summary>With <see cref="Cluster"/>: seconds the Orleans client waits for an answer (<c>--response-timeout</c>).</summary>
+    public int ResponseTimeoutSeconds { get; init; } = DefaultResponseTimeoutSeconds;
+
     /// <summary>Where to write the JSON report (<c>--json</c>), or null for none.</summary>
     public string? Json { get; init; }
 

@@ -64,6 +64,7 @@ public static class LoadGenValidation
             }
         }
 
+        Require(options.Cluster is not null || options.ResponseTimeoutSeconds == LoadGenOptions.DefaultResponseTimeoutSeconds, "--response-timeout is the --cluster client's; the embedded silos' calls keep Orleans' own.");
         CheckNemesis(options);
         if (options.Cluster is not null && SilosOwnFlags(options) is { Count: > 0 } siloFlags)
         {

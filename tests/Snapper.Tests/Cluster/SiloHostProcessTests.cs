@@ -68,6 +68,7 @@ public sealed class SiloHostProcessTests
     [InlineData("--primary", "no-port")]
     [InlineData("--clustering", "redis")] // without --redis
     [InlineData("--log-dir", "/proc/forbidden")]
+    [InlineData("--membership-timeouts", "quick")]
     public async Task A_bad_flag_exits_2_with_one_line_naming_it(string flag, string value)
     {
         var args = flag == "--log-dir" ? ["--logger", "file", flag, value] : new[] { flag, value };

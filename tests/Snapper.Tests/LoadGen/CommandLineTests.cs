@@ -94,6 +94,8 @@ public sealed partial class CommandLineTests
     [InlineData("--logger", "smallbank --cluster 127.0.0.1:30000 --logger file --log-dir /tmp/snapper-unused-log-dir")] // the silos' own flags
     [InlineData("--log-delay-ms", "listappend --cluster 127.0.0.1:30000 --log-delay-ms 5")]
     [InlineData("--checkpoint-interval", "tpcc --cluster 127.0.0.1:30000 --checkpoint-interval 0")]
+    [InlineData("--response-timeout", "listappend --response-timeout 10")] // the --cluster client's
+    [InlineData("--response-timeout", "listappend --cluster 127.0.0.1:30000 --response-timeout 0")]
     [InlineData("--connection", "smallbank --connection DefaultEndpointsProtocol=http;AccountName=a;AccountKey=YQ==;TableEndpoint=http://127.0.0.1:1/a;")] // without --logger azure-table
     public async Task Bad_flags_exit_2_with_one_error_line_naming_the_flag_before_any_load(string named, string commandLine)
     {

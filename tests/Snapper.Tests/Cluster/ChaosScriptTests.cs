@@ -1,0 +1,71 @@
+using Snapper.Tests.Infrastructure;
+
+namespace Snapper.Tests.Cluster;
+
+/// <summary>
+/// scripts/chaos.sh against real processes: SiloHosts with Redis clustering and lowered membership
+/// timing on one shared log folder or Azure table, under list-append load through every live
+/// gateway (early-lock-release ACTs, then hybrid), a silo joining, one leaving (SIGTERM), one
+/// SIGKILLed and one paused (SIGSTOP) until the others declare it dead, each round; then the
+/// list-append checker over every history and a final dump. SNAPPER_CHAOS_ROUNDS sets the rounds
+/// (default 1: one event of each kind). The scripts' CHAOS_REQUIRE_FENCE=1 reaches it from the
+/// test's environment.
+/// </summary>
+public sealed class ChaosScriptTests
+{
+    private static readonly int Rounds = int.TryParse(Environment.GetEnvironmentVariable("SNAPPER_CHAOS_ROUNDS"), out var rounds) && rounds > 0 ? rounds : 1;
+
+    [ChaosTheory]
+    [InlineData("file")]
+    [InlineData("azure-table")]
+    public async Task Nothing_acknowledged_is_lost_when_silos_join_leave_die_and_pause_under_load(string logger)
+    {
+        if (logger == "azure-table")
+        {
+            await Azurite.EnsureInstalled(); // the script starts its own
+        }
+
+        var state = Directory.CreateTempSubdirectory("snapper-chaos-");
+        try
+        {
+            var environment = new Dictionary<string, string>
+            {
+                ["CHAOS_DIR"] = state.FullName,
+                ["CHAOS_TAIL"] = "1", // a second of load after each event, not two
+                ["SKIP_BUILD"] = "1", // the test run's own build
+            };
+
+            // A round is about two minutes on two cores: a graceful leave under load takes Orleans'
+            // 30 s shutdown, and four silos start.
+            var patience = TimeSpan.FromMinutes(2 + (4 * Rounds));
+            var (exit, output) = await ChildProcess.RunAsync("bash", ["scripts/chaos.sh", logger, $"{Rounds}"], patience, environment: environment);
+            Assert.True(exit == 0, output);
+            Assert.Equal(Rounds, output.Split('\n').Count(l => l.Contains("joined in", StringComparison.Ordinal)));
+            Assert.Equal(Rounds, output.Split('\n').Count(l => l.Contains("failed over", StringComparison.Ordinal) && l.Contains("after the SIGTERM", StringComparison.Ordinal)));
+            Assert.Equal(Rounds, output.Split('\n').Count(l => l.Contains("failed over", StringComparison.Ordinal) && l.Contains("after the SIGKILL", StringComparison.Ordinal)));
+            Assert.Equal(Rounds, output.Split('\n').Count(l => l.Contains("declared dead and failed over", StringComparison.Ordinal)));
+            Assert.Contains(", 0 violations", output, StringComparison.Ordinal);
+        }
+        finally
+        {
+            state.Delete(recursive: true);
+        }
+    }
+
+    /// <summary>
+    /// Runs only with SNAPPER_CHAOS=1 until a dead silo is fenced: today a paused silo that wakes up
+    /// appends to its log after the survivors sealed it (a batch they aborted commits after all,
+    /// acknowledged appends are lost, and the logs can stop any silo from starting again), and a
+    /// silo that starts while the others write can fail its recovery. See scripts/chaos.sh.
+    /// </summary>
+    private sealed class ChaosTheoryAttribute : TheoryAttribute
+    {
+        public ChaosTheoryAttribute()
+        {
+            if (Environment.GetEnvironmentVariable("SNAPPER_CHAOS") != "1")
+            {
+                Skip = "SNAPPER_CHAOS=1 runs it: a woken dead silo is not fenced yet, so it fails today (README, 'Silos come and go')";
+            }
+        }
+    }
+}
