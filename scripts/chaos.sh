@@ -14,10 +14,11 @@
 #          event's load is over (between events);
 #   pause  one gets SIGSTOP until the others have declared it dead and failed it over, then SIGCONT:
 #          Orleans' own fatal error handler stops a silo told it is dead, which the script reports
-#          ("declared dead while paused and stopped itself"), with any line of its log matching
-#          CHAOS_FENCE_PATTERN (default: fenc) — Snapper refusing a dead silo's appends; with
-#          CHAOS_REQUIRE_FENCE=1 a pause without such a line fails the run. It starts again
-#          between events.
+#          ("declared dead while paused and stopped itself"). It is fenced if the survivors fenced
+#          it out of its logs before reading them ("Fenced silo X") and, woken, it was refused its
+#          appends (a line of its log matching CHAOS_FENCE_PATTERN, default "was fenced: this
+#          silo") or stopped before it appended anything; with CHAOS_REQUIRE_FENCE=1 a pause that
+#          is not fenced fails the run. It starts again between events.
 # At least two silos are live (not paused) at every moment. Victims are picked at random, as are
 # the moments of the events within their runs. Then a last run dumps every list and `LoadGen check`
 # runs over all the histories and the dump: every acknowledged commit present exactly once,
@@ -36,7 +37,7 @@ kind=${1:-}
 rounds=${2:-${CHAOS_ROUNDS:-1}}
 [[ "$kind" == file || "$kind" == azure-table ]] && [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "usage: scripts/chaos.sh file|azure-table [ROUNDS]" >&2; exit 2; }
 dir=${CHAOS_DIR:-artifacts/chaos}
-fence_pattern=${CHAOS_FENCE_PATTERN:-fenc}
+fence_pattern=${CHAOS_FENCE_PATTERN:-was fenced: this silo}
 patience=${CHAOS_PATIENCE:-60} # seconds a silo gets to start, stop, be failed over or stop itself
 rm -rf "$dir" && mkdir -p "$dir" && dir=$(cd "$dir" && pwd)
 source scripts/shared-logs.sh
@@ -201,13 +202,17 @@ pause_one() {
     fi
   fi
   pid[$victim]=""
-  local fenced; fenced=$(grep -i -E -- "$fence_pattern" "${log[$victim]}" | grep -v -e '^   at ' || true)
-  if [ -n "$fenced" ]; then
+  # The survivors fenced it out of its logs before they read them; woken, it was refused what it
+  # appended after (and stopped), or stopped before it appended anything.
+  local fenced_out refused
+  fenced_out=$(cat $(ls "$dir"/*.log | grep -v "/$victim-" | grep -v -e /load- -e /redis -e /azurite -e /build) 2>/dev/null | grep -c "Fenced silo $victim (incarnation" || true)
+  refused=$(grep -E -- "$fence_pattern" "${log[$victim]}" | grep -v -e '^   at ' || true)
+  if [ "$fenced_out" -gt 0 ] && { [ -n "$refused" ] || grep -q "I have been told I am dead" "${log[$victim]}"; }; then
     fences=$((fences + 1))
-    echo "round $1: $victim was fenced ($(wc -l <<<"$fenced") line(s) matching '$fence_pattern'):"
-    head -n 5 <<<"$fenced" | cut -c1-300 | sed 's/^/  /'
+    echo "round $1: $victim was fenced: the survivors fenced it out of its log(s) ($fenced_out line(s)), and woken it $([ -n "$refused" ] && echo "was refused its appends ($(wc -l <<<"$refused") line(s)):" || echo "stopped before it appended")"
+    [ -z "$refused" ] || head -n 2 <<<"$refused" | cut -c1-300 | sed 's/^/  /'
   else
-    echo "round $1: no line of $victim matches '$fence_pattern' (not fenced)"
+    echo "round $1: $victim was not fenced (survivors' fence lines: $fenced_out; refused appends: $([ -n "$refused" ] && echo yes || echo none))"
     [ "${CHAOS_REQUIRE_FENCE:-}" != 1 ] || { echo "error: CHAOS_REQUIRE_FENCE=1 and $victim woke up unfenced (see ${log[$victim]})" >&2; exit 1; }
   fi
   end_load "$label"

@@ -64,11 +64,27 @@ internal sealed class LogEvaluation
     /// instead of holding its records; the second pass reads as far as the first did.
     /// </summary>
     /// <returns>The evaluation and how many records the logs held.</returns>
-    public static async Task<(LogEvaluation Evaluation, int Records)> ReadAsync(ILogStorage storage, CancellationToken cancellationToken)
+    /// <param name="storage">The logs.</param>
+    /// <param name="othersWrite">
+    /// Whether other silos append to the logs meanwhile: one log read after another is then no
+    /// consistent cut (a decision appended to a log already read, a state built on it in a log read
+    /// later), so an actor whose versions have a gap keeps its state up to the gap
+    /// (<see cref="LogEvaluationBuilder.UnbrokenResult"/>) instead of failing the read.
+    /// </param>
+    /// <param name="cancellationToken">Stops the read.</param>
+    /// <returns>The evaluation, how many records the logs held, and whether a gap was left out.</returns>
+    public static async Task<(LogEvaluation Evaluation, int Records, bool Gaps)> ReadAsync(ILogStorage storage, bool othersWrite, CancellationToken cancellationToken)
     {
         var evaluator = new LogEvaluationBuilder();
         var counts = await LogScan.TwiceAsync(storage, (_, _, record) => evaluator.AddDecision(record), evaluator.Decide, (_, _, record) => evaluator.AddState(record), cancellationToken);
-        return (evaluator.Result(), counts.Values.Sum());
+        try
+        {
+            return (evaluator.Result(), counts.Values.Sum(), false);
+        }
+        catch (InvalidDataException) when (othersWrite)
+        {
+            return (evaluator.UnbrokenResult(), counts.Values.Sum(), true);
+        }
     }
 
     /// <summary>

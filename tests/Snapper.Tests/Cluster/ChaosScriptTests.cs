@@ -8,14 +8,15 @@ namespace Snapper.Tests.Cluster;
 /// gateway (early-lock-release ACTs, then hybrid), a silo joining, one leaving (SIGTERM), one
 /// SIGKILLed and one paused (SIGSTOP) until the others declare it dead, each round; then the
 /// list-append checker over every history and a final dump. SNAPPER_CHAOS_ROUNDS sets the rounds
-/// (default 1: one event of each kind). The scripts' CHAOS_REQUIRE_FENCE=1 reaches it from the
-/// test's environment.
+/// (default 1: one event of each kind). Every paused silo must be fenced (CHAOS_REQUIRE_FENCE=1):
+/// the survivors fence it out of its logs before they read them, and woken it is refused its
+/// appends or stops before it appends anything.
 /// </summary>
 public sealed class ChaosScriptTests
 {
     private static readonly int Rounds = int.TryParse(Environment.GetEnvironmentVariable("SNAPPER_CHAOS_ROUNDS"), out var rounds) && rounds > 0 ? rounds : 1;
 
-    [ChaosTheory]
+    [Theory]
     [InlineData("file")]
     [InlineData("azure-table")]
     public async Task Nothing_acknowledged_is_lost_when_silos_join_leave_die_and_pause_under_load(string logger)
@@ -33,6 +34,7 @@ public sealed class ChaosScriptTests
                 ["CHAOS_DIR"] = state.FullName,
                 ["CHAOS_TAIL"] = "1", // a second of load after each event, not two
                 ["SKIP_BUILD"] = "1", // the test run's own build
+                ["CHAOS_REQUIRE_FENCE"] = "1",
             };
 
             // A round is about two minutes on two cores: a graceful leave under load takes Orleans'
@@ -44,28 +46,12 @@ public sealed class ChaosScriptTests
             Assert.Equal(Rounds, output.Split('\n').Count(l => l.Contains("failed over", StringComparison.Ordinal) && l.Contains("after the SIGTERM", StringComparison.Ordinal)));
             Assert.Equal(Rounds, output.Split('\n').Count(l => l.Contains("failed over", StringComparison.Ordinal) && l.Contains("after the SIGKILL", StringComparison.Ordinal)));
             Assert.Equal(Rounds, output.Split('\n').Count(l => l.Contains("declared dead and failed over", StringComparison.Ordinal)));
+            Assert.Equal(Rounds, output.Split('\n').Count(l => l.Contains("was fenced: the survivors fenced it out of its log(s)", StringComparison.Ordinal)));
             Assert.Contains(", 0 violations", output, StringComparison.Ordinal);
         }
         finally
         {
             state.Delete(recursive: true);
-        }
-    }
-
-    /// <summary>
-    /// Runs only with SNAPPER_CHAOS=1 until a dead silo is fenced: today a paused silo that wakes up
-    /// appends to its log after the survivors sealed it (a batch they aborted commits after all,
-    /// acknowledged appends are lost, and the logs can stop any silo from starting again), and a
-    /// silo that starts while the others write can fail its recovery. See scripts/chaos.sh.
-    /// </summary>
-    private sealed class ChaosTheoryAttribute : TheoryAttribute
-    {
-        public ChaosTheoryAttribute()
-        {
-            if (Environment.GetEnvironmentVariable("SNAPPER_CHAOS") != "1")
-            {
-                Skip = "SNAPPER_CHAOS=1 runs it: a woken dead silo is not fenced yet, so it fails today (README, 'Silos come and go')";
-            }
         }
     }
 }
