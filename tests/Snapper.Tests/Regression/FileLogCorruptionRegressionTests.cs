@@ -128,14 +128,6 @@ public sealed class FileLogCorruptionRegressionTests : IDisposable
         return starts;
     }
 
-    private static void FlipByte(string path, long offset)
-    {
-        using var file = new FileStream(path, FileMode.Open, FileAccess.ReadWrite);
-        file.Position = offset;
-        var value = file.ReadByte();
-        file.Position = offset;
-        file.WriteByte((byte)(value ^ 0x40));
-    }
 
     private static async Task<(int Exit, string Stdout, string Stderr)> LoadGenAsync(params string[] args)
     {

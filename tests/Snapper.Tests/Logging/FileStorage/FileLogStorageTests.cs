@@ -130,7 +130,7 @@ public sealed class FileLogStorageTests : IDisposable
 
         var first = Path.Combine(temp.Path, "log", "0000000000.wal");
         var length = new FileInfo(first).Length;
-        FlipByte(first, RecordSize + 8 + 8 + 10); // inside the payload of the second frame
+        WalTestData.FlipByte(first, RecordSize + 8 + 8 + 10); // inside the payload of the second frame
 
         await using var reopened = Open();
         var error = await Assert.ThrowsAsync<InvalidDataException>(() => ReadAllAsync(reopened, "log"));
@@ -405,12 +405,4 @@ public sealed class FileLogStorageTests : IDisposable
         }
     }
 
-    private static void FlipByte(string path, long offset)
-    {
-        using var file = new FileStream(path, FileMode.Open, FileAccess.ReadWrite);
-        file.Position = offset;
-        var value = file.ReadByte();
-        file.Position = offset;
-        file.WriteByte((byte)(value ^ 0x40));
-    }
 }

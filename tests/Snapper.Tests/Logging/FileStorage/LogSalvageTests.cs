@@ -117,11 +117,4 @@ public sealed class LogSalvageTests : IDisposable
     }
 
     private FileLogStorage Open() => new(new FileLogStorageOptions { Directory = temp.Path, SegmentSizeBytes = SegmentSize });
-
-    private static void FlipByte(string path, long offset)
-    {
-        var bytes = File.ReadAllBytes(path);
-        bytes[offset] ^= 0x40;
-        File.WriteAllBytes(path, bytes);
-    }
 }

@@ -36,4 +36,14 @@ internal static class WalTestData
 
         return written;
     }
+
+    /// <summary>Flips bits of the byte at <paramref name="offset"/> of <paramref name="path"/>: a disk returning garbage.</summary>
+    public static void FlipByte(string path, long offset)
+    {
+        using var file = new FileStream(path, FileMode.Open, FileAccess.ReadWrite);
+        file.Position = offset;
+        var value = file.ReadByte();
+        file.Position = offset;
+        file.WriteByte((byte)(value ^ 0x40));
+    }
 }
