@@ -41,13 +41,8 @@ fence_pattern=${CHAOS_FENCE_PATTERN:-was fenced: this silo}
 patience=${CHAOS_PATIENCE:-60} # seconds a silo gets to start, stop, be failed over or stop itself
 rm -rf "$dir" && mkdir -p "$dir" && dir=$(cd "$dir" && pwd)
 source scripts/shared-logs.sh
-silohost=samples/SiloHost/bin/Release/net10.0/SiloHost.dll
-loadgen=benchmarks/Snapper.LoadGen/bin/Release/net10.0/Snapper.LoadGen.dll
 command -v redis-server >/dev/null || { echo "error: redis-server not found (apt-get install redis-server)" >&2; exit 1; }
-if [ "${SKIP_BUILD:-}" != 1 ]; then
-  dotnet build samples/SiloHost -c Release -nologo -v quiet >"$dir/build.log" 2>&1 && dotnet build benchmarks/Snapper.LoadGen -c Release -nologo -v quiet >>"$dir/build.log" 2>&1 \
-    || { cat "$dir/build.log" >&2; echo "error: build failed" >&2; exit 1; }
-fi
+build_hosts
 
 declare -A pid=() silo_port=() gateway_port=() log=() paused=()
 names=()     # every silo ever started, in order

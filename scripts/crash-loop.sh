@@ -23,12 +23,7 @@ dir=${CRASH_DIR:-artifacts/crash-loop}
 rm -rf "$dir" && mkdir -p "$dir" && dir=$(cd "$dir" && pwd)
 source scripts/shared-logs.sh
 silo_port=$(free_port); gateway_port=$(free_port)
-silohost=samples/SiloHost/bin/Release/net10.0/SiloHost.dll
-loadgen=benchmarks/Snapper.LoadGen/bin/Release/net10.0/Snapper.LoadGen.dll
-if [ "${SKIP_BUILD:-}" != 1 ]; then
-  dotnet build samples/SiloHost -c Release -nologo -v quiet >"$dir/build.log" 2>&1 && dotnet build benchmarks/Snapper.LoadGen -c Release -nologo -v quiet >>"$dir/build.log" 2>&1 \
-    || { cat "$dir/build.log" >&2; echo "error: build failed" >&2; exit 1; }
-fi
+build_hosts
 
 use_logs "$kind" crashloop
 

@@ -21,13 +21,8 @@ rounds=${FAILOVER_ROUNDS:-2}
 dir=${FAILOVER_DIR:-artifacts/failover}
 rm -rf "$dir" && mkdir -p "$dir" && dir=$(cd "$dir" && pwd)
 source scripts/shared-logs.sh
-silohost=samples/SiloHost/bin/Release/net10.0/SiloHost.dll
-loadgen=benchmarks/Snapper.LoadGen/bin/Release/net10.0/Snapper.LoadGen.dll
 command -v redis-server >/dev/null || { echo "error: redis-server not found (apt-get install redis-server)" >&2; exit 1; }
-if [ "${SKIP_BUILD:-}" != 1 ]; then
-  dotnet build samples/SiloHost -c Release -nologo -v quiet >"$dir/build.log" 2>&1 && dotnet build benchmarks/Snapper.LoadGen -c Release -nologo -v quiet >>"$dir/build.log" 2>&1 \
-    || { cat "$dir/build.log" >&2; echo "error: build failed" >&2; exit 1; }
-fi
+build_hosts
 
 names=(silo1 silo2)
 silo_ports=("$(free_port)" "$(free_port)")

@@ -1,5 +1,7 @@
-# Sourced by scripts/crash-loop.sh and scripts/failover.sh (not run on its own): the silos' log
-# storage for a run in folder $dir.
+# Sourced by scripts/crash-loop.sh, scripts/failover.sh and scripts/chaos.sh (not run on its own):
+# the silos' log storage for a run in folder $dir.
+#   build_hosts                sets silohost and loadgen (their Release builds) and builds them,
+#                              unless SKIP_BUILD=1 (the tests, which run on a build already made)
 #   free_port                  a free TCP port on 127.0.0.1
 #   wait_load PID LOG          waits for a LoadGen whose silo was killed under it, at most
 #                              LOAD_PATIENCE seconds (default 120: its drain gives up after 45 s);
@@ -8,6 +10,14 @@
 #   use_logs KIND TABLE        sets logger_flags for SiloHost: file (a log folder in $dir) or
 #                              azure-table (table TABLE in an Azurite of the run's own, data in $dir,
 #                              its pid in azurite_pid for the caller's cleanup)
+
+build_hosts() {
+  silohost=samples/SiloHost/bin/Release/net10.0/SiloHost.dll
+  loadgen=benchmarks/Snapper.LoadGen/bin/Release/net10.0/Snapper.LoadGen.dll
+  [ "${SKIP_BUILD:-}" == 1 ] && return 0
+  dotnet build samples/SiloHost -c Release -nologo -v quiet >"$dir/build.log" 2>&1 && dotnet build benchmarks/Snapper.LoadGen -c Release -nologo -v quiet >>"$dir/build.log" 2>&1 \
+    || { cat "$dir/build.log" >&2; echo "error: build failed" >&2; exit 1; }
+}
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 
