@@ -48,34 +48,28 @@ internal sealed class ExecutionInfoCallFilter(IServiceProvider services) : IOutg
         return InvokeAndTakeInfo(context, sink);
     }
 
-    // A transaction's first call, from its body: answered with no failure, the transaction has
-    // committed (its root answers only then), which the client reads to tell the body's own
-    // exceptions after it from the transaction's (SnapperClient). A start placed as it is sent
-    // takes in the actors the call's arguments name.
-    private async Task InvokeStart(IOutgoingGrainCallContext context, TxnContext start)
-    {
-        if (start.Placement is StartPlacement placement)
-        {
-            context.Request.SetArgument(0, await placement.Place(context.Request));
-        }
+    // A transaction's first call, from its body. A start placed as it is sent takes in the actors
+    // the call's arguments name.
+    private Task InvokeStart(IOutgoingGrainCallContext context, TxnContext start) =>
+        start.Placement is StartPlacement placement ? PlaceAndInvoke(context, placement, start) : InvokeAndTakeInfo(context, sink: null, start);
 
-        await InvokeAndTakeInfo(context, sink: null);
-        if (context.Response?.Exception is null)
-        {
-            start.MarkCommitted();
-        }
+    private async Task PlaceAndInvoke(IOutgoingGrainCallContext context, StartPlacement placement, TxnContext start)
+    {
+        context.Request.SetArgument(0, await placement.Place(context.Request));
+        await InvokeAndTakeInfo(context, sink: null, start);
     }
 
-    private async Task InvokeAndTakeInfo(IOutgoingGrainCallContext context, ExecutionInfo? sink)
+    // A start's call answered with no failure means its transaction committed (its root answers
+    // only then), which the client reads to tell the body's own exceptions after it from the
+    // transaction's (SnapperClient): marked on the start context.
+    private async Task InvokeAndTakeInfo(IOutgoingGrainCallContext context, ExecutionInfo? sink, TxnContext? start = null)
     {
         await context.Invoke();
         if (context.Response is PendingPactResponse pending)
         {
             await Settle(context, pending);
-            return;
         }
-
-        if (context.Response is ExecutionInfoResponse response)
+        else if (context.Response is ExecutionInfoResponse response)
         {
             if (sink is not null && !ReferenceEquals(sink, ExecutionInfoSink.PactCall))
             {
@@ -97,6 +91,11 @@ internal sealed class ExecutionInfoCallFilter(IServiceProvider services) : IOutg
                     ExceptionDispatchInfo.Throw(failure);
                 }
             }
+        }
+
+        if (start is not null && context.Response?.Exception is null)
+        {
+            start.MarkCommitted();
         }
     }
 
