@@ -1,6 +1,6 @@
 using Microsoft.Extensions.Logging;
-using Snapper.Coordination;
 using Snapper.Diagnostics;
+using Snapper.Protocol;
 
 namespace Snapper.Coordination;
 
@@ -20,7 +20,9 @@ namespace Snapper.Coordination;
 /// them across silos on two).</para>
 /// <para>Only a coordinator's own announcements count for its batches: a dead coordinator's batch may
 /// have been aborted by the failover without its participants being told, and they learn its
-/// outcome from the failover (<see cref="Pact.PactParticipant{TState}.ResolveDeparted"/>), as before.</para>
+/// outcome from the failover (<see cref="Pact.PactParticipant{TState}.ResolveDeparted"/>), as before.
+/// Nor does a coordinator of the same name on a silo that came back speak for its predecessor's
+/// batches: once the failover sealed, those are answered from the seal (<see cref="Sealed"/>).</para>
 /// <para>An actor registers when its sub-batch arrives and runs the commit in its own grain context
 /// when the task completes. A silo that misses an announcement (it joined after the coordinator's
 /// membership view was taken, the message was lost, the coordinator died) is not left waiting:
@@ -56,6 +58,13 @@ internal sealed class BatchCommits(
     {
         lock (gate)
         {
+            if (coordinators.DecidedByFailover(coordinator, bid))
+            {
+                // A coordinator of that name that came back since may have committed later bids:
+                // they say nothing of this one, which the failover decided.
+                return CommittedByFailover(coordinator, bid);
+            }
+
             if (!chains.TryGetValue(coordinator, out var chain))
             {
                 chains.Add(coordinator, chain = new Chain(coordinator));
@@ -78,6 +87,38 @@ internal sealed class BatchCommits(
             return waiter.Committed.Task;
         }
     }
+
+    /// <summary>
+    /// A failover of <paramref name="silo"/> sealed here through <paramref name="through"/>: the actors
+    /// waiting for one of its coordinators' batches up to there learn the failover's decision, never
+    /// an announcement of a coordinator of that name that comes back later.
+    /// </summary>
+    public void Sealed(string silo, long through)
+    {
+        List<(string Coordinator, long Bid, Waiter Waiter)>? settled = null;
+        lock (gate)
+        {
+            foreach (var chain in chains.Values.Where(c => CoordinatorKey.SiloOf(c.Coordinator) == silo))
+            {
+                foreach (var bid in chain.Waiters.Keys.Where(b => b <= through).ToList())
+                {
+                    chain.Waiters.Remove(bid, out var waiter);
+                    chain.Lowest.Remove(bid, out _, out _);
+                    waiting--;
+                    (settled ??= []).Add((chain.Coordinator, bid, waiter!));
+                }
+            }
+        }
+
+        foreach (var (coordinator, bid, waiter) in settled ?? [])
+        {
+            _ = Settle(waiter, CommittedByFailover(coordinator, bid));
+        }
+
+        static async Task Settle(Waiter waiter, Task<bool> committed) => waiter.Committed.TrySetResult(await committed);
+    }
+
+    private async Task<bool> CommittedByFailover(string coordinator, long bid) => (await coordinators.WaitResolved(coordinator, bid)).Committed;
 
     /// <summary>Coordinator on this silo: its batch <paramref name="bid"/> has committed; tell this silo and every other active one.</summary>
     public void Announce(string coordinator, long bid)

@@ -18,6 +18,15 @@ internal sealed class CoordinatorReferences(IGrainFactory grains, IServiceProvid
     public ICoordinator Get(string key) =>
         references.TryGetValue(key, out var known) ? known : references.GetOrAdd(key, grains.GetGrain<ICoordinator>(key));
 
+    /// <summary>
+    /// True if batch <paramref name="bid"/> of <paramref name="coordinator"/> was handed out before a
+    /// failover of its silo sealed: the failover decided it from the logs, and neither a message of
+    /// the dead incarnation that arrives late nor a coordinator of the same name that came back since
+    /// may decide it again.
+    /// </summary>
+    public bool DecidedByFailover(string coordinator, long bid) =>
+        departed.Value is { } failover && failover.SealedBefore(CoordinatorKey.SiloOf(coordinator), bid);
+
     /// <summary>Completes once batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> has resolved, saying how.</summary>
     public Task<BatchOutcome> WaitResolved(string coordinator, long bid) => Ask(coordinator, bid, static (c, b) => c.WaitResolved(b));
 

@@ -108,8 +108,30 @@ internal sealed partial class PactParticipant<TState>
 
     public void OnBatch(SubBatch batch)
     {
+        if (services.DecidedByFailover(batch.Coordinator, batch.Bid))
+        {
+            // Late: its coordinator's silo was failed over after sending it (a paused silo wakes up
+            // with its sends still queued). The failover decided the batch, and one this actor never
+            // completed cannot have committed: it never runs here, and its calls are refused.
+            if (!Holds(batch.Bid))
+            {
+                _ = RefuseLate(batch);
+            }
+
+            return;
+        }
+
         schedule.Add(batch);
         _ = CommitWhenCommitted(batch.Coordinator, batch.Bid);
+    }
+
+    private async Task RefuseLate(SubBatch batch)
+    {
+        var outcome = await services.BatchOutcome(batch.Bid, batch.Coordinator);
+        if (!outcome.Committed && !Holds(batch.Bid))
+        {
+            AbortDeparted(batch.Bid, batch.Bid, batch.Coordinator);
+        }
     }
 
     // BatchCommit, as this silo learns it (BatchCommits): runs in the actor's grain context. A batch
@@ -199,12 +221,18 @@ internal sealed partial class PactParticipant<TState>
                 continue;
             }
 
-            var cause = new TransactionAbortedException(
-                AbortReason.Failure,
-                $"its batch {bid} was emitted by coordinator {coordinator}, whose silo left the cluster before the batch committed");
-            var failures = outcomes.Where(o => o.Value.Bid >= bid && o.Value.Bid <= outcome.AbortedThrough).ToDictionary(o => o.Key, _ => (Exception)cause);
-            OnAbort(bid, outcome.AbortedThrough, failures);
+            AbortDeparted(bid, outcome.AbortedThrough, coordinator);
         }
+    }
+
+    // The failover aborted the batches from bid (emitted by a departed coordinator) to through.
+    private void AbortDeparted(long bid, long through, string coordinator)
+    {
+        var cause = new TransactionAbortedException(
+            AbortReason.Failure,
+            $"its batch {bid} was emitted by coordinator {coordinator}, whose silo left the cluster before the batch committed");
+        var failures = outcomes.Where(o => o.Value.Bid >= bid && o.Value.Bid <= through).ToDictionary(o => o.Key, _ => (Exception)cause);
+        OnAbort(bid, through, failures);
     }
 
     /// <summary>

@@ -339,6 +339,15 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
             throw undeclared;
         }
 
+        if (ctx.Coordinator is { } coordinator && services.DecidedByFailover(coordinator, ctx.Bid) && !Holds(ctx.Bid))
+        {
+            // Its batch is one the failover of its coordinator's silo decided, and not here: it never
+            // runs here (OnBatch), so the call waiting for it would wait for ever.
+            throw new TransactionAbortedException(
+                AbortReason.Failure,
+                $"its batch {ctx.Bid} was emitted by coordinator {coordinator}, whose silo left the cluster before the batch reached actor {Id}") { Tid = ctx.Tid };
+        }
+
         try
         {
             await schedule.Enter(ctx);

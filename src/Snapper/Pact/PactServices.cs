@@ -33,6 +33,9 @@ internal sealed class PactServices(
     /// <summary>The coordinator grain with key <paramref name="key"/> (a batch's, from its sub-batch or context).</summary>
     public ICoordinator Coordinator(string key) => coordinators.Get(key);
 
+    /// <summary>True if a failover of <paramref name="coordinator"/>'s silo decided batch <paramref name="bid"/> (<see cref="CoordinatorReferences.DecidedByFailover"/>).</summary>
+    public bool DecidedByFailover(string coordinator, long bid) => coordinators.DecidedByFailover(coordinator, bid);
+
     /// <summary>Completes once batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> has resolved.</summary>
     public Task<BatchOutcome> BatchOutcome(long bid, string coordinator) => coordinators.WaitResolved(coordinator, bid);
 }
