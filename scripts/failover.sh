@@ -9,7 +9,8 @@
 # FAILOVER_ROUNDS rounds (default 2). Then a last run dumps every list and `LoadGen check` runs
 # over all the histories and the dump: every acknowledged commit present exactly once, nothing from
 # an aborted transaction, no cycle. Calls the client had sent through the dead silo's gateway end
-# at the client's response timeout (LoadGen's is 60 s) as unknown outcomes, which the check allows.
+# at the client's --response-timeout (FAILOVER_RESPONSE_TIMEOUT, default 10 s) as unknown outcomes,
+# which the check allows.
 # State goes to FAILOVER_DIR (default artifacts/failover). Exit 0 only if the check passes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,7 +52,7 @@ start_silo() { # index, label
 }
 
 gateways="127.0.0.1:${gateway_ports[0]},127.0.0.1:${gateway_ports[1]}"
-load=(listappend --cluster "$gateways" --actors 32 --txn-size 3 --pipeline 8 --warmup 0 --pact-percent 90)
+load=(listappend --cluster "$gateways" --actors 32 --txn-size 3 --pipeline 8 --warmup 0 --pact-percent 90 --response-timeout "${FAILOVER_RESPONSE_TIMEOUT:-10}")
 start_silo 0 start
 start_silo 1 start
 for round in $(seq "$rounds"); do

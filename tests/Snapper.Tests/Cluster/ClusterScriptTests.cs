@@ -11,6 +11,7 @@ namespace Snapper.Tests.Cluster;
 /// driven by LoadGen as a client, and docker-compose.yml, the same topology in containers.
 /// Needs redis-server and docker-compose (Debian packages; .ci/run installs both).
 /// </summary>
+[Collection(ScriptedClusters.Name)]
 public sealed class ClusterScriptTests
 {
     private static readonly TimeSpan Patience = TimeSpan.FromMinutes(3);

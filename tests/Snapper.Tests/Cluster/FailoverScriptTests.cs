@@ -8,6 +8,7 @@ namespace Snapper.Tests.Cluster;
 /// survivor failing it over, and the list-append checker over every history and a final dump.
 /// SNAPPER_FAILOVER_ROUNDS sets the rounds (default 2: one of each load).
 /// </summary>
+[Collection(ScriptedClusters.Name)]
 public sealed class FailoverScriptTests
 {
     private static readonly int Rounds = int.TryParse(Environment.GetEnvironmentVariable("SNAPPER_FAILOVER_ROUNDS"), out var rounds) && rounds > 0 ? rounds : 2;

@@ -7,6 +7,7 @@ namespace Snapper.Tests.Recovery;
 /// restarted on its file logs or its Azure table, and the list-append checker over every history and
 /// a final dump. SNAPPER_CRASH_ROUNDS sets the rounds (default 1, a CI-sized smoke).
 /// </summary>
+[Collection(ScriptedClusters.Name)]
 public sealed class CrashLoopTests
 {
     private static readonly int Rounds = int.TryParse(Environment.GetEnvironmentVariable("SNAPPER_CRASH_ROUNDS"), out var rounds) && rounds > 0 ? rounds : 1;
