@@ -1,5 +1,7 @@
 using Microsoft.Extensions.Logging;
 using Snapper.Diagnostics;
+using Snapper.Failover;
+using Snapper.Recovery;
 using Snapper.Protocol;
 
 namespace Snapper.Coordination;
@@ -32,6 +34,7 @@ namespace Snapper.Coordination;
 internal sealed class BatchCommits(
     IGrainFactory grains,
     CoordinatorReferences coordinators,
+    DepartedSilos departures,
     IClusterMembershipService membership,
     ILocalSiloDetails local,
     TimeProvider clock,
@@ -45,6 +48,7 @@ internal sealed class BatchCommits(
     private readonly Lock gate = new();
     private readonly Dictionary<string, Chain> chains = new(StringComparer.Ordinal);
     private ITimer? patienceTimer;
+    private bool watchingSeals;
     private int waiting; // batches waited for, over every chain
     private long announcedByOtherSilos;
     private (MembershipVersion Version, IBatchCommitRelay[] Relays) otherSilos = (MembershipVersion.MinValue, []);
@@ -82,6 +86,11 @@ internal sealed class BatchCommits(
                 chain.Lowest.Enqueue(bid, bid);
                 waiting++;
                 patienceTimer ??= clock.CreateTimer(static state => ((BatchCommits)state!).CheckPatience(), this, Patience, Patience);
+                if (!watchingSeals)
+                {
+                    watchingSeals = true; // from the first waiter on: before it, a seal settles no one here
+                    departures.Sealed += Sealed;
+                }
             }
 
             return waiter.Committed.Task;
@@ -89,12 +98,13 @@ internal sealed class BatchCommits(
     }
 
     /// <summary>
-    /// A failover of <paramref name="silo"/> sealed here through <paramref name="through"/>: the actors
-    /// waiting for one of its coordinators' batches up to there learn the failover's decision, never
-    /// an announcement of a coordinator of that name that comes back later.
+    /// A failover sealed here (<see cref="DepartedSilos.Sealed"/>): the actors waiting for one of its
+    /// silo's coordinators' batches up to the seal learn the failover's decision, never an
+    /// announcement of a coordinator of that name that comes back later.
     /// </summary>
-    public void Sealed(string silo, long through)
+    internal void Sealed(FailoverSeal seal)
     {
+        var (silo, through) = (seal.Silo, seal.Through);
         List<(string Coordinator, long Bid, Waiter Waiter)>? settled = null;
         lock (gate)
         {
@@ -180,6 +190,7 @@ internal sealed class BatchCommits(
 
     public void Dispose()
     {
+        departures.Sealed -= Sealed;
         lock (gate)
         {
             patienceTimer?.Dispose();

@@ -166,6 +166,9 @@ internal sealed class DepartedSilos(
         }));
     }
 
+    /// <summary>Raised after each seal made here, for those that answer from it (BatchCommit as this silo learns it).</summary>
+    public event Action<FailoverSeal>? Sealed;
+
     /// <summary>The ring → this silo (<see cref="ISiloFailover.Seal"/>): batches of <paramref name="silo"/>'s coordinators (as <paramref name="incarnation"/>) not committed abort through <paramref name="through"/>.</summary>
     public void Seal(string silo, string incarnation, long through)
     {
@@ -180,6 +183,7 @@ internal sealed class DepartedSilos(
         }
 
         waiting.TrySetResult(seal);
+        Sealed?.Invoke(seal);
         LogMessages.FailoverSealed(diagnostics, silo, through, seal.Evaluation.CommittedBatches.Count);
     }
 

@@ -1,5 +1,4 @@
 using Orleans.Concurrency;
-using Snapper.Coordination;
 using Snapper.Grains;
 
 namespace Snapper.Failover;
@@ -7,7 +6,7 @@ namespace Snapper.Failover;
 /// <summary>Does this silo's part of a failover (<see cref="ISiloFailover"/>) with its loggers, its <see cref="DepartedSilos"/> and its actors.</summary>
 [Reentrant]
 [SiloBoundPlacement]
-internal sealed class SiloFailover(ActiveActors active, ActorResolver actors, DepartedSilos departed, BatchCommits batchCommits) : SiloBoundGrain, ISiloFailover
+internal sealed class SiloFailover(ActiveActors active, ActorResolver actors, DepartedSilos departed) : SiloBoundGrain, ISiloFailover
 {
     /// <summary>The key of silo <paramref name="silo"/>'s failover grain.</summary>
     public static string KeyOf(string silo) => $"{silo}/failover";
@@ -17,7 +16,6 @@ internal sealed class SiloFailover(ActiveActors active, ActorResolver actors, De
     public Task Seal(string silo, string incarnation, long through)
     {
         departed.Seal(silo, incarnation, through);
-        batchCommits.Sealed(silo, through);
         return Task.CompletedTask;
     }
 

@@ -63,8 +63,26 @@ public sealed class LateBatchRegressionTests : IDisposable
         Assert.False(await commits.WhenCommitted(coordinator, bid).WaitAsync(Bound), "a batch the failover aborted was taken as committed");
 
         // x runs on: nothing waits behind the late batch, and it wrote nothing.
-        await cluster.Client.RunPact<ITestActor>(x, (a, ctx) => a.Add(ctx, 10), AccessSet.Of(x)).WaitAsync(Bound);
-        Assert.Equal(11, await cluster.Client.RunPact<ITestActor, int>(x, (a, ctx) => a.Read(ctx), AccessSet.Of(x)).WaitAsync(Bound));
+        await Committed(() => cluster.Client.RunPact<ITestActor, int>(x, async (a, ctx) => { await a.Add(ctx, 10); return 0; }, AccessSet.Of(x)));
+        Assert.Equal(11, await Committed(() => cluster.Client.RunPact<ITestActor, int>(x, (a, ctx) => a.Read(ctx), AccessSet.Of(x))));
+    }
+
+    // The failed-over silo still runs here (a paused one would be dead): a PACT the client places
+    // with its coordinators aborts as its log refuses them, and is placed again. A PACT stuck
+    // behind the late batch is not aborted but in doubt after the client's response timeout.
+    private static async Task<int> Committed(Func<Task<int>> pact)
+    {
+        var since = DateTime.UtcNow;
+        while (true)
+        {
+            try
+            {
+                return await pact().WaitAsync(Bound);
+            }
+            catch (TransactionAbortedException) when (DateTime.UtcNow - since < Bound)
+            {
+            }
+        }
     }
 
     public void Dispose() => folder.Dispose();
