@@ -79,7 +79,7 @@ launch_silo() { # name, label (its log: $dir/name-label.log)
   pid[$name]=$!
 }
 await_silo() { # name
-  for _ in $(seq $((patience * 2))); do grep -q serving "${log[$1]}" && return 0; kill -0 "${pid[$1]}" 2>/dev/null || break; sleep 0.5; done
+  for _ in $(seq $((patience * 2))); do grep -qs serving "${log[$1]}" && return 0; kill -0 "${pid[$1]}" 2>/dev/null || break; sleep 0.5; done
   tail -n 30 "${log[$1]}" >&2; echo "error: $1 did not start (see ${log[$1]})" >&2; exit 1
 }
 # A silo that fails to start is reported; with CHAOS_START_ATTEMPTS above 1 (default 1) it is started
@@ -88,7 +88,7 @@ start_silo() { # name, label
   local attempt
   for attempt in $(seq "${CHAOS_START_ATTEMPTS:-1}"); do
     launch_silo "$1" "$2$([ "$attempt" = 1 ] || echo "-attempt$attempt")"
-    for _ in $(seq $((patience * 2))); do grep -q serving "${log[$1]}" && return 0; kill -0 "${pid[$1]}" 2>/dev/null || break; sleep 0.5; done
+    for _ in $(seq $((patience * 2))); do grep -qs serving "${log[$1]}" && return 0; kill -0 "${pid[$1]}" 2>/dev/null || break; sleep 0.5; done
     kill -KILL "${pid[$1]}" 2>/dev/null || true; wait "${pid[$1]}" 2>/dev/null || true; pid[$1]=""
     echo "FAILED START: $1 ($2, attempt $attempt): $(grep -m1 -e '^error' "${log[$1]}" || tail -n 1 "${log[$1]}")"
   done
