@@ -1,8 +1,8 @@
 using Microsoft.Extensions.Logging;
 using Snapper.Diagnostics;
 using Snapper.Failover;
-using Snapper.Recovery;
 using Snapper.Protocol;
+using Snapper.Recovery;
 
 namespace Snapper.Coordination;
 

@@ -1,5 +1,4 @@
 using Microsoft.Extensions.DependencyInjection;
-using Snapper.Configuration;
 using Snapper.Coordination;
 using Snapper.Failover;
 using Snapper.Grains;
@@ -27,15 +26,7 @@ public sealed class LateBatchRegressionTests : IDisposable
     [Fact]
     public async Task A_batch_that_arrives_after_its_silo_was_failed_over_never_runs_and_a_returning_coordinator_does_not_commit_it()
     {
-        await using var cluster = await TestSilo.StartAsync(
-            s => s.Configure(o =>
-            {
-                o.Logging = LoggingMode.File;
-                o.LogDirectory = folder.Path;
-                o.CheckpointInterval = TimeSpan.Zero;
-                o.TransactionTimeout = TimeSpan.FromSeconds(10);
-            }),
-            silos: 2);
+        await using var cluster = await SharedFolderCluster.StartAsync(folder.Path);
         var survivor = cluster.Cluster.Silos[0];
         var departed = cluster.Cluster.Silos[1];
         var x = ActorId.Create<ITestActor>("late-batch-x");
@@ -48,7 +39,7 @@ public sealed class LateBatchRegressionTests : IDisposable
         Assert.Equal(survivor.Name, cluster.SiloOf(x));
 
         // The ring fails the other silo over while it runs, as the survivors' reports would.
-        await cluster.Grains.GetGrain<IRingMembership>(0).Departed(departed.Name, departed.SiloAddress.ToParsableString()).WaitAsync(Bound);
+        await SharedFolderCluster.FailOverWhileItRuns(cluster, departed).WaitAsync(Bound);
         var seal = await survivor.ServiceProvider.GetRequiredService<DepartedSilos>().WhenSettled().WaitAsync(Bound);
         Assert.NotNull(seal);
 

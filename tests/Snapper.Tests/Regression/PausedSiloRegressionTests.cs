@@ -1,6 +1,5 @@
 using Microsoft.Extensions.DependencyInjection;
 using Orleans.Runtime;
-using Snapper.Configuration;
 using Snapper.Logging;
 using Snapper.Logging.FileStorage;
 using Snapper.Protocol;
@@ -29,15 +28,8 @@ public sealed class PausedSiloRegressionTests : IDisposable
     [Fact]
     public async Task A_silo_failed_over_while_it_runs_is_fenced_its_late_commit_refused_and_it_stops()
     {
-        await using var cluster = await TestSilo.StartAsync(
-            s => s.Configure(o =>
-            {
-                o.Logging = LoggingMode.File;
-                o.LogDirectory = folder.Path;
-                o.CheckpointInterval = TimeSpan.Zero;
-                o.TransactionTimeout = TimeSpan.FromSeconds(10);
-            }),
-            silos: 2,
+        await using var cluster = await SharedFolderCluster.StartAsync(
+            folder.Path,
             client: c => c.Configure<Orleans.Configuration.ClientMessagingOptions>(o => o.ResponseTimeout = ClientResponseTimeout));
         var paused = cluster.Cluster.Silos[1];
         var x = ActorId.Create<ITestActor>("fenced-x");
@@ -50,7 +42,7 @@ public sealed class PausedSiloRegressionTests : IDisposable
         Assert.Equal(paused.Name, cluster.SiloOf(x));
         await cluster.Client.RunAct<ITestActor>(x, (a, ctx) => a.Add(ctx, 1)).WaitAsync(Bound); // logged by the silo to be fenced
 
-        await cluster.Grains.GetGrain<IRingMembership>(0).Departed(paused.Name, paused.SiloAddress.ToParsableString()).WaitAsync(Bound);
+        await SharedFolderCluster.FailOverWhileItRuns(cluster, paused).WaitAsync(Bound);
 
         // x is still active there: a one-phase commit whose Commit record its log now refuses.
         var late = await Record.ExceptionAsync(() => cluster.Client.RunAct<ITestActor>(x, (a, ctx) => a.Add(ctx, 100)).WaitAsync(Bound));
