@@ -156,7 +156,7 @@ public static class Runner
             List<RunResult> runs;
             bool failed, interrupted;
             string? checkReport = null;
-            if (options.Workload == LoadGenCommandLine.ListAppend)
+            if (LoadGenValidation.WritesHistory(options.Workload))
             {
                 var outcome = await RunListAppendAsync(options, silo, nemesis, stderr, terminal, cancellationToken);
                 (runs, failed, interrupted, checkReport) = (outcome.Runs, outcome.Failed, outcome.Interrupted, outcome.CheckReport);
@@ -239,7 +239,7 @@ public static class Runner
             }
         }
 
-        var workload = new ListAppendWorkload(silo.Client, options.Actors, options.PactPercent, Record, options.UserAborts, options.Promote);
+        var workload = new ListAppendWorkload(silo.Client, options.Actors, options.PactPercent, Record, options.UserAborts, options.Promote, nested: options.Workload == LoadGenCommandLine.Nested);
         var (runs, failed, interrupted) = await RunModesAsync(options, workload.For, null, workload, null, Plan(nemesis, workload, silo, options), stderr, terminal, cancellationToken);
 
         if (writer is not null)

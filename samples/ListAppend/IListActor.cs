@@ -20,6 +20,13 @@ public interface IListActor : ITransactionalActor, IGrainWithIntegerKey
     /// </summary>
     Task<AppendResult[]> AppendEverywhereThenRollBack(TxnContext ctx, ActorId[] others);
 
+    /// <summary>
+    /// Runs <paramref name="node"/> of a nested transaction here: appends the tid unless this
+    /// transaction already did on this actor (a tree may come back to it), then makes the node's
+    /// calls; returns the first append on each actor of its subtree.
+    /// </summary>
+    Task<AppendResult[]> Visit(TxnContext ctx, CallTree node);
+
     /// <summary>The whole list (read-only).</summary>
     Task<List<long>> Read(TxnContext ctx);
 }

@@ -24,7 +24,11 @@ public sealed class LoopRecorder
         ArgumentNullException.ThrowIfNull(window);
         this.window = window;
         EpochCommits = new long[epochs];
+        CommitSlots = new bool[epochs * SlotsPerSecond];
     }
+
+    /// <summary>Slots a second of <see cref="CommitSlots"/> is cut into: the resolution of the longest window with no commit.</summary>
+    public const int SlotsPerSecond = 100;
 
     /// <summary>Committed since load start, warm-up included (progress only).</summary>
     public long TotalCommitted => Volatile.Read(ref totalCommitted);
@@ -58,6 +62,9 @@ public sealed class LoopRecorder
 
     /// <summary>Commits per second of the window (bucket i = second i after measuring started).</summary>
     public long[] EpochCommits { get; }
+
+    /// <summary>Whether a transaction committed in each 1/<see cref="SlotsPerSecond"/> s of the window (slot i from i/100 s after measuring started).</summary>
+    public bool[] CommitSlots { get; }
 
     /// <summary>Records one transaction that started at <paramref name="started"/> and finished now.</summary>
     /// <param name="started">Its start, in <see cref="Stopwatch"/> ticks.</param>
@@ -111,6 +118,12 @@ public sealed class LoopRecorder
         if (epoch < EpochCommits.Length)
         {
             EpochCommits[epoch]++;
+        }
+
+        var slot = (finished - window.Start) * SlotsPerSecond / Stopwatch.Frequency;
+        if (slot < CommitSlots.Length)
+        {
+            CommitSlots[slot] = true;
         }
     }
 }

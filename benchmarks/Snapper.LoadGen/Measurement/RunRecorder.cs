@@ -68,6 +68,7 @@ public sealed class RunRecorder
         var abortsBySlot = new long[AbortSlots.Count];
         var lateAbortsBySlot = new long[AbortSlots.Count];
         var epochCommits = new long[EpochCount];
+        var commitSlots = new bool[EpochCount * LoopRecorder.SlotsPerSecond];
         var latencies = new List<double>(loops.Sum(l => l.LatenciesMs.Count));
         foreach (var loop in loops)
         {
@@ -86,6 +87,10 @@ public sealed class RunRecorder
             }
 
             latencies.AddRange(loop.LatenciesMs);
+            for (var slot = 0; slot < commitSlots.Length; slot++)
+            {
+                commitSlots[slot] |= loop.CommitSlots[slot];
+            }
         }
 
         latencies.Sort();
@@ -108,7 +113,22 @@ public sealed class RunRecorder
             Completed = !Window.Interrupted && stillInFlight == 0,
             StillInFlight = stillInFlight,
             Drain = new DrainSummary(drainSeconds, lateCommitted, ByName(lateAbortsBySlot)),
+            LongestNoCommitSeconds = LongestWithout(commitSlots, seconds),
         };
+    }
+
+    /// <summary>The longest stretch of the measured <paramref name="seconds"/> in which no slot saw a commit, in seconds.</summary>
+    private static double LongestWithout(bool[] commitSlots, double seconds)
+    {
+        var measured = Math.Min(commitSlots.Length, (int)Math.Ceiling(seconds * LoopRecorder.SlotsPerSecond));
+        int longest = 0, run = 0;
+        for (var slot = 0; slot < measured; slot++)
+        {
+            run = commitSlots[slot] ? 0 : run + 1;
+            longest = Math.Max(longest, run);
+        }
+
+        return Math.Min(seconds, (double)longest / LoopRecorder.SlotsPerSecond);
     }
 
     private static SortedDictionary<string, long> ByName(long[] bySlot)

@@ -37,6 +37,12 @@ public sealed record RunResult
     /// <summary>Seconds actually measured (shorter than the duration when interrupted).</summary>
     public required double MeasuredSeconds { get; init; }
 
+    /// <summary>
+    /// The longest stretch of the measured window in which no transaction committed, in seconds
+    /// (to 1/100 s): how long the mode stood still, which throughput averages away.
+    /// </summary>
+    public double LongestNoCommitSeconds { get; init; }
+
     /// <summary>False when Ctrl+C or a stuck drain cut the run short.</summary>
     public required bool Completed { get; init; }
 

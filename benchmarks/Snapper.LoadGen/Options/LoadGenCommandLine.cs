@@ -14,7 +14,7 @@ namespace Snapper.LoadGen.Options;
 public static class LoadGenCommandLine
 {
     /// <summary>The workloads, each a subcommand.</summary>
-    public const string SmallBank = "smallbank", ListAppend = "listappend", TpcC = "tpcc";
+    public const string SmallBank = "smallbank", ListAppend = "listappend", TpcC = "tpcc", Nested = "nested";
 
     /// <summary>The subcommands that are not workloads.</summary>
     public const string Check = "check", Idle = "idle", Figures = "figures";
@@ -40,6 +40,22 @@ public static class LoadGenCommandLine
     private static readonly Option<int> TxnSize = Count("--txn-size", 4, "Actors per transaction, all distinct; smallbank: 1 debited + N-1 recipients.");
 
     private static readonly Option<int> Actors = Count("--actors", 10_000, "Actors per mode (tpcc: only seeds each transaction's input draw).");
+
+    // nested: the actors, the keys each tree draws its nodes from, and the transactions in flight of
+    // an application whose call trees meet often (a dozen actors, 16 in flight), and 5% of trees failing.
+    private static readonly Option<int> NestedActors = Count("--actors", 12, "Actors per mode.");
+
+    private static readonly Option<int> NestedTxnSize = Count("--txn-size", 4, "Distinct actors each call tree's nodes are drawn from (a tree may reach one several times).");
+
+    private static readonly Option<int> NestedPipeline = Count("--pipeline", 8, "Transactions each client keeps in flight.");
+
+    private static readonly Option<int> NestedUserAborts = new("--user-aborts")
+    {
+        Description = "Percentage of call trees with one node that throws after its calls (a user abort; 0-100); the checker verifies none of their appends is ever seen.",
+        HelpName = "percent",
+        DefaultValueFactory = _ => 5,
+        Validators = { r => Range(r, 0, 100) },
+    };
 
     private static readonly Option<int> FiguresActors = Count("--actors", 10_000, "SmallBank accounts per mode in every experiment.");
 
@@ -241,6 +257,7 @@ public static class LoadGenCommandLine
         {
             Workload(SmallBank, "SmallBank MultiTransfer: one account pays --txn-size - 1 others (orleans-txn: the same on Orleans' own transactions).", ModeNames.Default, ModeNames.Supported, ActAttempts, PactAttempts, OrleansLockTimeout),
             Workload(ListAppend, "Each transaction appends its tid to the lists of --txn-size actors; --verify or check tests the history Elle-style.", [ModeNames.Pact, ModeNames.Act], [ModeNames.Pact, ModeNames.Act, ModeNames.ActElr, ModeNames.Hybrid], History, Dump, UserAborts),
+            Workload(Nested, "Each transaction runs a random call tree (up to 3 levels, 3 calls a node, nested calls one after another or in parallel, actors coming back in their own tree, nodes that throw or swallow a failure), appending once on every actor it reaches; --verify or check tests the history as listappend's.", [ModeNames.Pact, ModeNames.Act], [ModeNames.Pact, ModeNames.Act, ModeNames.ActElr, ModeNames.Hybrid], History, Dump, NestedUserAborts, NestedActors, NestedTxnSize, NestedPipeline),
             Workload(TpcC, "TPC-C's five transactions at the standard mix on a database loaded per mode; one row per transaction type.", [ModeNames.Pact, ModeNames.Act, ModeNames.Hybrid], [ModeNames.Pact, ModeNames.Act, ModeNames.Hybrid], Warehouses, NewOrderOnly, PactAttempts),
             new Command(Check, "Check a listappend history against its list dump: lost, duplicated, misplaced or aborted appends and cycles. Exit 0 consistent, 1 violations, 2 unreadable files.")
             {
@@ -271,9 +288,9 @@ public static class LoadGenCommandLine
             PactPercent = parsed.GetValue(PactPercent),
             Dist = Enum.Parse<Distribution>(parsed.GetValue(Dist)!, ignoreCase: true),
             Zipf = parsed.GetValue(Zipf),
-            TxnSize = parsed.GetValue(TxnSize),
-            Actors = parsed.GetValue(Actors),
-            Pipeline = parsed.GetValue(Pipeline),
+            TxnSize = parsed.GetValue(Own(command, TxnSize)),
+            Actors = parsed.GetValue(Own(command, Actors)),
+            Pipeline = parsed.GetValue(Own(command, Pipeline)),
             Clients = parsed.GetValue(Clients),
             WarmupSeconds = parsed.GetValue(Warmup),
             JitSettleSeconds = parsed.GetValue(JitSettle),
@@ -297,7 +314,7 @@ public static class LoadGenCommandLine
         return command.Name switch
         {
             SmallBank => options with { ActAttempts = parsed.GetValue(ActAttempts), PactAttempts = parsed.GetValue(PactAttempts), OrleansLockTimeoutMs = parsed.GetValue(OrleansLockTimeout) },
-            ListAppend => options with { History = parsed.GetValue(History)?.FullName, Dump = parsed.GetValue(Dump)?.FullName, UserAborts = parsed.GetValue(UserAborts) },
+            ListAppend or Nested => options with { History = parsed.GetValue(History)?.FullName, Dump = parsed.GetValue(Dump)?.FullName, UserAborts = parsed.GetValue(Own(command, UserAborts)) },
             TpcC => options with { Warehouses = parsed.GetValue(Warehouses), NewOrderOnly = parsed.GetValue(NewOrderOnly), PactAttempts = parsed.GetValue(PactAttempts) },
             _ => options,
         };
@@ -332,6 +349,8 @@ public static class LoadGenCommandLine
             c => (IReadOnlyList<string>)[.. c.Options.Where(o => o.Name.StartsWith("--", StringComparison.Ordinal) && o.Name != "--help").Select(o => o.Name)]);
     }
 
+    // A workload's own flags come after the shared ones; one named as a shared flag replaces it
+    // (its own default and help), in the shared flag's place.
     private static Command Workload(string name, string description, IReadOnlyList<string> defaultModes, IReadOnlyList<string> allowedModes, params Option[] own)
     {
         var modes = new Option<string>("--modes")
@@ -342,18 +361,27 @@ public static class LoadGenCommandLine
         };
         modes.CompletionSources.Add(allowedModes.ToArray());
         modes.Validators.Add(r => OptionChecks.Text(r, text => CheckModes(text, allowedModes, name)));
-        var command = new Command(name, description)
-        {
+        Option[] shared =
+        [
             modes, PactPercent, Dist, Zipf, TxnSize, Actors, Pipeline, Clients, Warmup, JitSettle, Duration,
             Logger, LogDir, Connection, LogDelayMs, CheckpointInterval, Silos, Cluster, ResponseTimeout, Nemesis, NemesisRate, Json, Verify, Seed, Promote, Verbose,
-        };
-        foreach (var option in own)
+        ];
+        var command = new Command(name, description);
+        foreach (var option in shared)
+        {
+            command.Options.Add(own.FirstOrDefault(o => o.Name == option.Name) ?? option);
+        }
+
+        foreach (var option in own.Where(o => !shared.Any(s => s.Name == o.Name)))
         {
             command.Options.Add(option);
         }
 
         return command;
     }
+
+    // The command's flag named as `shared`: its own where it has one.
+    private static Option<T> Own<T>(Command command, Option<T> shared) => command.Options.OfType<Option<T>>().FirstOrDefault(o => o.Name == shared.Name) ?? shared;
 
     private static void CheckModes(string text, IReadOnlyList<string> allowed, string workload)
     {

@@ -23,7 +23,11 @@ public static class LoadGenValidation
         [LoadGenCommandLine.SmallBank] = ModeNames.Supported,
         [LoadGenCommandLine.ListAppend] = [ModeNames.Pact, ModeNames.Act, ModeNames.ActElr, ModeNames.Hybrid],
         [LoadGenCommandLine.TpcC] = [ModeNames.Pact, ModeNames.Act, ModeNames.Hybrid],
+        [LoadGenCommandLine.Nested] = [ModeNames.Pact, ModeNames.Act, ModeNames.ActElr, ModeNames.Hybrid],
     };
+
+    /// <summary>True for the workloads whose transactions append to lists and write a history <c>check</c> reads.</summary>
+    public static bool WritesHistory(string workload) => workload is LoadGenCommandLine.ListAppend or LoadGenCommandLine.Nested;
 
     /// <summary>Checks <paramref name="options"/> as a whole.</summary>
     /// <exception cref="UsageException">The options cannot be run; the message names the flag.</exception>
@@ -85,12 +89,12 @@ public static class LoadGenValidation
         Require(options.ActAttempts == 1 || options.Workload == LoadGenCommandLine.SmallBank, $"--act-attempts is only for the smallbank workload, not {options.Workload}.");
 
         Require(options.PactAttempts is >= 1 and <= 1000, $"--pact-attempts must be from 1 to 1000 (was {options.PactAttempts}).");
-        Require(options.PactAttempts == 1 || options.Workload != LoadGenCommandLine.ListAppend, "--pact-attempts is not for listappend: its history records one tid per transaction.");
+        Require(options.PactAttempts == 1 || !WritesHistory(options.Workload), $"--pact-attempts is not for {options.Workload}: its history records one tid per transaction.");
 
-        if (options.Workload != LoadGenCommandLine.ListAppend)
+        if (!WritesHistory(options.Workload))
         {
-            Require(options.History is null, $"--history is only for the listappend workload, not {options.Workload}.");
-            Require(options.Dump is null, $"--dump is only for the listappend workload, not {options.Workload}.");
+            Require(options.History is null, $"--history is only for the listappend and nested workloads, not {options.Workload}.");
+            Require(options.Dump is null, $"--dump is only for the listappend and nested workloads, not {options.Workload}.");
         }
 
         CheckOutputsDiffer(options);

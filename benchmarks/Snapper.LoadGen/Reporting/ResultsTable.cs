@@ -11,7 +11,7 @@ namespace Snapper.LoadGen.Reporting;
 /// <summary>The stdout results: one row per mode, then each mode's throughput relative to nt.</summary>
 public static class ResultsTable
 {
-    private static readonly string[] Headers = ["mode", "txn/s", "committed", "aborted", "abort %", "p50 ms", "p90 ms", "p99 ms"];
+    private static readonly string[] Headers = ["mode", "txn/s", "committed", "aborted", "abort %", "p50 ms", "p90 ms", "p99 ms", "no commit s"];
 
     /// <summary>
     /// Writes the table of <paramref name="report"/> to <paramref name="writer"/>: with rounded
@@ -297,6 +297,7 @@ public static class ResultsTable
         Ms(run.LatencyMs?.P50),
         Ms(run.LatencyMs?.P90),
         Ms(run.LatencyMs?.P99),
+        run.MeasuredSeconds > 0 ? Invariant($"{run.LongestNoCommitSeconds:F2}") : "-",
     ];
 
     private static string Ms(double? value) => value is { } ms ? Invariant($"{ms:F2}") : "-";

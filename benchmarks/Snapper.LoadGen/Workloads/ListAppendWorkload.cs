@@ -11,6 +11,8 @@ namespace Snapper.LoadGen.Workloads;
 /// saw in the history (its mode there is the kind it ran as: pact or act). Keys are deterministic:
 /// each mode uses the <see cref="IListActor"/> keys of its <see cref="ModeNames.KeyBlock"/>, so a
 /// later run with the same --actors finds the same lists; hybrid's PACTs and ACTs share theirs.
+/// Nested (<c>nested</c>): each transaction runs a call tree instead (<see cref="CallTrees"/>),
+/// appending once on every actor the tree reaches, however often it reaches it.
 /// </summary>
 public sealed class ListAppendWorkload : IWorkloadActors
 {
@@ -21,6 +23,7 @@ public sealed class ListAppendWorkload : IWorkloadActors
     private readonly ActOptions act;
     private readonly ActOptions actElr;
     private readonly Action<HistoryEntry> record;
+    private readonly bool nested;
 
     // Transactions whose tid is known and whose outcome is not recorded yet: at cut-off they are
     // recorded as unknown. Whoever flips Done first records the transaction, exactly once.
@@ -31,9 +34,12 @@ public sealed class ListAppendWorkload : IWorkloadActors
     /// <param name="actors">Actors per mode (<c>--actors</c>).</param>
     /// <param name="pactPercent">Hybrid: the percentage of transactions issued as PACTs.</param>
     /// <param name="record">Receives every finished transaction; must be thread-safe.</param>
-    /// <param name="userAbortPercent">The percentage of transactions that append everywhere, then roll back (<c>--user-aborts</c>).</param>
-    public ListAppendWorkload(ISnapperClient client, int actors, int pactPercent, Action<HistoryEntry> record, int userAbortPercent = 0, bool promote = true)
+    /// <param name="userAbortPercent">The percentage of transactions that append everywhere, then roll back (<c>--user-aborts</c>); nested: whose tree has a node that throws.</param>
+    /// <param name="promote">An ACT aborted for a concurrency reason runs again as a PACT (<c>--promote</c>).</param>
+    /// <param name="nested">Run call trees (<c>nested</c>), not one call per actor.</param>
+    public ListAppendWorkload(ISnapperClient client, int actors, int pactPercent, Action<HistoryEntry> record, int userAbortPercent = 0, bool promote = true, bool nested = false)
     {
+        this.nested = nested;
         act = ActOptions.Default with { Promote = promote };
         actElr = ActOptions.EarlyRelease with { Promote = promote };
         ArgumentOutOfRangeException.ThrowIfNegative(userAbortPercent);
@@ -135,9 +141,17 @@ public sealed class ListAppendWorkload : IWorkloadActors
         }
     }
 
-    private async Task IssueAsync(string run, string mode, ActorId[] ids, int[] keys)
+    private Task IssueAsync(string run, string mode, ActorId[] ids, int[] keys)
     {
         var first = ids[keys[0]];
+        var rollBack = RollsBack(keys);
+        if (nested)
+        {
+            var tree = CallTrees.Draw(ids, keys, throws: rollBack);
+            var reached = tree.Nodes().Select(n => n.Actor.Key).Distinct(StringComparer.Ordinal).ToArray();
+            return IssueAsync(run, mode, first, reached, (actor, ctx) => actor.Visit(ctx, tree), () => CallTrees.Declaration(tree));
+        }
+
         var others = new ActorId[keys.Length - 1];
         var actors = new string[keys.Length];
         actors[0] = first.Key;
@@ -147,7 +161,12 @@ public sealed class ListAppendWorkload : IWorkloadActors
             actors[i] = others[i - 1].Key;
         }
 
-        var rollBack = RollsBack(keys);
+        return IssueAsync(run, mode, first, actors, (actor, ctx) => rollBack ? actor.AppendEverywhereThenRollBack(ctx, others) : actor.AppendEverywhere(ctx, others), () => Declare(first, others));
+    }
+
+    // Runs one transaction starting with `call` on `first`, reaching `actors`, and records it.
+    private async Task IssueAsync(string run, string mode, ActorId first, string[] actors, Func<IListActor, TxnContext, Task<AppendResult[]>> call, Func<AccessSet> declare)
+    {
         Pending? txn = null;
         async Task<(long Tid, AppendResult[] Results)> Body(IListActor actor, TxnContext ctx)
         {
@@ -162,14 +181,14 @@ public sealed class ListAppendWorkload : IWorkloadActors
                 record(new HistoryEntry(superseded.Tid, mode, TransactionStatus.Aborted, RunAgain, actors, []));
             }
 
-            return (ctx.Tid, await (rollBack ? actor.AppendEverywhereThenRollBack(ctx, others) : actor.AppendEverywhere(ctx, others)));
+            return (ctx.Tid, await call(actor, ctx));
         }
 
         try
         {
             var (tid, results) = mode != ModeNames.Pact
                 ? await client.RunAct<IListActor, (long, AppendResult[])>(first, Body, mode == ModeNames.ActElr ? actElr : act, CancellationToken.None)
-                : await client.RunPact<IListActor, (long, AppendResult[])>(first, Body, Declare(first, others), CancellationToken.None);
+                : await client.RunPact<IListActor, (long, AppendResult[])>(first, Body, declare(), CancellationToken.None);
             if (Finish(tid, knownWithoutBody: Volatile.Read(ref txn) is null))
             {
                 var appends = new AppendObservation[results.Length];
