@@ -59,6 +59,10 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
     // ACTs committed here lately: a Commit sent again (the first try's answer was late) is no news.
     private readonly RecentTids committedHere = new(256);
 
+    // This activation, as its reports name it (never 0): an ACT whose calls reached two activations
+    // of the actor lost the first one's part with it, and must not commit (ExecutionInfo.Add).
+    private readonly int incarnation = Random.Shared.Next(1, int.MaxValue);
+
     public ActParticipant(ActorId id, ActServices services, StateVersions<TState> versions, LocalSchedule schedule)
     {
         Id = id;
@@ -411,7 +415,7 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
             _ => ParticipantRole.Visitor,
         };
         var after = records.ContainsKey(record.Context.Tid) ? schedule.BatchAfter(record.Group) : 0;
-        return record.Learned.Snapshot(Id, role, record.BeforeBatch, record.BeforeCommitted, after, precedingActsMaxBeforeBid, record.DependsOn, record.Calls);
+        return record.Learned.Snapshot(Id, role, record.BeforeBatch, record.BeforeCommitted, after, precedingActsMaxBeforeBid, record.DependsOn, record.Calls, incarnation);
     }
 
     private readonly record struct CallFrame(ActRecord<TState> Record, ExecutionInfo Learned, ExecutionInfo? OuterSink, CallScope? Scope, ActorId Target);

@@ -34,18 +34,27 @@ internal sealed class ExecutionInfo
 
     /// <summary>
     /// Notes that <paramref name="actor"/> took <paramref name="calls"/> calls in the role
-    /// <paramref name="role"/>. The strongest role wins; so does the largest count, since an actor
-    /// reports its count so far, which one path may carry older than another.
+    /// <paramref name="role"/>, in its activation <paramref name="incarnation"/> (0: unknown). The
+    /// strongest role wins; so does the largest count, since an actor reports its count so far,
+    /// which one path may carry older than another. Two activations of one actor fail the ACT: the
+    /// first one's part (its locks, its write) went with it, so the ACT would commit without it.
     /// </summary>
-    public void Add(ActorId actor, ParticipantRole role, int calls = 0)
+    public void Add(ActorId actor, ParticipantRole role, int calls = 0, int incarnation = 0)
     {
         if (!participants.TryGetValue(actor, out var known))
         {
-            participants[actor] = new Participation(role, calls);
+            participants[actor] = new Participation(role, calls, incarnation);
+            return;
         }
-        else if (role > known.Role || calls > known.Calls)
+
+        if (incarnation != 0 && known.Incarnation != 0 && incarnation != known.Incarnation)
         {
-            participants[actor] = new Participation(role > known.Role ? role : known.Role, Math.Max(calls, known.Calls));
+            Failure ??= new TransactionAbortedException(AbortReason.Failure, $"actor {actor} was deactivated while the ACT ran there, and its next activation took a later call: what the first one did went with it");
+        }
+
+        if (role > known.Role || calls > known.Calls || (known.Incarnation == 0 && incarnation != 0))
+        {
+            participants[actor] = new Participation(role > known.Role ? role : known.Role, Math.Max(calls, known.Calls), known.Incarnation != 0 ? known.Incarnation : incarnation);
         }
     }
 
@@ -53,7 +62,7 @@ internal sealed class ExecutionInfo
     {
         foreach (var (actor, participation) in other.participants)
         {
-            Add(actor, participation.Role, participation.Calls);
+            Add(actor, participation.Role, participation.Calls, participation.Incarnation);
         }
 
         Failure ??= other.Failure;
@@ -119,13 +128,14 @@ internal sealed class ExecutionInfo
     /// <summary>
     /// A copy to hand to the caller: what this actor learned plus its own role and its place among
     /// batches (<paramref name="before"/> and whether it had committed, <paramref name="afterBid"/>:
-    /// 0 for none, and the max(BeforeSet) of ACTs that preceded this one here).
+    /// 0 for none, and the max(BeforeSet) of ACTs that preceded this one here), in its activation
+    /// <paramref name="selfIncarnation"/>.
     /// </summary>
-    public ExecutionInfo Snapshot(ActorId self, ParticipantRole selfRole, BatchRef before, bool beforeCommitted, long afterBid, long precedingActsMaxBeforeBid, ActDependency? dependency, int selfCalls = 1)
+    public ExecutionInfo Snapshot(ActorId self, ParticipantRole selfRole, BatchRef before, bool beforeCommitted, long afterBid, long precedingActsMaxBeforeBid, ActDependency? dependency, int selfCalls = 1, int selfIncarnation = 0)
     {
         var copy = new ExecutionInfo();
         copy.Merge(this);
-        copy.Add(self, selfRole, selfCalls);
+        copy.Add(self, selfRole, selfCalls, selfIncarnation);
         if (dependency is not null)
         {
             (copy.Dependencies ??= []).Add(dependency.Value);

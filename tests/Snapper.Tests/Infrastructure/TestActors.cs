@@ -50,6 +50,8 @@ public interface ITestActor : ITransactionalActor, IGrainWithStringKey
 
     Task CallAddBetweenGates(TxnContext ctx, ActorId next, string before, string locked, string release);
 
+    Task AddOnTwiceBetweenGates(TxnContext ctx, ActorId next, string between, string release);
+
     Task CallTwoFirstThrows(TxnContext ctx, ActorId first, ActorId second);
 
     Task CallWithoutAwaiting(TxnContext ctx, ActorId next);
@@ -185,6 +187,14 @@ public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestA
 
     public Task CallAddBetweenGates(TxnContext ctx, ActorId next, string before, string locked, string release) =>
         CallActor<ITestActor>(ctx, next, a => a.AddBetweenGates(ctx, before, locked, release));
+
+    public async Task AddOnTwiceBetweenGates(TxnContext ctx, ActorId next, string between, string release)
+    {
+        await CallActor<ITestActor>(ctx, next, a => a.Add(ctx, 1));
+        gates.Signal(between);
+        await gates.Until(release);
+        await CallActor<ITestActor>(ctx, next, a => a.Add(ctx, 1));
+    }
 
     public async Task CallTwoFirstThrows(TxnContext ctx, ActorId first, ActorId second)
     {

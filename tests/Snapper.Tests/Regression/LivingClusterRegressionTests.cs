@@ -94,6 +94,28 @@ public sealed class LivingClusterRegressionTests
     }
 
     /// <summary>
+    /// An ACT writes c, c is deactivated (the write goes with it), and the ACT calls c again, which
+    /// its next activation takes. The ACT must not commit with the second write alone: committed,
+    /// c holds both; else neither.
+    /// </summary>
+    [Fact]
+    public async Task A_write_that_went_with_its_activation_is_not_committed_without_it()
+    {
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.TransactionTimeout = TimeSpan.FromSeconds(10)));
+        var (a, c) = (ActorId.Create<ITestActor>("twice-root"), ActorId.Create<ITestActor>("twice-c"));
+
+        var txn = silo.Client.RunAct<ITestActor>(a, (actor, ctx) => actor.AddOnTwiceBetweenGates(ctx, c, "twice-between", "twice-release"));
+        await silo.Gates.Until("twice-between");
+        await Deactivate(silo, c);
+        silo.Gates.Signal("twice-release");
+        var outcome = await Record.ExceptionAsync(() => txn);
+
+        var value = await Read(silo, c);
+        Assert.True(outcome is null ? value == 2 : value == 0, $"c = {value}, and the ACT {outcome?.Message ?? "committed"}");
+        Assert.IsType<TransactionAbortedException>(outcome);
+    }
+
+    /// <summary>
     /// Defect 3: both writers voted yes, then one is deactivated while the root logs CoordCommit.
     /// The caller is told "committed", so the write must be there, live and after a restart.
     /// </summary>
