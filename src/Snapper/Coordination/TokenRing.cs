@@ -299,12 +299,25 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
         _ = Pass(passing);
     }
 
+    // Passes the token to the successor, and again until a pass is answered. A pass whose answer
+    // did not come (a timeout, a silo declared dead) may have been taken: it goes again to the same
+    // coordinator, which takes each numbered pass once, for as long as that one is in the ring; only
+    // once it has left does the token go along the newest view. Sent to another coordinator while
+    // the first may hold it, there would be two holders handing out the same tids. A failover that
+    // halted this coordinator after the token's view made a new token: this one is dropped.
     private async Task Pass(BatchToken passing)
     {
         var pass = ++passing.Passes; // the same number each time it is tried again
+        string? tried = null;
         while (true)
         {
-            if (view.Successor(key) is not { } next)
+            if (passing.View.Epoch < haltedBefore)
+            {
+                return;
+            }
+
+            var next = tried is not null && view.Members.Contains(tried) ? tried : view.Successor(key);
+            if (next is null)
             {
                 // No ring (every silo left): keep the token.
                 token = passing;
@@ -314,13 +327,14 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
 
             try
             {
+                tried = next;
                 await coordinators.Get(next).PassToken(passing, pass);
                 return;
             }
             catch (Exception e)
             {
-                // The next coordinator could not take it (its silo is going away): keep it, and try
-                // again along the newest view.
+                // The next coordinator did not answer (its silo is going away, or paused): keep the
+                // token, and try again.
                 LogMessages.TokenPassFailed(diagnostics, e, key, next);
                 await Task.Delay(WakeAfter, clock);
             }

@@ -1,3 +1,4 @@
+using System.Collections.Concurrent;
 using Microsoft.Extensions.DependencyInjection;
 using Orleans.Configuration;
 using Snapper.Coordination;
@@ -51,6 +52,53 @@ public sealed class TokenRingRegressionTests
         Assert.Equal(3, await silo.Client.RunAct<ITestActor, int>(a, (t, ctx) => t.Read(ctx)));
     }
 
+    /// <summary>
+    /// Chaos CI run (stop 56): two PACTs each had the same tid. A pass whose answer did not come
+    /// went again to whichever coordinator followed the sender in the newest view; a silo that
+    /// joined meanwhile made that another one, which took the token while the first could still
+    /// take it too: two holders, handing out the same tids. Each numbered pass must reach one
+    /// coordinator only.
+    /// </summary>
+    [Fact]
+    public async Task A_pass_whose_answer_is_late_goes_again_to_the_same_coordinator_when_a_silo_joins()
+    {
+        var passes = new PassRecorder();
+        await using var silo = await TestSilo.StartAsync(
+            s => s.Configure(o => o.CoordinatorCount = 2),
+            services =>
+            {
+                services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(1));
+                services.AddSingleton(passes);
+                services.AddSingleton<IIncomingGrainCallFilter, PassRecorderFilter>();
+            });
+        var first = ActorId.Create<ITestActor>("join-a");
+        await silo.Client.RunPact<ITestActor>(first, (t, ctx) => t.Add(ctx, 1), AccessSet.Of(first)).WaitAsync(Bound);
+        await Poll.Until(async () => (await silo.Ring()).Parked, "the ring is idle");
+
+        // The ring is [P, Q]: hold Q's next pass to P, unanswered, until released.
+        var keys = await Coordinators(silo);
+        passes.HoldPassTo = keys[0];
+        var pacts = new List<Task>();
+        for (var i = 0; i < 20 && !silo.Gates.IsSignalled("pass-held"); i++)
+        {
+            var actor = ActorId.Create<ITestActor>($"join-{i}");
+            pacts.Add(silo.Client.RunPact<ITestActor>(actor, (t, ctx) => t.Add(ctx, 1), AccessSet.Of(actor)));
+            await Task.Delay(100);
+        }
+
+        await silo.Gates.Until("pass-held");
+
+        // A silo joins: Q's successor in the newest view is now the joined silo's first coordinator.
+        await silo.Cluster.StartAdditionalSiloAsync();
+        await Poll.Until(async () => (await Coordinators(silo)).Length == 4, "the joined silo's coordinators are in the ring");
+        await Task.Delay(TimeSpan.FromSeconds(3)); // Q's pass to P times out, and is tried again, meanwhile
+        silo.Gates.Signal("pass-release");
+
+        await Task.WhenAll(pacts).WaitAsync(Bound);
+        var twice = passes.DeliveredToMoreThanOne();
+        Assert.True(twice.Count == 0, $"passes delivered to more than one coordinator: {string.Join("; ", twice)}");
+    }
+
     private static async Task<string[]> Coordinators(TestSilo silo) =>
         [.. (await silo.Grains.GetGrain<IRingMembership>(0).View()).Members];
 
@@ -82,6 +130,47 @@ public sealed class TokenRingRegressionTests
             {
                 gates.Signal("pass-retried");
             }
+        }
+    }
+
+    /// <summary>Which coordinators each numbered pass (generation, pass) was delivered to; holds the first pass to <see cref="HoldPassTo"/>, and every delivery of it, until "pass-release".</summary>
+    private sealed class PassRecorder
+    {
+        private readonly ConcurrentDictionary<(long Generation, long Pass), ConcurrentDictionary<string, bool>> delivered = new();
+        private (long Generation, long Pass)? held;
+
+        public string? HoldPassTo { get; set; }
+
+        public bool Deliver(BatchToken token, long pass, string target)
+        {
+            delivered.GetOrAdd((token.Generation, pass), _ => new()).TryAdd(target, true);
+            lock (delivered)
+            {
+                if (held is null && target == HoldPassTo)
+                {
+                    held = (token.Generation, pass);
+                }
+
+                return held == (token.Generation, pass) && target == HoldPassTo;
+            }
+        }
+
+        public List<string> DeliveredToMoreThanOne() =>
+            [.. delivered.Where(d => d.Value.Count > 1).Select(d => $"pass {d.Key.Pass} of generation {d.Key.Generation} to {string.Join(", ", d.Value.Keys)}")];
+    }
+
+    private sealed class PassRecorderFilter(PassRecorder passes, Gates gates) : IIncomingGrainCallFilter
+    {
+        public async Task Invoke(IIncomingGrainCallContext context)
+        {
+            if (context.MethodName == nameof(ICoordinator.PassToken)
+                && passes.Deliver((BatchToken)context.Request.GetArgument(0)!, (long)context.Request.GetArgument(1)!, context.TargetId.Key.ToString()!))
+            {
+                gates.Signal("pass-held");
+                await gates.Until("pass-release");
+            }
+
+            await context.Invoke();
         }
     }
 }
