@@ -118,7 +118,7 @@ public sealed class RunRecorder
     }
 
     /// <summary>The longest stretch of the measured <paramref name="seconds"/> in which no slot saw a commit, in seconds.</summary>
-    private static double LongestWithout(bool[] commitSlots, double seconds)
+    public static double LongestWithout(bool[] commitSlots, double seconds)
     {
         var measured = Math.Min(commitSlots.Length, (int)Math.Ceiling(seconds * LoopRecorder.SlotsPerSecond));
         int longest = 0, run = 0;

@@ -23,7 +23,7 @@ public static class CallTrees
     {
         ArgumentNullException.ThrowIfNull(ids);
         ArgumentNullException.ThrowIfNull(keys);
-        var random = new Random(Hash(keys));
+        var random = TransactionMix.KeyRandom(keys);
         var tree = Node(ids[keys[0]], 1);
         if (!throws)
         {
@@ -66,16 +66,4 @@ public static class CallTrees
         ReferenceEquals(node, thrower)
             ? node with { Throws = true }
             : node with { Children = [.. node.Children.Select(c => Marked(c, thrower))] };
-
-    // FNV-1a over the keys: a seed the keys fix.
-    private static int Hash(int[] keys)
-    {
-        var hash = unchecked((int)2166136261);
-        foreach (var key in keys)
-        {
-            hash = unchecked((hash ^ key) * 16777619);
-        }
-
-        return hash;
-    }
 }

@@ -106,8 +106,12 @@ public sealed class TransactionMix
         return i;
     }
 
-    // A Random fixed by the keys (FNV-1a over them), for a kind's own Issue in a crossed mix.
-    private static Random KeyRandom(int[] keys)
+    /// <summary>
+    /// A Random fixed by the keys (FNV-1a over them): for a kind's own Issue in a crossed mix, and
+    /// for anything else a transaction draws from its keys (a nested call tree), so a seed gives the
+    /// same run.
+    /// </summary>
+    public static Random KeyRandom(int[] keys)
     {
         ArgumentNullException.ThrowIfNull(keys);
         var hash = unchecked((int)2166136261);

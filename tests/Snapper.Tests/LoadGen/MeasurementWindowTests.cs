@@ -25,6 +25,17 @@ public sealed class MeasurementWindowTests
     }
 
     [Fact]
+    public void The_longest_time_with_no_commit_counts_empty_slots_of_the_measured_time_only()
+    {
+        var slots = new bool[2 * LoopRecorder.SlotsPerSecond]; // a second measured, then a drain nobody counts
+        slots[0] = slots[31] = slots[60] = true;
+
+        Assert.Equal(0.39, RunRecorder.LongestWithout(slots, seconds: 1.0), precision: 6); // slots 61..99
+        Assert.Equal(0.5, RunRecorder.LongestWithout(new bool[2 * LoopRecorder.SlotsPerSecond], seconds: 0.5), precision: 6);
+        Assert.Equal(0.0, RunRecorder.LongestWithout([.. Enumerable.Repeat(true, LoopRecorder.SlotsPerSecond)], seconds: 1.0), precision: 6);
+    }
+
+    [Fact]
     public void A_window_measuring_soon_or_interrupted_is_not_postponed()
     {
         var soon = new MeasurementWindow(TimeSpan.FromSeconds(0.1), TimeSpan.FromSeconds(10));
