@@ -71,6 +71,7 @@ internal sealed class ActorEngines<TState>
         var act = new ActParticipant<TState>(id, services, versions, schedule);
         act.Attach(onRecord, retain, self);
         act.AdoptUndecided([.. undecided, .. PreparedBefore(id, handedOver, undecided)]);
+        act.AdoptCommitted(CommittedBefore(handedOver));
         if (handedOver is { Outcomes.IsDefaultOrEmpty: false } kept)
         {
             act.Roots.Adopt(kept.Outcomes);
@@ -118,6 +119,7 @@ internal sealed class ActorEngines<TState>
             Undecided = Act.HandOver(),
             Batches = Pact.HandOver(),
             Outcomes = Act.Roots.HandOver(),
+            Committed = Act.HandOverCommitted(),
         });
         active.Remove(Act.Id, activation);
     }
@@ -208,6 +210,14 @@ internal sealed class ActorEngines<TState>
             context.Response = ExecutionInfoResponse.ReadsResult(context) ? ExecutionInfoResponse.Create(failed, new ExecutionInfo()) : failed;
         }
     }
+
+    // The ACTs an earlier activation committed, and those whose handed-over write the committed
+    // state already covers (a write of an ACT that is to commit is superseded only by one built on
+    // it: the ACT committed): a Commit for any of them is no news here.
+    private static IEnumerable<long> CommittedBefore(CommittedState? handedOver) =>
+        handedOver is { } state
+            ? (state.Committed.IsDefaultOrEmpty ? [] : state.Committed).Concat(state.Undecided.IsDefaultOrEmpty ? [] : state.Undecided.Where(w => w.Version <= state.Version).Select(w => w.Tid))
+            : [];
 
     // The writes an earlier activation prepared and handed over, not already among the failover's.
     private static IEnumerable<PrepareRecord> PreparedBefore(ActorId id, CommittedState? handedOver, IReadOnlyList<PrepareRecord> fromFailover) =>

@@ -258,6 +258,25 @@ internal sealed partial class ActParticipant<TState>
     }
 
     /// <summary>
+    /// The activation is going: the ACTs lately committed here (by their Commit, or by asking their
+    /// root), so that a Commit sent again to the next activation (the first try's answer was late)
+    /// is no news there rather than a "write was lost" alarm.
+    /// </summary>
+    public ImmutableArray<long> HandOverCommitted() => [.. committedHere.Tids.Concat(undecided.SettledByRootTids).Distinct()];
+
+    /// <summary>
+    /// ACTs committed before this activation (<see cref="HandOverCommitted"/>), or whose handed-over
+    /// write a later committed version already covers: a Commit for one of them is no news.
+    /// </summary>
+    public void AdoptCommitted(IEnumerable<long> tids)
+    {
+        foreach (var tid in tids)
+        {
+            committedHere.Remember(tid);
+        }
+    }
+
+    /// <summary>
     /// A silo died: the ACTs here wait for their roots, some of which may have died with it (the
     /// records of those would hold their locks until their deadline, and the prepared ones for
     /// ever). Ask each root; one that lost the ACT answers from the logs (<see cref="ActRoot{TState}.ActOutcome"/>).

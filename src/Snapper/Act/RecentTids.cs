@@ -21,4 +21,7 @@ internal sealed class RecentTids(int capacity)
     }
 
     public bool Contains(long tid) => set.Contains(tid);
+
+    /// <summary>The tids remembered, oldest first.</summary>
+    public IEnumerable<long> Tids => order;
 }

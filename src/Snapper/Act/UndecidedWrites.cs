@@ -43,6 +43,9 @@ internal sealed class UndecidedWrites<TState>(ActorId id, ActServices services, 
     /// <summary>Whether ACT <paramref name="tid"/> was settled here by asking its root (its root's own Commit is then no news).</summary>
     public bool WasSettledByRoot(long tid) => settledByRoot.Contains(tid);
 
+    /// <summary>The ACTs lately settled here by asking their roots.</summary>
+    public IEnumerable<long> SettledByRootTids => settledByRoot.Tids;
+
     // A decision for a write prepared in an earlier activation: a commit makes its state the
     // committed one, unless a later committed version is here already, after the batches it was
     // built on (handed over uncommitted: the ACT committed only once they had). The Commit's

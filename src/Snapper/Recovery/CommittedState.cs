@@ -10,7 +10,8 @@ namespace Snapper.Recovery;
 /// (an empty <see cref="State"/> with deltas: the actor's initial state, version 0).
 /// <see cref="Undecided"/>: writes a deactivated activation had prepared for ACTs not decided then;
 /// <see cref="Batches"/>: the PACT batches it had not seen committed; <see cref="Outcomes"/>: how the
-/// ACTs rooted there ended, for participants that may still ask (docs/architecture.md, "An activation goes").
+/// ACTs rooted there ended, for participants that may still ask (docs/architecture.md, "An activation goes");
+/// <see cref="Committed"/>: ACTs lately committed there, whose Commit sent again is no news.
 /// </summary>
 [GenerateSerializer, Immutable]
 internal readonly record struct CommittedState(
@@ -19,7 +20,8 @@ internal readonly record struct CommittedState(
     [property: Id(2)] ImmutableArray<ReadOnlyMemory<byte>> Deltas = default,
     [property: Id(3)] ImmutableArray<PreparedWrite> Undecided = default,
     [property: Id(4)] Protocol.PactHandover? Batches = null,
-    [property: Id(5)] ImmutableArray<Protocol.RememberedOutcome> Outcomes = default)
+    [property: Id(5)] ImmutableArray<Protocol.RememberedOutcome> Outcomes = default,
+    [property: Id(6)] ImmutableArray<long> Committed = default)
 {
     /// <summary>The version of the whole <see cref="State"/>, before the deltas.</summary>
     public long WholeVersion => Version - (Deltas.IsDefault ? 0 : Deltas.Length);
@@ -40,6 +42,7 @@ internal readonly record struct CommittedState(
             Undecided = Union(first.Undecided, second.Undecided),
             Batches = (first.Version == winner.Version ? first.Batches : null) ?? (second.Version == winner.Version ? second.Batches : null),
             Outcomes = Concat(first.Outcomes, second.Outcomes),
+            Committed = Concat(first.Committed, second.Committed),
         };
     }
 

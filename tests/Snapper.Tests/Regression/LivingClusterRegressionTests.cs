@@ -70,6 +70,31 @@ public sealed class LivingClusterRegressionTests
     }
 
     /// <summary>
+    /// The same, with the writer's activation gone between the two: the next activation must know
+    /// the ACT committed (the hand-over carries it), not report a lost write. Seen under
+    /// `nested --nemesis deactivate`: "Actor 38 was told ACT 199065 committed, but it holds no
+    /// write prepared for it", with 199065's append on actor 38's list.
+    /// </summary>
+    [Fact]
+    public async Task A_Commit_that_comes_again_to_the_next_activation_is_no_news_not_a_lost_write()
+    {
+        var errors = new ErrorEvents();
+        await using var silo = await TestSilo.StartAsync(services: services => services.AddSingleton<ILoggerProvider>(errors));
+        var (root, writer) = (ActorId.Create<ITestActor>("again-next-root"), ActorId.Create<ITestActor>("again-next-writer"));
+        var tid = await silo.Client.RunAct<ITestActor, long>(root, async (a, ctx) =>
+        {
+            await a.AddThenCall(ctx, 1, writer, 2);
+            return ctx.Tid;
+        });
+        await Deactivate(silo, writer);
+
+        await silo.Resolver.Participant(writer).Commit(tid, HybridDecision.None);
+
+        Assert.Equal(2, await Read(silo, writer));
+        Assert.Empty(errors.Events);
+    }
+
+    /// <summary>
     /// Defect 2: T1 reads b, b is deactivated (its read lock goes with it), T2 reads a and writes b,
     /// then T1 writes a. T1 must abort: its read of b no longer holds, and no serial order gives
     /// a = b + 100 and b = a + 1 together.
