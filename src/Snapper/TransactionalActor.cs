@@ -188,9 +188,17 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         return Task.CompletedTask;
     }
 
-    Task ISnapperParticipant.StopWaiting(long tid)
+    Task ISnapperParticipant.StopWaiting(long tid, ActorId going, TxnMode mode)
     {
-        ActParticipant.OnStopWaiting(tid);
+        if (mode == TxnMode.Pact)
+        {
+            PactParticipant.OnStopWaiting(tid, going);
+        }
+        else
+        {
+            ActParticipant.OnStopWaiting(tid, going);
+        }
+
         return Task.CompletedTask;
     }
 

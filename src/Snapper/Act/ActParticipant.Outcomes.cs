@@ -156,6 +156,7 @@ internal sealed partial class ActParticipant<TState>
 
     private void Forget(long tid)
     {
+        waited.Forget(tid);
         @lock.Release(tid);
         if (records.Remove(tid, out var record))
         {
@@ -359,15 +360,13 @@ internal sealed partial class ActParticipant<TState>
         @lock.RefuseWaiters(Deactivated);
 
         // A call running here that waits on another actor keeps this activation, which takes no
-        // message meanwhile; if what it waits for there waits on a message to this actor (a lock
-        // held by an ACT whose Prepare is queued here), neither ends before the response timeout.
-        // Its ACT loses its record here anyway, so its waits elsewhere end now.
-        foreach (var (tid, record) in records)
+        // message meanwhile; if what it waits for there waits on a message to this actor (a call
+        // back into it, a lock held by an ACT whose Prepare is queued here), neither ends before
+        // the response timeout. So the actors its calls wait on hear it, and pass it on: calls back
+        // into this actor give up, lock waits end. Its own calls into itself give up here.
+        foreach (var tid in records.Keys.ToList())
         {
-            foreach (var target in record.Calling ?? [])
-            {
-                root.Send(target, p => p.StopWaiting(tid));
-            }
+            OnStopWaiting(tid, Id);
         }
     }
 
@@ -375,10 +374,11 @@ internal sealed partial class ActParticipant<TState>
         new(AbortReason.Failure, $"actor {Id} was deactivated while the transaction waited for its lock") { Tid = tid };
 
     /// <summary>
-    /// An actor the ACT reached is going: ACT <paramref name="tid"/>'s lock wait here ends (the
-    /// ACT aborts), and so do its waits on the actors its calls from here are waiting on.
+    /// Actor <paramref name="going"/>, which ACT <paramref name="tid"/> reached, is going: the ACT's
+    /// lock wait here ends (the ACT aborts), its calls from here back into that actor give up, and
+    /// the notice goes on to the actors its other calls from here wait on.
     /// </summary>
-    public void OnStopWaiting(long tid)
+    public void OnStopWaiting(long tid, ActorId going)
     {
         if (!records.TryGetValue(tid, out var record))
         {
@@ -386,10 +386,36 @@ internal sealed partial class ActParticipant<TState>
             return;
         }
 
-        @lock.RefuseWaiter(tid, new TransactionAbortedException(AbortReason.Failure, $"an actor it reached was deactivated while it waited for a lock on {Id}") { Tid = tid });
-        foreach (var target in record.Calling ?? [])
+        if (waited.Going(tid, going, out var gaveUp) is not { } onward)
         {
-            root.Send(target, p => p.StopWaiting(tid));
+            return; // heard before
+        }
+
+        if (gaveUp)
+        {
+            // The call given up is queued at the going activation and runs in the next one, where
+            // nobody waits for it: its record there must not hold a lock until the ACT's deadline.
+            // The ACT aborts (the call's failure is in its execution info), so this Abort is safe.
+            root.Send(going, p => p.Abort(tid));
+        }
+
+        @lock.RefuseWaiter(tid, new TransactionAbortedException(AbortReason.Failure, $"an actor it reached was deactivated while it waited for a lock on {Id}") { Tid = tid });
+        foreach (var target in onward)
+        {
+            root.Send(target, p => p.StopWaiting(tid, going, TxnMode.Act));
+        }
+    }
+
+    // A call of ACT tid to target has just been sent: the going actors the ACT has heard of are
+    // named to it too, for the calls it makes from there.
+    private void PassOnGoing(long tid, ActorId target)
+    {
+        if (waited.GoingFor(tid) is { } goingActors)
+        {
+            foreach (var going in goingActors)
+            {
+                root.Send(target, p => p.StopWaiting(tid, going, TxnMode.Act));
+            }
         }
     }
 

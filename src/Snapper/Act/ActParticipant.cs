@@ -59,6 +59,9 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
     // ACTs committed here lately: a Commit sent again (the first try's answer was late) is no news.
     private readonly RecentTids committedHere = new(256);
 
+    // The calls this actor's ACTs wait on, and the going actors they must not call back into.
+    private readonly WaitedCalls waited = new();
+
     // This activation, as its reports name it (never 0): an ACT whose calls reached two activations
     // of the actor lost the first one's part with it, and must not commit (ExecutionInfo.Add).
     private readonly int incarnation = Random.Shared.Next(1, int.MaxValue);
@@ -133,7 +136,9 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
         try
         {
             var answer = call(callee);
-            await (seenBatches && !answer.IsCompleted ? Patiently(answer, ctx, frame) : answer);
+            PassOnGoing(ctx.Tid, target);
+            var waiting = waited.Await(ctx.Tid, target, answer);
+            await (seenBatches && !waiting.IsCompleted ? Patiently(waiting, ctx, frame) : waiting);
             return CallAnswers.ResultOf<TResult>(answer);
         }
         catch (Exception e) when (frame.Learned.FailAndPass(Aborts.OfCall(ctx.Tid, target, e, answered: frame.Learned.Participants.Count > 0)))
@@ -234,6 +239,14 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
             // Leave told the calls already under way to stop waiting; a call started now could
             // wait on a message to this activation, which takes none until this call returns.
             var refused = new TransactionAbortedException(AbortReason.Failure, $"actor {Id} is being deactivated: the ACT may start no call from it") { Tid = ctx.Tid };
+            record.Learned.Fail(refused);
+            throw refused;
+        }
+
+        if (waited.IsGoing(ctx.Tid, target))
+        {
+            // Its activation takes no message until the call of this ACT running there returns.
+            var refused = WaitedCalls.Refusal(ctx.Tid, target);
             record.Learned.Fail(refused);
             throw refused;
         }

@@ -18,12 +18,19 @@ internal sealed partial class PactParticipant<TState>
     /// <summary>
     /// The activation is going: calls still waiting for their turn are sent again by their callers
     /// (<see cref="LocalSchedule.Bounce"/>), and roots waiting for their batch answer now, for their
-    /// callers to wait through the next activation (<see cref="AwaitOutcome"/>).
+    /// callers to wait through the next activation (<see cref="AwaitOutcome"/>). The actors that
+    /// PACT calls from here wait on are told, so that a call back into this activation, which takes
+    /// none until those calls return, gives up (<see cref="State.WaitedCalls"/>).
     /// </summary>
     public void Leave()
     {
         var moving = leaving = new ActorMovingException(Id);
         left?.TrySetResult();
+        foreach (var tid in waited.All.Select(w => w.Tid).Distinct().ToList())
+        {
+            OnStopWaiting(tid, Id); // its calls back into itself give up here
+        }
+
         schedule.Bounce(moving);
         foreach (var (tid, (bid, outcome)) in outcomes)
         {
@@ -32,6 +39,46 @@ internal sealed partial class PactParticipant<TState>
         }
 
         outcomes.Clear();
+    }
+
+    /// <summary>
+    /// Actor <paramref name="going"/>, which PACT <paramref name="tid"/> reached, is going: the
+    /// PACT's calls from here back into it give up (the PACT aborts), and the notice goes on to the
+    /// actors its other calls from here wait on.
+    /// </summary>
+    public void OnStopWaiting(long tid, ActorId going)
+    {
+        foreach (var target in waited.Going(tid, going, out _) ?? [])
+        {
+            Send(target, p => p.StopWaiting(tid, going, TxnMode.Pact));
+        }
+    }
+
+    // A call of PACT tid to target has just been sent: the going actors the PACT has heard of are
+    // named to it too, for the calls it makes from there.
+    private void PassOnGoing(long tid, ActorId target)
+    {
+        if (waited.GoingFor(tid) is { } goingActors)
+        {
+            foreach (var going in goingActors)
+            {
+                Send(target, p => p.StopWaiting(tid, going, TxnMode.Pact));
+            }
+        }
+    }
+
+    private void Send(ActorId actor, Func<ISnapperParticipant, Task> message) => _ = SendAsync(actor, message);
+
+    private async Task SendAsync(ActorId actor, Func<ISnapperParticipant, Task> message)
+    {
+        try
+        {
+            await message(services.Resolver.Participant(actor));
+        }
+        catch (Exception e)
+        {
+            LogMessages.DeliveryFailed(services.Diagnostics, e, actor);
+        }
     }
 
     /// <summary>

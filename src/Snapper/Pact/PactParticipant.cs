@@ -60,6 +60,9 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
     // PACTs rooted here whose caller waits for the outcome through AwaitOutcome (their root call
     // answered when an activation went), by tid, with their bid: how they end is kept until asked.
     private readonly Dictionary<long, long> movedRoots = new();
+
+    // The calls this actor's PACTs wait on, and the going actors they must not call back into.
+    private readonly WaitedCalls waited = new();
     private ActorMovingException? leaving; // set by Leave: this activation is going
     private TaskCompletionSource? left;     // completed by Leave, for waits that must not hold the activation
     private TState? working;
@@ -151,6 +154,14 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
             counted[declaredAt]++;
         }
 
+        if (waited.IsGoing(ctx.Tid, target) || (target == Id && leaving is not null))
+        {
+            // Its activation takes no message until the call of this PACT running there returns.
+            var refused = WaitedCalls.Refusal(ctx.Tid, target);
+            FailedCall(ctx, refused);
+            throw refused;
+        }
+
         var (callee, outer) = BeginCall<TActor>(target);
         try
         {
@@ -159,7 +170,8 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
                 try
                 {
                     var answer = call(callee);
-                    await answer;
+                    PassOnGoing(ctx.Tid, target);
+                    await waited.Await(ctx.Tid, target, answer);
                     return CallAnswers.ResultOf<TResult>(answer);
                 }
                 catch (ActorMovingException) when (services.Clock.GetUtcNow() < ctx.Deadline)

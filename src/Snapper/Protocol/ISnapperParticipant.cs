@@ -71,12 +71,15 @@ internal interface ISnapperParticipant : IGrain
     Task BatchWaitDoomed(long tid, long behind);
 
     /// <summary>
-    /// Actor → an actor a call of ACT <paramref name="tid"/> is under way on, one-way: the caller's
-    /// activation is going, so the ACT aborts; its lock wait there, and on the actors its calls
-    /// from there wait on, ends now.
+    /// Actor → an actor a call of transaction <paramref name="tid"/> (an ACT or a PACT, by
+    /// <paramref name="mode"/>) is under way on, one-way: the activation of <paramref name="going"/>
+    /// (the sender, or one the sender heard of) is going and takes no message until the
+    /// transaction's call running there returns. The transaction's calls back into it give up, or
+    /// are refused before they are sent, there and on the actors its calls from there wait on
+    /// (<see cref="State.WaitedCalls"/>); an ACT's lock wait there ends too.
     /// </summary>
     [OneWay]
-    Task StopWaiting(long tid);
+    Task StopWaiting(long tid, ActorId going, TxnMode mode);
 
     /// <summary>
     /// An ACT's root → the root of an ACT it depends on (Thorp's commit dependency): completes with

@@ -54,6 +54,10 @@ public interface ITestActor : ITransactionalActor, IGrainWithStringKey
 
     Task CallTwoFirstThrows(TxnContext ctx, ActorId first, ActorId second);
 
+    Task AddThenCallBackBetweenGates(TxnContext ctx, ActorId next, string called, string release);
+
+    Task AddThenCallBackAfterGates(TxnContext ctx, ActorId back, string called, string release);
+
     Task CallWithoutAwaiting(TxnContext ctx, ActorId next);
 
     Task<int> ReadThenAdd(TxnContext ctx, ActorId next, int delta);
@@ -194,6 +198,21 @@ public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestA
         gates.Signal(between);
         await gates.Until(release);
         await CallActor<ITestActor>(ctx, next, a => a.Add(ctx, 1));
+    }
+
+    /// <summary>Adds 1 here, then calls <paramref name="next"/>, which adds 1 and, between gates, calls back here to add 1 more.</summary>
+    public async Task AddThenCallBackBetweenGates(TxnContext ctx, ActorId next, string called, string release)
+    {
+        await Add(ctx, 1);
+        await CallActor<ITestActor>(ctx, next, a => a.AddThenCallBackAfterGates(ctx, Id, called, release));
+    }
+
+    public async Task AddThenCallBackAfterGates(TxnContext ctx, ActorId back, string called, string release)
+    {
+        await Add(ctx, 1);
+        gates.Signal(called);
+        await gates.Until(release);
+        await CallActor<ITestActor>(ctx, back, a => a.Add(ctx, 1));
     }
 
     public async Task CallTwoFirstThrows(TxnContext ctx, ActorId first, ActorId second)

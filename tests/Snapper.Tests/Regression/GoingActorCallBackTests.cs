@@ -1,0 +1,48 @@
+using Microsoft.Extensions.DependencyInjection;
+using Orleans.Configuration;
+using Orleans.Core.Internal;
+using Snapper.Tests.Infrastructure;
+
+namespace Snapper.Tests.Regression;
+
+/// <summary>
+/// A call tree comes back into an actor whose activation has begun to go (issue 50): a → b → a,
+/// and a is asked to deactivate while its call waits for b. Orleans gives a going activation no
+/// message until its running calls return, so b's call back into a can never be served there; it
+/// must be refused at once (the transaction aborts everywhere) instead of both waiting for the
+/// response timeout. The same when the tree comes back from a itself (a → a → a).
+/// </summary>
+public sealed class GoingActorCallBackTests
+{
+    // Far longer than the bound below: a call back that waits for it is what this test catches.
+    private static readonly TimeSpan ResponseTimeout = TimeSpan.FromSeconds(60);
+    private static readonly TimeSpan Bound = TimeSpan.FromSeconds(20);
+
+    [Theory]
+    [InlineData(false, false)]
+    [InlineData(true, false)]
+    [InlineData(false, true)]
+    [InlineData(true, true)]
+    public async Task A_call_back_into_an_actor_that_is_going_is_refused_and_its_transaction_aborts(bool pact, bool fromItself)
+    {
+        await using var silo = await TestSilo.StartAsync(
+            s => s.Configure(o => o.TransactionTimeout = 2 * ResponseTimeout),
+            services => services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = ResponseTimeout));
+        var (a, b) = (ActorId.Create<ITestActor>("going-a"), ActorId.Create<ITestActor>("going-b"));
+        var next = fromItself ? a : b;
+        Func<ITestActor, TxnContext, Task> body = (x, ctx) => x.AddThenCallBackBetweenGates(ctx, next, "b-called", "b-calls-back");
+        var txn = pact ? silo.Client.RunPact(a, body, AccessSet.Of(a, 2).And(next)) : silo.Client.RunAct(a, body);
+
+        await silo.Gates.Until("b-called");
+        await silo.Grains.GetGrain<ITestActor>(a.Key).AsReference<IGrainManagementExtension>().DeactivateOnIdle();
+        silo.Gates.Signal("b-calls-back");
+        var outcome = await Record.ExceptionAsync(() => txn.WaitAsync(Bound));
+
+        Assert.IsType<TransactionAbortedException>(outcome);
+        Assert.Equal((0, 0), (await Read(silo, a), await Read(silo, b)));
+        await silo.Client.RunAct<ITestActor>(a, (x, ctx) => x.AddThenCall(ctx, 1, b, 1));
+        Assert.Equal((1, 1), (await Read(silo, a), await Read(silo, b)));
+    }
+
+    private static Task<int> Read(TestSilo silo, ActorId id) => silo.Client.RunAct<ITestActor, int>(id, (actor, ctx) => actor.Read(ctx));
+}
