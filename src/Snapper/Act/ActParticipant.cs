@@ -138,7 +138,15 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
             var answer = call(callee);
             PassOnGoing(ctx.Tid, target);
             var waiting = waited.Await(ctx.Tid, target, answer);
-            await (seenBatches && !waiting.IsCompleted ? Patiently(waiting, ctx, frame) : waiting);
+            try
+            {
+                await (seenBatches && !waiting.IsCompleted ? Patiently(waiting, ctx, frame) : waiting);
+            }
+            finally
+            {
+                waited.End(ctx.Tid, waiting);
+            }
+
             return CallAnswers.ResultOf<TResult>(answer);
         }
         catch (Exception e) when (frame.Learned.FailAndPass(Aborts.OfCall(ctx.Tid, target, e, answered: frame.Learned.Participants.Count > 0)))

@@ -171,7 +171,16 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
                 {
                     var answer = call(callee);
                     PassOnGoing(ctx.Tid, target);
-                    await waited.Await(ctx.Tid, target, answer);
+                    var waiting = waited.Await(ctx.Tid, target, answer);
+                    try
+                    {
+                        await waiting;
+                    }
+                    finally
+                    {
+                        waited.End(ctx.Tid, waiting);
+                    }
+
                     return CallAnswers.ResultOf<TResult>(answer);
                 }
                 catch (ActorMovingException) when (services.Clock.GetUtcNow() < ctx.Deadline)

@@ -28,9 +28,51 @@ internal sealed class WaitedCalls
     /// <summary>
     /// Completes as <paramref name="answer"/> does, unless transaction <paramref name="tid"/> hears
     /// first that <paramref name="target"/> is going (<see cref="Going"/>): then it fails with the
-    /// refusal at once, and the answer, whenever it comes, is dropped.
+    /// refusal at once, and the answer, whenever it comes, is dropped. The answer itself if it is
+    /// already in; else <see cref="End"/> once the wait is over.
     /// </summary>
-    public Task Await(long tid, ActorId target, Task answer) => answer.IsCompleted ? answer : AwaitOrGiveUp(tid, target, answer);
+    /// <remarks>
+    /// No extra turn on the actor's scheduler: the answer completes the wait on its own thread, and
+    /// the caller's await resumes in the actor's turn as it would on the answer.
+    /// </remarks>
+    public Task Await(long tid, ActorId target, Task answer)
+    {
+        if (answer.IsCompleted)
+        {
+            return answer;
+        }
+
+        var call = new Waited(target);
+        if (!waiting.TryGetValue(tid, out var calls))
+        {
+            waiting[tid] = calls = [];
+        }
+
+        calls.Add(call);
+        answer.ContinueWith(static (answered, state) => ((Waited)state!).Answered(answered), call, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+        return call.Task;
+    }
+
+    /// <summary>The wait <paramref name="wait"/> that <see cref="Await"/> returned for <paramref name="tid"/> is over.</summary>
+    public void End(long tid, Task wait)
+    {
+        if (waiting.TryGetValue(tid, out var calls))
+        {
+            for (var i = 0; i < calls.Count; i++)
+            {
+                if (calls[i].Task == wait)
+                {
+                    calls.RemoveAt(i);
+                    break;
+                }
+            }
+
+            if (calls.Count == 0)
+            {
+                waiting.Remove(tid);
+            }
+        }
+    }
 
     /// <summary>Whether transaction <paramref name="tid"/> has heard that <paramref name="target"/> is going.</summary>
     public bool IsGoing(long tid, ActorId target) => going.TryGetValue(tid, out var actors) && actors.Contains(target);
@@ -63,7 +105,7 @@ internal sealed class WaitedCalls
 
         actors.Add(actor);
         var onward = new List<ActorId>();
-        foreach (var call in waiting.GetValueOrDefault(tid) ?? [])
+        foreach (var call in waiting.GetValueOrDefault(tid)?.ToArray() ?? [])
         {
             if (call.Target == actor)
             {
@@ -85,46 +127,27 @@ internal sealed class WaitedCalls
     public static TransactionAbortedException Refusal(long tid, ActorId actor) =>
         new(AbortReason.Failure, $"actor {actor} is being deactivated while the transaction runs there, so its call back into {actor} cannot be served") { Tid = tid };
 
-    private async Task AwaitOrGiveUp(long tid, ActorId target, Task answer)
+    // The wait for one answer: completed by the answer or given up, whichever comes first.
+    private sealed class Waited(ActorId target) : TaskCompletionSource
     {
-        var call = new Waited(target);
-        if (!waiting.TryGetValue(tid, out var calls))
-        {
-            waiting[tid] = calls = [];
-        }
-
-        calls.Add(call);
-        try
-        {
-            if (await Task.WhenAny(answer, call.GivenUp) != answer)
-            {
-                _ = answer.ContinueWith(static t => _ = t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
-                await call.GivenUp; // throws the refusal
-            }
-
-            await answer;
-        }
-        finally
-        {
-            if (waiting.TryGetValue(tid, out var still))
-            {
-                still.Remove(call);
-                if (still.Count == 0)
-                {
-                    waiting.Remove(tid);
-                }
-            }
-        }
-    }
-
-    private sealed class Waited(ActorId target)
-    {
-        private readonly TaskCompletionSource givenUp = new(TaskCreationOptions.RunContinuationsAsynchronously);
-
         public ActorId Target { get; } = target;
 
-        public Task GivenUp => givenUp.Task;
+        public void Answered(Task answer)
+        {
+            if (answer.IsFaulted)
+            {
+                TrySetException(answer.Exception.InnerExceptions);
+            }
+            else if (answer.IsCanceled)
+            {
+                TrySetCanceled();
+            }
+            else
+            {
+                TrySetResult();
+            }
+        }
 
-        public bool GiveUp(Exception refusal) => givenUp.TrySetException(refusal);
+        public bool GiveUp(Exception refusal) => TrySetException(refusal);
     }
 }

@@ -110,13 +110,32 @@ public sealed class ClusterShapeRegressionTests
 
             // What such a read sees: a committed change to an actor's state whose base it did not see.
             await storage.AppendAsync("snapper-elsewhere-0", [LogRecordCodec.Encode(new CommitRecord(7, ActorId.Create<ITestActor>("gap-y"), new byte[] { 1 }) { Version = 9, Delta = true })], CancellationToken.None);
-            var joined = await cluster.Cluster.StartAdditionalSiloAsync();
-            await MoveTo(cluster, x, joined);
+            var joined = await Step(cluster.Cluster.StartAdditionalSiloAsync(), "the second silo starts");
+            await Step(MoveTo(cluster, x, joined), "x moves to the second silo");
             Assert.Equal(5, await Read(cluster, x));
         }
 
-        var cold = await Record.ExceptionAsync(async () => await (await TestSilo.StartAsync(services: s => s.AddSingleton<ILogStorage>(storage))).DisposeAsync());
+        var cold = await Record.ExceptionAsync(async () => await (await Step(TestSilo.StartAsync(services: s => s.AddSingleton<ILogStorage>(storage)), "a first silo starts on the logs")).DisposeAsync());
         Assert.True(cold is not null && cold.ToString().Contains("records are missing", StringComparison.Ordinal), $"a first silo started on logs with records missing: {cold}");
+    }
+
+    // A step that once hung this test for 17 minutes (not reproduced): bounded, and named when it fails.
+    private static async Task Step(Task step, string what)
+    {
+        try
+        {
+            await step.WaitAsync(2 * Bound);
+        }
+        catch (TimeoutException) when (!step.IsCompleted)
+        {
+            throw new TimeoutException($"{what}: not done within {2 * Bound}");
+        }
+    }
+
+    private static async Task<T> Step<T>(Task<T> step, string what)
+    {
+        await Step((Task)step, what);
+        return await step;
     }
 
     private static async Task MoveTo(TestSilo cluster, ActorId id, InProcessSiloHandle silo)
