@@ -262,19 +262,7 @@ internal sealed class ActRoot<TState>
     }
 
     /// <summary>Sends <paramref name="message"/> to <paramref name="actor"/>, one-way; a failure is logged.</summary>
-    public void Send(ActorId actor, Func<ISnapperParticipant, Task> message) => _ = SendAsync(actor, message);
-
-    private async Task SendAsync(ActorId actor, Func<ISnapperParticipant, Task> message)
-    {
-        try
-        {
-            await message(services.Resolver.Participant(actor));
-        }
-        catch (Exception e)
-        {
-            LogMessages.DeliveryFailed(services.Diagnostics, e, actor);
-        }
-    }
+    public void Send(ActorId actor, Func<ISnapperParticipant, Task> message) => services.Resolver.Send(actor, message, services.Diagnostics);
 
     /// <summary>What the ACTs rooted here tell other actors.</summary>
     private sealed class Signals(ActRoot<TState> owner) : IActSignals

@@ -1,5 +1,7 @@
 using System.Collections.Concurrent;
 using System.Globalization;
+using Microsoft.Extensions.Logging;
+using Snapper.Diagnostics;
 using Snapper.Protocol;
 
 namespace Snapper.Grains;
@@ -43,8 +45,23 @@ internal sealed class ActorResolver(IGrainFactory grains)
         return entry.Participant ??= grains.GetGrain<ISnapperParticipant>(entry.Reference.GetGrainId()); // a race makes two equal references
     }
 
+    /// <summary>Sends <paramref name="message"/> to transactional actor <paramref name="actor"/>, one-way; a failure is logged to <paramref name="diagnostics"/>.</summary>
+    public void Send(ActorId actor, Func<ISnapperParticipant, Task> message, ILogger diagnostics) => _ = SendAsync(actor, message, diagnostics);
+
     /// <summary>Whether <paramref name="id"/> names a transactional actor; throws <see cref="SnapperException"/> naming it if it names no actor.</summary>
     public bool IsTransactional(ActorId id) => Known(id).Transactional;
+
+    private async Task SendAsync(ActorId actor, Func<ISnapperParticipant, Task> message, ILogger diagnostics)
+    {
+        try
+        {
+            await message(Participant(actor));
+        }
+        catch (Exception e)
+        {
+            LogMessages.DeliveryFailed(diagnostics, e, actor);
+        }
+    }
 
     private Entry Known(ActorId id)
     {

@@ -67,19 +67,7 @@ internal sealed partial class PactParticipant<TState>
         }
     }
 
-    private void Send(ActorId actor, Func<ISnapperParticipant, Task> message) => _ = SendAsync(actor, message);
-
-    private async Task SendAsync(ActorId actor, Func<ISnapperParticipant, Task> message)
-    {
-        try
-        {
-            await message(services.Resolver.Participant(actor));
-        }
-        catch (Exception e)
-        {
-            LogMessages.DeliveryFailed(services.Diagnostics, e, actor);
-        }
-    }
+    private void Send(ActorId actor, Func<ISnapperParticipant, Task> message) => services.Resolver.Send(actor, message, services.Diagnostics);
 
     /// <summary>
     /// A root that moved (<see cref="Leave"/>) is asked how PACT <paramref name="tid"/> of batch
