@@ -396,6 +396,8 @@ internal sealed partial class ActParticipant<TState>
             // The call given up is queued at the going activation and runs in the next one, where
             // nobody waits for it: its record there must not hold a lock until the ACT's deadline.
             // The ACT aborts (the call's failure is in its execution info), so this Abort is safe.
+            // (A call into itself already running here when it was given up leaves nothing there:
+            // the Abort then only makes the next activation refuse the ACT.)
             root.Send(going, p => p.Abort(tid));
         }
 

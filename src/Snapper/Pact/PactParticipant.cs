@@ -169,6 +169,11 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
             {
                 try
                 {
+                    if (leaving is not null)
+                    {
+                        waited.Going(ctx.Tid, Id, out _); // a call made after Leave names this actor too
+                    }
+
                     var answer = call(callee);
                     PassOnGoing(ctx.Tid, target);
                     var waiting = waited.Await(ctx.Tid, target, answer);

@@ -58,6 +58,8 @@ public interface ITestActor : ITransactionalActor, IGrainWithStringKey
 
     Task AddThenCallBackAfterGates(TxnContext ctx, ActorId back, string called, string release);
 
+    Task AddBetweenGatesThenCallBack(TxnContext ctx, ActorId next, string added, string release);
+
     Task CallWithoutAwaiting(TxnContext ctx, ActorId next);
 
     Task<int> ReadThenAdd(TxnContext ctx, ActorId next, int delta);
@@ -205,6 +207,16 @@ public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestA
     {
         await Add(ctx, 1);
         await CallActor<ITestActor>(ctx, next, a => a.AddThenCallBackAfterGates(ctx, Id, called, release));
+    }
+
+    /// <summary>Adds 1 here and waits between gates; then calls <paramref name="next"/>, which adds 1 and calls back here at once.</summary>
+    public async Task AddBetweenGatesThenCallBack(TxnContext ctx, ActorId next, string added, string release)
+    {
+        await Add(ctx, 1);
+        gates.Signal(added);
+        await gates.Until(release);
+        gates.Signal("call-back-now");
+        await CallActor<ITestActor>(ctx, next, a => a.AddThenCallBackAfterGates(ctx, Id, "called-back", "call-back-now"));
     }
 
     public async Task AddThenCallBackAfterGates(TxnContext ctx, ActorId back, string called, string release)

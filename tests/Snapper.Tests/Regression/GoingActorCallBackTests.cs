@@ -44,5 +44,30 @@ public sealed class GoingActorCallBackTests
         Assert.Equal((1, 1), (await Read(silo, a), await Read(silo, b)));
     }
 
+    /// <summary>
+    /// The actor begins to go while its call waits on no other actor (in user code), and only then
+    /// makes the call whose tree comes back: the notice must go with that call.
+    /// </summary>
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task A_call_made_after_its_actor_began_to_go_cannot_come_back_into_it(bool pact)
+    {
+        await using var silo = await TestSilo.StartAsync(
+            s => s.Configure(o => o.TransactionTimeout = 2 * ResponseTimeout),
+            services => services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = ResponseTimeout));
+        var (a, b) = (ActorId.Create<ITestActor>("late-a"), ActorId.Create<ITestActor>("late-b"));
+        Func<ITestActor, TxnContext, Task> body = (x, ctx) => x.AddBetweenGatesThenCallBack(ctx, b, "a-added", "a-calls");
+        var txn = pact ? silo.Client.RunPact(a, body, AccessSet.Of(a, 2).And(b)) : silo.Client.RunAct(a, body);
+
+        await silo.Gates.Until("a-added");
+        await silo.Grains.GetGrain<ITestActor>(a.Key).AsReference<IGrainManagementExtension>().DeactivateOnIdle();
+        silo.Gates.Signal("a-calls");
+        var outcome = await Record.ExceptionAsync(() => txn.WaitAsync(Bound));
+
+        Assert.IsType<TransactionAbortedException>(outcome);
+        Assert.Equal((0, 0), (await Read(silo, a), await Read(silo, b)));
+    }
+
     private static Task<int> Read(TestSilo silo, ActorId id) => silo.Client.RunAct<ITestActor, int>(id, (actor, ctx) => actor.Read(ctx));
 }
