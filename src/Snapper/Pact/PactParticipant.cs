@@ -154,14 +154,6 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
             counted[declaredAt]++;
         }
 
-        if (waited.IsGoing(ctx.Tid, target) || (target == Id && leaving is not null))
-        {
-            // Its activation takes no message until the call of this PACT running there returns.
-            var refused = WaitedCalls.Refusal(ctx.Tid, target);
-            FailedCall(ctx, refused);
-            throw refused;
-        }
-
         var (callee, outer) = BeginCall<TActor>(target);
         try
         {
@@ -171,7 +163,14 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
                 {
                     if (leaving is not null)
                     {
-                        waited.Going(ctx.Tid, Id, out _); // a call made after Leave names this actor too
+                        waited.Going(ctx.Tid, Id, out _); // this actor is going: its calls name it too
+                    }
+
+                    if (waited.IsGoing(ctx.Tid, target))
+                    {
+                        // Its activation takes no message until the call of this PACT running there
+                        // returns. Refused before it is sent; the filter below aborts the PACT.
+                        throw WaitedCalls.Refusal(ctx.Tid, target);
                     }
 
                     var answer = call(callee);

@@ -25,18 +25,11 @@ public sealed class GoingActorCallBackTests
     [InlineData(true, true)]
     public async Task A_call_back_into_an_actor_that_is_going_is_refused_and_its_transaction_aborts(bool pact, bool fromItself)
     {
-        await using var silo = await TestSilo.StartAsync(
-            s => s.Configure(o => o.TransactionTimeout = 2 * ResponseTimeout),
-            services => services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = ResponseTimeout));
+        await using var silo = await Start();
         var (a, b) = (ActorId.Create<ITestActor>("going-a"), ActorId.Create<ITestActor>("going-b"));
         var next = fromItself ? a : b;
-        Func<ITestActor, TxnContext, Task> body = (x, ctx) => x.AddThenCallBackBetweenGates(ctx, next, "b-called", "b-calls-back");
-        var txn = pact ? silo.Client.RunPact(a, body, AccessSet.Of(a, 2).And(next)) : silo.Client.RunAct(a, body);
-
-        await silo.Gates.Until("b-called");
-        await silo.Grains.GetGrain<ITestActor>(a.Key).AsReference<IGrainManagementExtension>().DeactivateOnIdle();
-        silo.Gates.Signal("b-calls-back");
-        var outcome = await Record.ExceptionAsync(() => txn.WaitAsync(Bound));
+        var outcome = await RunWhileGoing(
+            silo, pact, a, (x, ctx) => x.AddThenCallBackBetweenGates(ctx, next, "b-called", "b-calls-back"), AccessSet.Of(a, 2).And(next), "b-called", "b-calls-back");
 
         Assert.IsType<TransactionAbortedException>(outcome);
         Assert.Equal((0, 0), (await Read(silo, a), await Read(silo, b)));
@@ -53,20 +46,28 @@ public sealed class GoingActorCallBackTests
     [InlineData(true)]
     public async Task A_call_made_after_its_actor_began_to_go_cannot_come_back_into_it(bool pact)
     {
-        await using var silo = await TestSilo.StartAsync(
-            s => s.Configure(o => o.TransactionTimeout = 2 * ResponseTimeout),
-            services => services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = ResponseTimeout));
+        await using var silo = await Start();
         var (a, b) = (ActorId.Create<ITestActor>("late-a"), ActorId.Create<ITestActor>("late-b"));
-        Func<ITestActor, TxnContext, Task> body = (x, ctx) => x.AddBetweenGatesThenCallBack(ctx, b, "a-added", "a-calls");
-        var txn = pact ? silo.Client.RunPact(a, body, AccessSet.Of(a, 2).And(b)) : silo.Client.RunAct(a, body);
-
-        await silo.Gates.Until("a-added");
-        await silo.Grains.GetGrain<ITestActor>(a.Key).AsReference<IGrainManagementExtension>().DeactivateOnIdle();
-        silo.Gates.Signal("a-calls");
-        var outcome = await Record.ExceptionAsync(() => txn.WaitAsync(Bound));
+        var outcome = await RunWhileGoing(
+            silo, pact, a, (x, ctx) => x.AddBetweenGatesThenCallBack(ctx, b, "a-added", "a-calls"), AccessSet.Of(a, 2).And(b), "a-added", "a-calls");
 
         Assert.IsType<TransactionAbortedException>(outcome);
         Assert.Equal((0, 0), (await Read(silo, a), await Read(silo, b)));
+    }
+
+    private static Task<TestSilo> Start() => TestSilo.StartAsync(
+        s => s.Configure(o => o.TransactionTimeout = 2 * ResponseTimeout),
+        services => services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = ResponseTimeout));
+
+    // Runs body from a (as a PACT declaring declared, or an ACT), asks Orleans to deactivate a once
+    // the body signals reached, then lets it go on (release): how the transaction ended, within Bound.
+    private static async Task<Exception?> RunWhileGoing(TestSilo silo, bool pact, ActorId a, Func<ITestActor, TxnContext, Task> body, AccessSet declared, string reached, string release)
+    {
+        var txn = pact ? silo.Client.RunPact(a, body, declared) : silo.Client.RunAct(a, body);
+        await silo.Gates.Until(reached);
+        await silo.Grains.GetGrain<ITestActor>(a.Key).AsReference<IGrainManagementExtension>().DeactivateOnIdle();
+        silo.Gates.Signal(release);
+        return await Record.ExceptionAsync(() => txn.WaitAsync(Bound));
     }
 
     private static Task<int> Read(TestSilo silo, ActorId id) => silo.Client.RunAct<ITestActor, int>(id, (actor, ctx) => actor.Read(ctx));
