@@ -140,7 +140,6 @@ public sealed class TestSilo : IAsyncDisposable
         return (TransactionalActor<TState>)actor;
     }
 
-    /// <summary>The name of the silo <paramref name="id"/> is active on, or null.</summary>
     /// <summary>
     /// Activates test actors (a read each) until it has one on each of two silos: the first on the
     /// first silo (the one a restarted one-silo cluster is named after), the second on another.
@@ -160,8 +159,29 @@ public sealed class TestSilo : IAsyncDisposable
         return (found[first], found.Single(kv => kv.Key != first).Value);
     }
 
+    /// <summary>The name of the silo <paramref name="id"/> is active on, or null.</summary>
     internal string? SiloOf(ActorId id) =>
         cluster.Silos.FirstOrDefault(s => s.ServiceProvider.GetRequiredService<ActiveActors>().Contains(id))?.Name;
+
+    /// <summary>
+    /// For a test's failure message: each silo's activation of <paramref name="grain"/> as Orleans
+    /// describes it (state, requests running and queued, the one that blocks it). Orleans keeps that
+    /// description internal, so it is read by reflection; a diagnostic, never asserted on.
+    /// </summary>
+    internal string ActivationReport(GrainId grain)
+    {
+        var directoryType = typeof(Orleans.Runtime.Silo).Assembly.GetType("Orleans.Runtime.ActivationDirectory");
+        var lines = new List<string>();
+        foreach (var silo in cluster.Silos)
+        {
+            var directory = directoryType is null ? null : silo.ServiceProvider.GetService(directoryType);
+            var activation = directory?.GetType().GetMethod("FindTarget")?.Invoke(directory, [grain]);
+            var detailed = activation?.GetType().GetMethod("ToDetailedString", System.Reflection.BindingFlags.Instance | System.Reflection.BindingFlags.NonPublic);
+            lines.Add($"{silo.Name}: {(activation is null ? "none" : detailed?.Invoke(activation, [true]) ?? activation.ToString())}");
+        }
+
+        return string.Join("; ", lines);
+    }
 
     /// <summary>
     /// Every transaction record in every log of every silo's storage, decoded, in append order per

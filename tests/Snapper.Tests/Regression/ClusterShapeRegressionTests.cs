@@ -111,7 +111,7 @@ public sealed class ClusterShapeRegressionTests
             // What such a read sees: a committed change to an actor's state whose base it did not see.
             await storage.AppendAsync("snapper-elsewhere-0", [LogRecordCodec.Encode(new CommitRecord(7, ActorId.Create<ITestActor>("gap-y"), new byte[] { 1 }) { Version = 9, Delta = true })], CancellationToken.None);
             var joined = await Step(cluster.Cluster.StartAdditionalSiloAsync(), "the second silo starts");
-            await Step(MoveTo(cluster, x, joined), "x moves to the second silo");
+            await Step(MoveTo(cluster, x, joined), "x moves to the second silo", () => cluster.ActivationReport(cluster.Grains.GetGrain<ITestActor>(x.Key).GetGrainId()));
             Assert.Equal(5, await Read(cluster, x));
         }
 
@@ -120,7 +120,7 @@ public sealed class ClusterShapeRegressionTests
     }
 
     // A step that once hung this test for 17 minutes (not reproduced): bounded, and named when it fails.
-    private static async Task Step(Task step, string what)
+    private static async Task Step(Task step, string what, Func<string>? state = null)
     {
         try
         {
@@ -128,7 +128,7 @@ public sealed class ClusterShapeRegressionTests
         }
         catch (TimeoutException) when (!step.IsCompleted)
         {
-            throw new TimeoutException($"{what}: not done within {2 * Bound}");
+            throw new TimeoutException($"{what}: not done within {2 * Bound}{(state is null ? "" : $" ({state()})")}");
         }
     }
 
