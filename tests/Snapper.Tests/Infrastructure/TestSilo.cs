@@ -1,4 +1,6 @@
 using Microsoft.Extensions.DependencyInjection;
+using Orleans.Core.Internal;
+using Orleans.Runtime.Placement;
 using Orleans.TestingHost;
 using Snapper.Coordination;
 using Snapper.Grains;
@@ -158,6 +160,39 @@ public sealed class TestSilo : IAsyncDisposable
         var first = cluster.Silos[0].Name;
         return (found[first], found.Single(kv => kv.Key != first).Value);
     }
+
+    /// <summary>
+    /// Moves test actor <paramref name="id"/> to <paramref name="to"/> (Orleans' MigrateOnIdle with a
+    /// placement hint) and waits until it is active there and nowhere else. Asked again until then:
+    /// a silo that has just joined may not yet be a placement target in the others' view, and
+    /// Orleans then keeps the actor where it is and says nothing (TestCluster.MigrateAsync would wait
+    /// for a deactivation that never comes).
+    /// </summary>
+    internal async Task MoveTo(ActorId id, InProcessSiloHandle to)
+    {
+        var until = DateTime.UtcNow + TimeSpan.FromSeconds(60);
+        while (!IsActiveOnlyOn(id, to.Name))
+        {
+            Assert.True(DateTime.UtcNow < until, $"{id} did not move to {to.Name} within 60 s ({ActivationReport(Grains.GetGrain<ITestActor>(id.Key).GetGrainId())})");
+            RequestContext.Set(IPlacementDirector.PlacementHintKey, to.SiloAddress);
+            try
+            {
+                await Grains.GetGrain<ITestActor>(id.Key).AsReference<IGrainManagementExtension>().MigrateOnIdle();
+            }
+            finally
+            {
+                RequestContext.Remove(IPlacementDirector.PlacementHintKey);
+            }
+
+            for (var i = 0; i < 100 && !IsActiveOnlyOn(id, to.Name); i++)
+            {
+                await Task.Delay(10);
+            }
+        }
+    }
+
+    private bool IsActiveOnlyOn(ActorId id, string silo) =>
+        cluster.Silos.Where(s => s.ServiceProvider.GetRequiredService<ActiveActors>().Contains(id)).Select(s => s.Name).SequenceEqual([silo]);
 
     /// <summary>The name of the silo <paramref name="id"/> is active on, or null.</summary>
     internal string? SiloOf(ActorId id) =>

@@ -35,7 +35,7 @@ public sealed class ClusterShapeRegressionTests
         var decision = storage.Hold(r => r is CoordCommitRecord);
         var txn = cluster.Client.RunAct<ITestActor>(root, (a, ctx) => a.AddThenCall(ctx, 1, x, 7));
         await decision.Arrived;
-        await cluster.Cluster.MigrateAsync(cluster.Grains.GetGrain<ITestActor>(x.Key), joined.SiloAddress);
+        await cluster.MoveTo(x, joined);
         decision.Release();
         await txn.WaitAsync(Bound); // committed
 
@@ -138,15 +138,7 @@ public sealed class ClusterShapeRegressionTests
         return await step;
     }
 
-    private static async Task MoveTo(TestSilo cluster, ActorId id, InProcessSiloHandle silo)
-    {
-        if (cluster.SiloOf(id) != silo.Name)
-        {
-            await cluster.Cluster.MigrateAsync(cluster.Grains.GetGrain<ITestActor>(id.Key), silo.SiloAddress);
-        }
-
-        Assert.Equal(silo.Name, cluster.SiloOf(id));
-    }
+    private static Task MoveTo(TestSilo cluster, ActorId id, InProcessSiloHandle silo) => cluster.MoveTo(id, silo);
 
     private static Task<int> Read(TestSilo cluster, ActorId id) => cluster.Client.RunAct<ITestActor, int>(id, (a, ctx) => a.Read(ctx)).WaitAsync(Bound);
 
