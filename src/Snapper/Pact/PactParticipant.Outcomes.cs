@@ -31,6 +31,8 @@ internal sealed partial class PactParticipant<TState>
             OnStopWaiting(tid, Id); // its calls back into itself give up here
         }
 
+        waited.Bound(Id, services.Clock); // the calls its PACTs make from now on wait a bounded time
+
         schedule.Bounce(moving);
         foreach (var (tid, (bid, outcome)) in outcomes)
         {

@@ -7,7 +7,10 @@ namespace Snapper.State;
 /// it, neither can end before the response timeout. So the going actor tells the actors its calls
 /// wait on (<see cref="Protocol.ISnapperParticipant.StopWaiting"/>), each passes the notice on down
 /// its own waited calls, and a call back into the going actor gives up where it was made, or is
-/// refused before it is sent: the transaction aborts at once instead.
+/// refused before it is sent: the transaction aborts at once instead. A notice can itself queue at
+/// an activation that is going too (a tree through two going actors): so the calls a going
+/// activation's transactions make are given up once they have waited <see cref="GoingPatience"/>
+/// (<see cref="Bound"/>).
 /// </summary>
 /// <remarks>
 /// One per engine of an activation, touched only in the actor's turns. The notices are kept for a
@@ -17,9 +20,18 @@ internal sealed class WaitedCalls
 {
     private const int RememberedTransactions = 256;
 
+    /// <summary>
+    /// How long a call made by a transaction of a going activation is waited for: long enough for a
+    /// callee's ordinary work, short enough that the activation goes about a second after its calls'
+    /// own work ends, when their answers are stuck behind another going activation.
+    /// </summary>
+    public static readonly TimeSpan GoingPatience = TimeSpan.FromSeconds(1);
+
     private readonly Dictionary<long, List<Waited>> waiting = new();
     private readonly Dictionary<long, List<ActorId>> going = new();
     private readonly Queue<long> goingOrder = new();
+    private ActorId goingSelf;
+    private TimeProvider? goingClock; // set once this activation is going (Bound): the calls made then are bounded
 
     /// <summary>Every transaction waiting here on a call, with the actors it waits on.</summary>
     public IEnumerable<(long Tid, ActorId Target)> All =>
@@ -42,7 +54,7 @@ internal sealed class WaitedCalls
             return answer;
         }
 
-        var call = new Waited(target);
+        var call = new Waited(tid, target, goingSelf, goingClock);
         if (!waiting.TryGetValue(tid, out var calls))
         {
             waiting[tid] = calls = [];
@@ -51,6 +63,18 @@ internal sealed class WaitedCalls
         calls.Add(call);
         answer.ContinueWith(static (answered, state) => ((Waited)state!).Answered(answered), call, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
         return call.Task;
+    }
+
+    /// <summary>
+    /// This activation is going (<paramref name="self"/>): every call made from now on is given up
+    /// once it has waited <see cref="GoingPatience"/> (<paramref name="clock"/> times them). Calls
+    /// already waited on are not: a going activation still lets its transactions finish, and a
+    /// PACT waiting on a call made before has priority over the ACTs in its way.
+    /// </summary>
+    public void Bound(ActorId self, TimeProvider clock)
+    {
+        goingSelf = self;
+        goingClock = clock;
     }
 
     /// <summary>The wait <paramref name="wait"/> that <see cref="Await"/> returned for <paramref name="tid"/> is over.</summary>
@@ -127,13 +151,32 @@ internal sealed class WaitedCalls
     public static TransactionAbortedException Refusal(long tid, ActorId actor) =>
         new(AbortReason.Failure, $"actor {actor} is being deactivated while the transaction runs there, so its call back into {actor} cannot be served") { Tid = tid };
 
-    // The wait for one answer: completed by the answer or given up, whichever comes first.
-    private sealed class Waited(ActorId target) : TaskCompletionSource
+    /// <summary>Why a call of <paramref name="tid"/> from going actor <paramref name="self"/> into <paramref name="target"/> is given up.</summary>
+    public static TransactionAbortedException TooLongWhileGoing(long tid, ActorId self, ActorId target) =>
+        new(AbortReason.Failure, $"actor {self} is being deactivated, and its call into {target} did not end within {GoingPatience.TotalSeconds:0.#} s (its answer may wait for {self} itself), so the transaction gives it up") { Tid = tid };
+
+    // The wait for one answer: completed by the answer or given up, whichever comes first; bounded
+    // (GoingPatience) when made while its activation is going (clock set). The timer completes the
+    // wait on its own thread; the caller resumes in the actor's turn.
+    private sealed class Waited : TaskCompletionSource
     {
-        public ActorId Target { get; } = target;
+        private readonly long tid;
+        private readonly ActorId self;
+        private readonly ITimer? patience;
+
+        public Waited(long tid, ActorId target, ActorId self, TimeProvider? clock)
+        {
+            this.tid = tid;
+            this.self = self;
+            Target = target;
+            patience = clock?.CreateTimer(static state => ((Waited)state!).TooLong(), this, GoingPatience, Timeout.InfiniteTimeSpan);
+        }
+
+        public ActorId Target { get; }
 
         public void Answered(Task answer)
         {
+            patience?.Dispose();
             if (answer.IsFaulted)
             {
                 TrySetException(answer.Exception.InnerExceptions);
@@ -149,5 +192,7 @@ internal sealed class WaitedCalls
         }
 
         public bool GiveUp(Exception refusal) => TrySetException(refusal);
+
+        private void TooLong() => TrySetException(TooLongWhileGoing(tid, self, Target));
     }
 }

@@ -55,17 +55,45 @@ public sealed class GoingActorCallBackTests
         Assert.Equal((0, 0), (await Read(silo, a), await Read(silo, b)));
     }
 
+    /// <summary>
+    /// a → b → a, and both a and b begin to go while b's call waits in user code: each takes no
+    /// message until its running call ends, so a's notice queues at b and b's call back queues at a.
+    /// A going activation's calls give up once they have waited a bounded time (the transaction
+    /// aborts), so both activations go and the actors serve again.
+    /// </summary>
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task A_tree_through_two_going_actors_ends_though_neither_takes_the_others_message(bool pact)
+    {
+        await using var silo = await Start();
+        var (a, b) = (ActorId.Create<ITestActor>("both-a"), ActorId.Create<ITestActor>("both-b"));
+        var outcome = await RunWhileGoing(
+            silo, pact, a, (x, ctx) => x.AddThenCallBackBetweenGates(ctx, b, "b-called", "b-calls-back"), AccessSet.Of(a, 2).And(b), "b-called", "b-calls-back", alsoGoing: b);
+
+        Assert.IsType<TransactionAbortedException>(outcome);
+        Assert.Equal((0, 0), (await Read(silo, a), await Read(silo, b)));
+        await silo.Client.RunAct<ITestActor>(a, (x, ctx) => x.AddThenCall(ctx, 1, b, 1));
+        Assert.Equal((1, 1), (await Read(silo, a), await Read(silo, b)));
+    }
+
     private static Task<TestSilo> Start() => TestSilo.StartAsync(
         s => s.Configure(o => o.TransactionTimeout = 2 * ResponseTimeout),
         services => services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = ResponseTimeout));
 
-    // Runs body from a (as a PACT declaring declared, or an ACT), asks Orleans to deactivate a once
-    // the body signals reached, then lets it go on (release): how the transaction ended, within Bound.
-    private static async Task<Exception?> RunWhileGoing(TestSilo silo, bool pact, ActorId a, Func<ITestActor, TxnContext, Task> body, AccessSet declared, string reached, string release)
+    // Runs body from a (as a PACT declaring declared, or an ACT), asks Orleans to deactivate a (and
+    // alsoGoing) once the body signals reached, then lets it go on (release): how the transaction
+    // ended, within Bound.
+    private static async Task<Exception?> RunWhileGoing(TestSilo silo, bool pact, ActorId a, Func<ITestActor, TxnContext, Task> body, AccessSet declared, string reached, string release, ActorId? alsoGoing = null)
     {
         var txn = pact ? silo.Client.RunPact(a, body, declared) : silo.Client.RunAct(a, body);
         await silo.Gates.Until(reached);
         await silo.Grains.GetGrain<ITestActor>(a.Key).AsReference<IGrainManagementExtension>().DeactivateOnIdle();
+        if (alsoGoing is { } other)
+        {
+            await silo.Grains.GetGrain<ITestActor>(other.Key).AsReference<IGrainManagementExtension>().DeactivateOnIdle();
+        }
+
         silo.Gates.Signal(release);
         return await Record.ExceptionAsync(() => txn.WaitAsync(Bound));
     }
