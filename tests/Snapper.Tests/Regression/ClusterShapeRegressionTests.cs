@@ -70,8 +70,8 @@ public sealed class ClusterShapeRegressionTests
         var silos = cluster.Cluster.Silos;
         var home = silos.Single(s => s.Name == CoordinatorKey.SiloOf(coordinator!));
         var (first, third) = (silos.First(s => s != home), silos.Last(s => s != home));
-        await MoveTo(cluster, root, home);
-        await MoveTo(cluster, x, first);
+        await cluster.MoveTo(root, home);
+        await cluster.MoveTo(x, first);
 
         relays.Arm();
         var batch = cluster.Client.RunPact<ITestActor>(x, (a, ctx) => a.Add(ctx, 10), AccessSet.Of(x));
@@ -80,7 +80,7 @@ public sealed class ClusterShapeRegressionTests
         var decision = storage.Hold(r => r is CoordCommitRecord);
         var txn = cluster.Client.RunAct<ITestActor>(root, (a, ctx) => a.AddThenCall(ctx, 1, x, 7));
         await decision.Arrived.WaitAsync(Bound);
-        await MoveTo(cluster, x, third);
+        await cluster.MoveTo(x, third);
         decision.Release();
         await txn.WaitAsync(Bound); // committed: x is 17
         Assert.Equal(17, await Read(cluster, x)); // b's commit is still held from x's silo
@@ -111,7 +111,7 @@ public sealed class ClusterShapeRegressionTests
             // What such a read sees: a committed change to an actor's state whose base it did not see.
             await storage.AppendAsync("snapper-elsewhere-0", [LogRecordCodec.Encode(new CommitRecord(7, ActorId.Create<ITestActor>("gap-y"), new byte[] { 1 }) { Version = 9, Delta = true })], CancellationToken.None);
             var joined = await Step(cluster.Cluster.StartAdditionalSiloAsync(), "the second silo starts");
-            await Step(MoveTo(cluster, x, joined), "x moves to the second silo", () => cluster.ActivationReport(cluster.Grains.GetGrain<ITestActor>(x.Key).GetGrainId()));
+            await cluster.MoveTo(x, joined); // bounded, and names x's activations if it fails
             Assert.Equal(5, await Read(cluster, x));
         }
 
@@ -120,7 +120,7 @@ public sealed class ClusterShapeRegressionTests
     }
 
     // A step that once hung this test for 17 minutes (not reproduced): bounded, and named when it fails.
-    private static async Task Step(Task step, string what, Func<string>? state = null)
+    private static async Task Step(Task step, string what)
     {
         try
         {
@@ -128,7 +128,7 @@ public sealed class ClusterShapeRegressionTests
         }
         catch (TimeoutException) when (!step.IsCompleted)
         {
-            throw new TimeoutException($"{what}: not done within {2 * Bound}{(state is null ? "" : $" ({state()})")}");
+            throw new TimeoutException($"{what}: not done within {2 * Bound}");
         }
     }
 
@@ -137,8 +137,6 @@ public sealed class ClusterShapeRegressionTests
         await Step((Task)step, what);
         return await step;
     }
-
-    private static Task MoveTo(TestSilo cluster, ActorId id, InProcessSiloHandle silo) => cluster.MoveTo(id, silo);
 
     private static Task<int> Read(TestSilo cluster, ActorId id) => cluster.Client.RunAct<ITestActor, int>(id, (a, ctx) => a.Read(ctx)).WaitAsync(Bound);
 
