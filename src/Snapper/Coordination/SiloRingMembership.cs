@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Snapper.Diagnostics;
@@ -21,11 +22,38 @@ internal sealed class SiloRingMembership(
 {
     private static readonly TimeSpan DrainTime = TimeSpan.FromSeconds(5);
 
+    /// <summary>How long a starting silo keeps asking to join before its start fails.</summary>
+    private static readonly TimeSpan JoinPatience = TimeSpan.FromMinutes(1);
+
     public void Participate(ISiloLifecycle lifecycle) =>
         lifecycle.Subscribe(nameof(SiloRingMembership), ServiceLifecycleStage.Active, Join, Leave);
 
-    private Task Join(CancellationToken cancellationToken) =>
-        grains.GetGrain<IRingMembership>(0).Join(silo.Name, silo.SiloAddress.ToParsableString(), options.Value.CoordinatorCount, recovered.MaxTid).WaitAsync(cancellationToken);
+    /// <summary>
+    /// Joins the ring, asking again while no answer comes in time: the membership grain may be
+    /// activating (it reads the ring's log first) on a slow or busy machine, and a silo should not
+    /// fail its start for that. A Join that did arrive and is asked again changes nothing (the
+    /// coordinators already in the view are not added twice; the token is issued once).
+    /// </summary>
+    private async Task Join(CancellationToken cancellationToken)
+    {
+        var started = Stopwatch.GetTimestamp();
+        while (true)
+        {
+            try
+            {
+                await grains.GetGrain<IRingMembership>(0).Join(silo.Name, silo.SiloAddress.ToParsableString(), options.Value.CoordinatorCount, recovered.MaxTid).WaitAsync(cancellationToken);
+                return;
+            }
+            catch (TimeoutException) when (Stopwatch.GetElapsedTime(started) < JoinPatience)
+            {
+                LogMessages.RingJoinSlow(diagnostics, silo.Name, Stopwatch.GetElapsedTime(started));
+            }
+            catch (TimeoutException e)
+            {
+                throw new TimeoutException($"silo {silo.Name} could not join the coordinator ring: no answer within {JoinPatience.TotalSeconds:0} s", e);
+            }
+        }
+    }
 
     private async Task Leave(CancellationToken cancellationToken)
     {

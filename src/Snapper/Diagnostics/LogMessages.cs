@@ -44,6 +44,9 @@ internal static partial class LogMessages
     [LoggerMessage(EventId = 43, Level = LogLevel.Warning, Message = "Silo {Silo} could not leave the coordinator ring cleanly")]
     public static partial void RingLeaveFailed(ILogger logger, Exception exception, string silo);
 
+    [LoggerMessage(EventId = 46, Level = LogLevel.Warning, Message = "Silo {Silo} got no answer in time to joining the coordinator ring ({Elapsed} so far); it asks again")]
+    public static partial void RingJoinSlow(ILogger logger, string silo, TimeSpan elapsed);
+
     [LoggerMessage(EventId = 50, Level = LogLevel.Information, Message = "Checkpoint {Round}: {Silos} silo(s) read {Records} log record(s) and wrote {States} state(s) and {Decisions} decision(s) in their place")]
     public static partial void CheckpointDone(ILogger logger, long round, int silos, long records, long states, long decisions);
 

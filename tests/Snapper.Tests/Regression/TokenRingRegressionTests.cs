@@ -99,8 +99,51 @@ public sealed class TokenRingRegressionTests
         Assert.True(twice.Count == 0, $"passes delivered to more than one coordinator: {string.Join("; ", twice)}");
     }
 
+    /// <summary>
+    /// CI run of stop 58: a test's silo, with the response timeout lowered to a second, failed to
+    /// start because its Join to the ring (the membership grain activating on a busy machine) was
+    /// not answered in a second. A silo asks again; the second Join changes nothing.
+    /// </summary>
+    [Fact]
+    public async Task A_silo_whose_first_join_is_answered_late_starts_and_the_ring_holds_its_coordinators_once()
+    {
+        await using var silo = await TestSilo.StartAsync(
+            s => s.Configure(o => o.CoordinatorCount = 2),
+            services =>
+            {
+                services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(1));
+                services.AddSingleton<IIncomingGrainCallFilter, SlowFirstJoin>();
+            });
+
+        var keys = await Coordinators(silo);
+        Assert.Equal(2, keys.Length);
+        Assert.Equal(2, keys.Distinct().Count());
+        var a = ActorId.Create<ITestActor>("late-join-a");
+        await silo.Client.RunPact<ITestActor>(a, (t, ctx) => t.Add(ctx, 1), AccessSet.Of(a)).WaitAsync(Bound);
+        await silo.Client.RunPact<ITestActor>(a, (t, ctx) => t.Add(ctx, 1), AccessSet.Of(a)).WaitAsync(Bound);
+        Assert.Equal(2, await silo.Client.RunAct<ITestActor, int>(a, (t, ctx) => t.Read(ctx)));
+        var holders = await Task.WhenAll(keys.Select(async k => (await silo.Grains.GetGrain<ICoordinator>(k).Status()).HoldsToken));
+        Assert.True(holders.Count(h => h) <= 1, "more than one coordinator holds the token");
+    }
+
     private static async Task<string[]> Coordinators(TestSilo silo) =>
         [.. (await silo.Grains.GetGrain<IRingMembership>(0).View()).Members];
+
+    /// <summary>Answers the first Join to the ring later than the (lowered) response timeout.</summary>
+    private sealed class SlowFirstJoin : IIncomingGrainCallFilter
+    {
+        private int joins;
+
+        public async Task Invoke(IIncomingGrainCallContext context)
+        {
+            if (context.MethodName == nameof(IRingMembership.Join) && Interlocked.Increment(ref joins) == 1)
+            {
+                await Task.Delay(TimeSpan.FromSeconds(1.5));
+            }
+
+            await context.Invoke();
+        }
+    }
 
     /// <summary>Holds the first PassToken to coordinator <see cref="HoldPassTo"/> until released, and lets the next one through.</summary>
     private sealed class HoldOnePass(Gates gates) : IIncomingGrainCallFilter
