@@ -48,7 +48,7 @@ internal sealed class BatchPipeline(
     private TokenRing ring = null!;
     private Cascades cascades = null!;
     private List<PendingPact> buffer = [];
-    private bool stopped; // NewPacts still queued in process are refused
+    private CoordinatorLeftRingException? refusing; // set once out of the ring or stopping: NewPacts are refused with it
     private int batchInfoWrites; // BatchInfo records of this coordinator's batches not yet durable
     private long batchesFormed;
     private long resolvedThrough;
@@ -97,12 +97,12 @@ internal sealed class BatchPipeline(
         cascades = aborts;
     }
 
-    /// <summary>NewPact: waits for the token; false if this coordinator is stopping.</summary>
+    /// <summary>NewPact: waits for the token; false if this coordinator is out of the ring or stopping.</summary>
     public bool Enqueue(PendingPact pending)
     {
-        if (stopped)
+        if (refusing is { } refusal)
         {
-            pending.Placed.TrySetException(new TransactionAbortedException(AbortReason.Failure, $"coordinator {key} stopped before the PACT joined a batch"));
+            pending.Placed.TrySetException(refusal);
             return false;
         }
 
@@ -114,10 +114,17 @@ internal sealed class BatchPipeline(
     /// The coordinator is deactivating (the silo is stopping): PACTs that have not joined a batch
     /// never will here, so their callers hear it now instead of waiting for ever.
     /// </summary>
-    public void Stop(string reason)
+    public void Stop(string reason) => Refuse(new CoordinatorLeftRingException(key, $"stopped: {reason}"));
+
+    /// <summary>
+    /// This coordinator will not hold the token again (out of the ring, or stopping): the PACTs
+    /// waiting for it, and any sent here later, are refused with <paramref name="refusal"/>; they
+    /// took no tid, so their clients send them to another coordinator.
+    /// </summary>
+    public void Refuse(CoordinatorLeftRingException refusal)
     {
-        stopped = true;
-        FailWaiting(new TransactionAbortedException(AbortReason.Failure, $"coordinator {key} stopped ({reason}) before the PACT joined a batch"));
+        refusing ??= refusal;
+        FailWaiting(refusal);
     }
 
     /// <summary>Fails every PACT waiting for the token.</summary>

@@ -40,6 +40,14 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
     private IGrainTimer? wakeTimer;
     private long haltedBefore; // tokens of views older than this epoch are dropped: a failover replaced them
     private long tidHighWater; // the highest tid this coordinator saw that may have been handed out
+    private Membership membership;
+
+    private enum Membership
+    {
+        NotYetIn, // no view with this coordinator seen yet
+        Member,
+        Left, // a newer view has it no more: it never holds the token again
+    }
 
     public bool HoldsToken => token is not null;
 
@@ -83,6 +91,7 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
         parked = false;
         view = RingView.Newer(view, arrived.View);
         arrived.View = view;
+        NoteMembership();
         cascades.TokenArrived();
         OnToken();
     }
@@ -101,6 +110,8 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
                 PassOn();
             }
         }
+
+        NoteMembership();
     }
 
     /// <summary><see cref="ICoordinator.TokenParked"/>.</summary>
@@ -130,6 +141,11 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
     /// <summary><see cref="ICoordinator.AllocateActTids"/>.</summary>
     public Task<TidRange> AllocateTids(int count)
     {
+        if (membership == Membership.Left)
+        {
+            return Task.FromException<TidRange>(LeftRing());
+        }
+
         var pending = new PendingTids(count);
         tidRequests.Add(pending);
         Request();
@@ -374,6 +390,33 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
             LogMessages.CoordinatorMessageFailed(diagnostics, e, key, coordinator);
         }
     }
+
+    // Once in the ring, a newer view without this coordinator means it is out for good (its silo
+    // is stopping or was declared dead; a silo that comes back joins with new coordinators' lives).
+    // What waits here for the token would wait for ever, and would hold the silo's stop up to its
+    // shutdown timeout: each is refused, and its client asks another coordinator.
+    private void NoteMembership()
+    {
+        var member = view.Members.Contains(key);
+        if (membership == Membership.NotYetIn && member)
+        {
+            membership = Membership.Member;
+        }
+        else if (membership == Membership.Member && !member && view.Members.Length > 0)
+        {
+            membership = Membership.Left;
+            var left = LeftRing();
+            pipeline.Refuse(left);
+            foreach (var request in tidRequests)
+            {
+                request.Allocated.TrySetException(left);
+            }
+
+            tidRequests = [];
+        }
+    }
+
+    private CoordinatorLeftRingException LeftRing() => new(key, $"view {view.Epoch} has it no more");
 
     private void NoteTids(BatchToken seen) => tidHighWater = Math.Max(tidHighWater, Math.Max(seen.LastTid, seen.ReservedThrough));
 }

@@ -103,6 +103,9 @@ internal sealed class DepartedSilos(
     /// <summary>True if a silo named <paramref name="silo"/> is an active member of the cluster.</summary>
     public bool IsActive(string silo) => cluster.CurrentSnapshot.Members.Values.Any(m => m.Status == SiloStatus.Active && m.Name == silo);
 
+    /// <inheritdoc />
+    public bool IsRunning(string silo) => cluster.CurrentSnapshot.Members.Values.Any(m => m.Status is SiloStatus.Active or SiloStatus.ShuttingDown or SiloStatus.Stopping && m.Name == silo);
+
     /// <summary>Completes once every departure this silo has seen is sealed here, with the newest seal (null: none).</summary>
     public async Task<FailoverSeal?> WhenSettled()
     {

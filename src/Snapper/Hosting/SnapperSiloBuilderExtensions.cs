@@ -57,6 +57,8 @@ public static class SnapperSiloBuilderExtensions
         services.AddSingleton<ActCommitCoordinator>();
         services.AddSingleton<ActOutcomes>();
         services.AddSingleton<CommittedStates>();
+        silo.AddGrainService<StateHandoff>();
+        services.AddSingleton<StateHandoffs>();
         services.AddSingleton<LogRecovery>();
         services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>>(sp => sp.GetRequiredService<LogRecovery>());
         services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>, SiloRingMembership>();

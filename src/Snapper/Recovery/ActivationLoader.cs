@@ -13,7 +13,7 @@ namespace Snapper.Recovery;
 /// state here for the next activation (<see cref="Leave"/>).
 /// </summary>
 internal sealed class ActivationLoader(
-    IGrainFactory grains,
+    StateHandoffs handoffs,
     CommittedStates states,
     IDepartures departures,
     IClusterMembershipService cluster,
@@ -35,7 +35,17 @@ internal sealed class ActivationLoader(
     /// </summary>
     public async Task<(CommittedState? HandedOver, CommittedState? Committed, IReadOnlyList<PrepareRecord> Undecided)> Load(ActorId actor)
     {
-        var handedOver = await TakeCommittedState(actor);
+        var (handedOver, byStoppingSilo) = await TakeCommittedState(actor);
+        if (byStoppingSilo)
+        {
+            // Its last activation was on a silo that is stopping gracefully, and left this state on
+            // its way out, with the writes it had prepared: the newest there is. That silo's
+            // failover begins only once it is gone, and it may wait for this very activation (Orleans
+            // moves a stopping silo's grains and waits for their new activations), so waiting for
+            // the failover here would hold both until the silo's shutdown timeout.
+            return (handedOver, handedOver, []);
+        }
+
         var (committed, undecided) = await AfterDepartures(actor, handedOver);
         return (handedOver, committed, undecided);
     }
@@ -48,38 +58,45 @@ internal sealed class ActivationLoader(
     // what came with any of them stays. A silo that joined a running cluster holds what the logs
     // said at its start for actors active elsewhere: the same version as a later hand-over from
     // their silo, which then wins the tie and keeps the writes they prepared there.
-    private async Task<CommittedState?> TakeCommittedState(ActorId actor)
+    // A silo stopping gracefully is asked too: its actors leave their states there as they go,
+    // and it answers until it is gone (IStateHandoff is a grain service). The flag says whether such
+    // a silo handed a state over.
+    private async Task<(CommittedState? State, bool ByStoppingSilo)> TakeCommittedState(ActorId actor)
     {
         var local = states.Take(actor);
-        var others = cluster.CurrentSnapshot.Members.Values.Where(m => m.Status == SiloStatus.Active && m.Name != silo.Name).ToList();
+        var others = cluster.CurrentSnapshot.Members.Values
+            .Where(m => m.Status is SiloStatus.Active or SiloStatus.ShuttingDown or SiloStatus.Stopping && m.Name != silo.Name).ToList();
         if (others.Count == 0)
         {
-            return local;
+            return (local, false);
         }
 
         CommittedState? found = null;
-        foreach (var state in await Task.WhenAll(others.Select(member => HandOver(member.Name, actor))))
+        var byStoppingSilo = false;
+        var answers = await Task.WhenAll(others.Select(async member => (member.Status, State: await HandOver(member.Name, member.SiloAddress, actor))));
+        foreach (var (status, state) in answers)
         {
             if (state is { } s)
             {
                 found = found is { } f ? CommittedState.Merge(f, s) : s;
+                byStoppingSilo |= status != SiloStatus.Active;
             }
         }
 
-        return (found, local) switch
+        return ((found, local) switch
         {
             ({ } f, { } l) => CommittedState.Merge(f, l),
             _ => found ?? local,
-        };
+        }, byStoppingSilo);
     }
 
     // A silo that stops or dies while it is asked may never answer (its messages are lost with it):
-    // once it is no longer active, what it held is in the logs, which the failover reads. An active
+    // once it is gone, what it held is in the logs, which the failover reads. A running
     // silo is asked again with the same request when an answer is lost (it gave the state away with
     // that answer), and the activation fails rather than start from an older state.
-    private async Task<CommittedState?> HandOver(string member, ActorId actor)
+    private async Task<CommittedState?> HandOver(string member, SiloAddress address, ActorId actor)
     {
-        var handoff = grains.GetGrain<IStateHandoff>(StateHandoff.KeyOf(member));
+        var handoff = handoffs.At(address);
         var request = Guid.NewGuid();
         for (var attempt = 1; ; attempt++)
         {
@@ -88,7 +105,7 @@ internal sealed class ActivationLoader(
                 var take = handoff.Take(actor, request);
                 while (await Task.WhenAny(take, Task.Delay(HandOverPoll, clock)) != take)
                 {
-                    if (!departures.IsActive(member))
+                    if (!departures.IsRunning(member))
                     {
                         return null;
                     }
@@ -96,7 +113,7 @@ internal sealed class ActivationLoader(
 
                 return await take;
             }
-            catch (Exception e) when (!departures.IsActive(member))
+            catch (Exception e) when (!departures.IsRunning(member))
             {
                 LogMessages.HandOverLost(diagnostics, e, member, actor);
                 return null;

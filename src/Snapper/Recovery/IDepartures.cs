@@ -12,6 +12,12 @@ internal interface IDepartures
     /// <summary>Whether <paramref name="silo"/> is an active member of the cluster now.</summary>
     bool IsActive(string silo);
 
+    /// <summary>
+    /// Whether <paramref name="silo"/> is a member that still answers: active, or stopping gracefully
+    /// (its grains deactivating, handing their states on).
+    /// </summary>
+    bool IsRunning(string silo);
+
     /// <summary>Completes once every failover under way is sealed, with the latest seal (null: none).</summary>
     Task<FailoverSeal?> WhenSettled();
 }

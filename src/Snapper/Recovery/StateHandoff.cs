@@ -1,18 +1,15 @@
+using Microsoft.Extensions.Logging;
 using Orleans.Concurrency;
-using Snapper.Grains;
 
 namespace Snapper.Recovery;
 
 /// <summary>Answers <see cref="IStateHandoff"/> from this silo's <see cref="CommittedStates"/>.</summary>
 [Reentrant]
-[SiloBoundPlacement]
-internal sealed class StateHandoff(CommittedStates states, TimeProvider clock) : SiloBoundGrain, IStateHandoff
+internal sealed class StateHandoff(GrainId id, Silo silo, ILoggerFactory loggerFactory, CommittedStates states, TimeProvider clock)
+    : GrainService(id, silo, loggerFactory), IStateHandoff
 {
     // How long a hand-over is answered again to the same request: far longer than its retries take.
     private static readonly TimeSpan KeepAnswer = TimeSpan.FromMinutes(5);
-
-    /// <summary>The key of silo <paramref name="silo"/>'s hand-off grain.</summary>
-    public static string KeyOf(string silo) => $"{silo}/handoff";
 
     public Task<CommittedState?> Take(ActorId actor, Guid request)
     {

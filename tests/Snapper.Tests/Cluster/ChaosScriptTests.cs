@@ -39,8 +39,8 @@ public sealed class ChaosScriptTests
                 ["CHAOS_REQUIRE_FENCE"] = "1",
             };
 
-            // A round is about two minutes on two cores: a graceful leave under load takes Orleans'
-            // 30 s shutdown, and four silos start.
+            // A round is about a minute on two cores (four silos start); the bound leaves room for
+            // a graceful leave that runs into Orleans' 30 s shutdown timeout.
             var patience = TimeSpan.FromMinutes(2 + (4 * Rounds));
             var (exit, output) = await ChildProcess.RunAsync("bash", ["scripts/chaos.sh", logger, $"{Rounds}"], patience, environment: environment);
             Assert.True(exit == 0, $"{output}\n(the silos' and loads' logs are kept in {state.FullName})");

@@ -161,7 +161,7 @@ public sealed class SiloFailureTests(ITestOutputHelper output)
     // One transaction appending its tid to each list of the plan. Its tid is known once its body
     // has run (on the client, as the first call starts); a caller that loses contact records it
     // as unknown: the checker then wants it in all of its lists or in none.
-    private static async Task<HistoryEntry?> Run(ISnapperClient client, bool pact, ActorId[] plan)
+    internal static async Task<HistoryEntry?> Run(ISnapperClient client, bool pact, ActorId[] plan)
     {
         var mode = pact ? "pact" : "act";
         var names = plan.Select(p => p.Key).ToArray();
