@@ -19,14 +19,11 @@ public sealed class TokenRingRegressionTests
     [Fact]
     public async Task A_token_pass_delivered_twice_is_taken_once()
     {
-        await using var silo = await TestSilo.StartAsync(
-            s => s.Configure(o => o.CoordinatorCount = 2),
-            services =>
-            {
-                services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(1));
-                services.AddSingleton<HoldOnePass>();
-                services.AddSingleton<IIncomingGrainCallFilter>(sp => sp.GetRequiredService<HoldOnePass>());
-            });
+        await using var silo = await StartWithShortTimeouts(services =>
+        {
+            services.AddSingleton<HoldOnePass>();
+            services.AddSingleton<IIncomingGrainCallFilter>(sp => sp.GetRequiredService<HoldOnePass>());
+        });
         var a = ActorId.Create<ITestActor>("token-a");
         await silo.Client.RunPact<ITestActor>(a, (t, ctx) => t.Add(ctx, 1), AccessSet.Of(a)).WaitAsync(Bound);
 
@@ -63,14 +60,11 @@ public sealed class TokenRingRegressionTests
     public async Task A_pass_whose_answer_is_late_goes_again_to_the_same_coordinator_when_a_silo_joins()
     {
         var passes = new PassRecorder();
-        await using var silo = await TestSilo.StartAsync(
-            s => s.Configure(o => o.CoordinatorCount = 2),
-            services =>
-            {
-                services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(1));
-                services.AddSingleton(passes);
-                services.AddSingleton<IIncomingGrainCallFilter, PassRecorderFilter>();
-            });
+        await using var silo = await StartWithShortTimeouts(services =>
+        {
+            services.AddSingleton(passes);
+            services.AddSingleton<IIncomingGrainCallFilter, PassRecorderFilter>();
+        });
         var first = ActorId.Create<ITestActor>("join-a");
         await silo.Client.RunPact<ITestActor>(first, (t, ctx) => t.Add(ctx, 1), AccessSet.Of(first)).WaitAsync(Bound);
         await Poll.Until(async () => (await silo.Ring()).Parked, "the ring is idle");
@@ -107,13 +101,7 @@ public sealed class TokenRingRegressionTests
     [Fact]
     public async Task A_silo_whose_first_join_is_answered_late_starts_and_the_ring_holds_its_coordinators_once()
     {
-        await using var silo = await TestSilo.StartAsync(
-            s => s.Configure(o => o.CoordinatorCount = 2),
-            services =>
-            {
-                services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(1));
-                services.AddSingleton<IIncomingGrainCallFilter, SlowFirstJoin>();
-            });
+        await using var silo = await StartWithShortTimeouts(services => services.AddSingleton<IIncomingGrainCallFilter, SlowFirstJoin>());
 
         var keys = await Coordinators(silo);
         Assert.Equal(2, keys.Length);
@@ -125,6 +113,17 @@ public sealed class TokenRingRegressionTests
         var holders = await Task.WhenAll(keys.Select(async k => (await silo.Grains.GetGrain<ICoordinator>(k).Status()).HoldsToken));
         Assert.True(holders.Count(h => h) <= 1, "more than one coordinator holds the token");
     }
+
+    // Two coordinators, a one-second response timeout (so a held message times out soon), and the
+    // test's call filter.
+    private static Task<TestSilo> StartWithShortTimeouts(Action<IServiceCollection> filter) =>
+        TestSilo.StartAsync(
+            s => s.Configure(o => o.CoordinatorCount = 2),
+            services =>
+            {
+                services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(1));
+                filter(services);
+            });
 
     private static async Task<string[]> Coordinators(TestSilo silo) =>
         [.. (await silo.Grains.GetGrain<IRingMembership>(0).View()).Members];
