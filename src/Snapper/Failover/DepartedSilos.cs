@@ -104,7 +104,7 @@ internal sealed class DepartedSilos(
     public bool IsActive(string silo) => cluster.CurrentSnapshot.Members.Values.Any(m => m.Status == SiloStatus.Active && m.Name == silo);
 
     /// <inheritdoc />
-    public bool IsRunning(string silo) => cluster.CurrentSnapshot.Members.Values.Any(m => m.Status is SiloStatus.Active or SiloStatus.ShuttingDown or SiloStatus.Stopping && m.Name == silo);
+    public bool IsRunning(string silo) => cluster.CurrentSnapshot.Members.Values.Any(m => IDepartures.Answers(m.Status) && m.Name == silo);
 
     /// <summary>Completes once every departure this silo has seen is sealed here, with the newest seal (null: none).</summary>
     public async Task<FailoverSeal?> WhenSettled()

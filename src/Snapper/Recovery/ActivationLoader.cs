@@ -64,8 +64,7 @@ internal sealed class ActivationLoader(
     private async Task<(CommittedState? State, bool ByStoppingSilo)> TakeCommittedState(ActorId actor)
     {
         var local = states.Take(actor);
-        var others = cluster.CurrentSnapshot.Members.Values
-            .Where(m => m.Status is SiloStatus.Active or SiloStatus.ShuttingDown or SiloStatus.Stopping && m.Name != silo.Name).ToList();
+        var others = cluster.CurrentSnapshot.Members.Values.Where(m => IDepartures.Answers(m.Status) && m.Name != silo.Name).ToList();
         if (others.Count == 0)
         {
             return (local, false);

@@ -18,6 +18,9 @@ internal interface IDepartures
     /// </summary>
     bool IsRunning(string silo);
 
+    /// <summary>Whether a member in <paramref name="status"/> still answers (<see cref="IsRunning"/>).</summary>
+    static bool Answers(SiloStatus status) => status is SiloStatus.Active or SiloStatus.ShuttingDown or SiloStatus.Stopping;
+
     /// <summary>Completes once every failover under way is sealed, with the latest seal (null: none).</summary>
     Task<FailoverSeal?> WhenSettled();
 }
