@@ -226,9 +226,9 @@ internal sealed class BatchPipeline(
         }
     }
 
-    /// <summary>The oldest batch still waiting for BatchCompletes since longer than <paramref name="allowed"/>, or null.</summary>
-    public EmittedBatch? Overdue(DateTimeOffset now, TimeSpan allowed) =>
-        unresolved.Values.FirstOrDefault(b => b.Phase == BatchPhase.Emitted && now - b.RunnableSince > allowed);
+    /// <summary>The batches still waiting for BatchCompletes since longer than <paramref name="allowed"/>, oldest first.</summary>
+    public List<EmittedBatch> Overdue(DateTimeOffset now, TimeSpan allowed) =>
+        unresolved.Values.Where(b => b.Phase == BatchPhase.Emitted && now - b.RunnableSince > allowed).ToList();
 
     /// <summary>
     /// A cascade through <paramref name="through"/> was sealed here or elsewhere: the own failed

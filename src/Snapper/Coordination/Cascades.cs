@@ -138,13 +138,20 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
 
         // Also while a cascade holds the token: it ends only once every batch up to it has
         // resolved, and a stalled one among them resolves only here. A batch failed now joins the
-        // cascade (AbortWholeBatch) or aborts its stalled PACT alone.
+        // cascade (AbortWholeBatch) or aborts its stalled PACTs alone. Every overdue batch, and
+        // every PACT each of its actors waits for, in one sweep: a late answer that makes Orleans
+        // drop the first calls of many PACTs at once (their messages expired in a queue) stalls
+        // many batches, each on several actors, and one PACT a sweep would keep the ring's commit
+        // order waiting for as many sweeps as there are lost calls.
         var overdue = pipeline.Overdue(clock.GetUtcNow(), settings.DeclarationTimeout);
-        if (overdue is null)
+        if (overdue.Count > 0)
         {
-            return;
+            await Task.WhenAll(overdue.Select(Sweep));
         }
+    }
 
+    private async Task Sweep(EmittedBatch overdue)
+    {
         var waits = await Task.WhenAll(overdue.Pending.ToList().Select(actor => Describe(actor, overdue.Bid)));
         if (Array.Find(waits, w => w.Tid == Unresponsive) is { Description: { } silent })
         {
@@ -171,16 +178,15 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
             return;
         }
 
-        foreach (var (tid, description) in waits)
+        // Each actor names the PACT whose turn it is: every one of them has waited past its
+        // declaration for a call (the PACTs behind them may be waiting for those, so they wait
+        // for the next sweep).
+        foreach (var (tid, description) in waits.Where(w => w.Tid > 0).DistinctBy(w => w.Tid))
         {
-            if (tid != 0)
-            {
-                var stalled = new TransactionAbortedException(
-                    AbortReason.DeclarationError,
-                    $"{description} within the declaration timeout of {settings.DeclarationTimeout}") { Tid = tid };
-                FailBatch(overdue, overdue.PactFailures?.ContainsKey(tid) == true ? 0 : tid, stalled);
-                return;
-            }
+            var stalled = new TransactionAbortedException(
+                AbortReason.DeclarationError,
+                $"{description} within the declaration timeout of {settings.DeclarationTimeout}") { Tid = tid };
+            FailBatch(overdue, overdue.PactFailures?.ContainsKey(tid) == true ? 0 : tid, stalled);
         }
     }
 
