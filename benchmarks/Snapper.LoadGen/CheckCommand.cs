@@ -16,6 +16,17 @@ public static class CheckCommand
         ArgumentNullException.ThrowIfNull(stdout);
         ArgumentNullException.ThrowIfNull(stderr);
         var dumpPath = files.Dump.FullName;
+
+        // Up front, before a long history is read: the OS's "access denied" for a folder names no flag.
+        foreach (var (flag, path) in files.Histories.Select(f => ("--history", f.FullName)).Append(("--dump", dumpPath)))
+        {
+            if (Directory.Exists(path))
+            {
+                await stderr.WriteLineAsync($"error: {flag} {path} is a folder; give the file the run wrote.");
+                return ExitCodes.Usage;
+            }
+        }
+
         var history = new List<HistoryEntry>();
         foreach (var file in files.Histories)
         {
@@ -25,7 +36,7 @@ public static class CheckCommand
             }
             catch (Exception e) when (IsFileProblem(e))
             {
-                await stderr.WriteLineAsync($"error: cannot read the history file {file.FullName}: {e.Message}");
+                await stderr.WriteLineAsync($"error: --history {file.FullName}: cannot read the history file: {e.Message}");
                 return ExitCodes.Usage;
             }
         }
@@ -37,7 +48,7 @@ public static class CheckCommand
         }
         catch (Exception e) when (IsFileProblem(e))
         {
-            await stderr.WriteLineAsync($"error: cannot read the dump file {dumpPath}: {e.Message}");
+            await stderr.WriteLineAsync($"error: --dump {dumpPath}: cannot read the dump file: {e.Message}");
             return ExitCodes.Usage;
         }
 

@@ -143,6 +143,20 @@ public static class CommandLine
             problems.Add($"--connection: {unparsable}.");
         }
 
+        if (logger == "azure-table" && TableNameProblem(parsed.GetValue(Table)!) is { } badName)
+        {
+            problems.Add($"--table: {badName}.");
+        }
+
+        // Flags another logger would use are a mistake here, not a choice: said, not ignored.
+        foreach (var (flag, option) in new[] { ("--connection", Connection), ("--table", Table) })
+        {
+            if (logger != "azure-table" && parsed.GetResult(option) is { Implicit: false })
+            {
+                problems.Add($"{flag} is only for --logger azure-table (the logger is {logger}).");
+            }
+        }
+
         var clustering = parsed.GetValue(Clustering);
         if (clustering == "redis" && parsed.GetValue(Redis) is null)
         {
@@ -158,6 +172,14 @@ public static class CommandLine
             problems.Add("--primary is only for --clustering dev: with redis every silo finds the others in Redis.");
         }
 
+        // Dev clustering runs every silo on loopback: another address would be ignored silently,
+        // and peers told of it could not reach the silo there.
+        if (clustering != "redis" && parsed.GetResult(Advertise) is { Implicit: false } && parsed.GetValue(Advertise) is { } advertised
+            && !IPAddress.IsLoopback(ResolveAddress(advertised)))
+        {
+            problems.Add($"--advertise {advertised}: --clustering dev runs on loopback (127.0.0.1); to advertise another address use --clustering redis.");
+        }
+
         if (parsed.GetValue(SiloPort) == parsed.GetValue(GatewayPort))
         {
             problems.Add("--silo-port and --gateway-port must differ.");
@@ -165,6 +187,12 @@ public static class CommandLine
 
         return problems;
     }
+
+    // Azure Table's rules for a table name, checked before the silo starts (the SDK throws on first use).
+    private static string? TableNameProblem(string name) =>
+        name.Length is < 3 or > 63 || !char.IsAsciiLetter(name[0]) || !name.All(char.IsAsciiLetterOrDigit)
+            ? $"'{name}' is not an Azure table name (3 to 63 letters and digits, beginning with a letter)"
+            : null;
 
     /// <summary>The options a successful parse gives.</summary>
     public static SiloHostOptions Options(ParseResult parsed)

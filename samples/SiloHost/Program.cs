@@ -44,6 +44,7 @@ var log = new SiloHostLog(Console.Error, options.Verbose);
 builder.Logging.AddProvider(log);
 builder.Logging.SetMinimumLevel(LogLevel.Warning);
 builder.Logging.AddFilter("Snapper", LogLevel.Information);
+builder.Logging.AddFilter("Snapper.Recovery.StateHandoff", LogLevel.Warning); // a grain service: Orleans logs its start, stop and ring range at Information
 builder.Services.Configure<ConsoleLifetimeOptions>(o => o.SuppressStatusMessages = true);
 builder.UseOrleans(silo =>
 {

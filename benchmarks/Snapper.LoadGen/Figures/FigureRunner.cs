@@ -127,14 +127,18 @@ public static class FigureRunner
             return ExitCodes.Usage;
         }
 
+        var file = Path.Combine(folder, "figures.json");
         List<FigurePoint> points;
         try
         {
-            points = JsonSerializer.Deserialize<List<FigurePoint>>(await File.ReadAllTextAsync(Path.Combine(folder, "figures.json")), JsonOptions) ?? [];
+            // A point missing a field, or a field null, is refused by the reader (ReadOptions); a
+            // file of null, or a null among the points, is not a run's either.
+            var read = JsonSerializer.Deserialize<List<FigurePoint?>>(await File.ReadAllTextAsync(file), ReadOptions) ?? throw new JsonException("it holds null, not a list of points");
+            points = read.IndexOf(null) is var missing and >= 0 ? throw new JsonException($"point {missing} is null") : [.. read.OfType<FigurePoint>()];
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or JsonException)
         {
-            await stderr.WriteLineAsync($"error: --replot needs {Path.Combine(folder, "figures.json")} from an earlier run: {e.Message}");
+            await stderr.WriteLineAsync($"error: --replot needs {file} from an earlier run: {e.Message}");
             return ExitCodes.Usage;
         }
 
@@ -155,6 +159,12 @@ public static class FigureRunner
         WriteIndented = true,
         PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
         NumberHandling = System.Text.Json.Serialization.JsonNumberHandling.AllowNamedFloatingPointLiterals,
+    };
+
+    private static readonly JsonSerializerOptions ReadOptions = new(JsonOptions)
+    {
+        RespectNullableAnnotations = true,
+        RespectRequiredConstructorParameters = true,
     };
 
     private static IEnumerable<FigurePoint> PointsOf(string experiment, string setting, int inFlight, RunResult run)

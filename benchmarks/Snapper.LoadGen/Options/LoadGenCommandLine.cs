@@ -441,7 +441,7 @@ public static class LoadGenCommandLine
         Description = description,
         DefaultValueFactory = _ => defaultValue,
         HelpName = "seconds",
-        Validators = { r => Above(r, 0) },
+        Validators = { r => Above(r, 0), r => AtMost(r, LoadGenValidation.MaxSeconds) },
     };
 
     private static void Range(OptionResult result, int min, int max)
@@ -459,6 +459,15 @@ public static class LoadGenCommandLine
         if (Value<double>(result) is { } value && (!(value > min) || !double.IsFinite(value)))
         {
             result.AddError(string.Create(CultureInfo.InvariantCulture, $"{result.Option.Name} must be a number greater than {min} (was {value})."));
+        }
+    }
+
+    // Checked where it is parsed: a span past it overflows the timers the run would wait on, at its end.
+    private static void AtMost(OptionResult result, double max)
+    {
+        if (Value<double>(result) is { } value && value > max && double.IsFinite(value))
+        {
+            result.AddError(string.Create(CultureInfo.InvariantCulture, $"{result.Option.Name} must be at most {max} seconds (was {value})."));
         }
     }
 

@@ -119,6 +119,15 @@ public static class LoadGenValidation
         Require(options.UserAborts is >= 0 and <= 100, $"--user-aborts must be from 0 to 100 (was {options.UserAborts}).");
         Require(options.PactPercent is >= 0 and <= 100, $"--pact-percent must be from 0 to 100 (was {options.PactPercent}).");
         Require(options.TxnSize <= options.Actors, $"--txn-size {options.TxnSize} needs at least that many distinct actors, but --actors is {options.Actors}.");
+        if (FitsInMemory("--actors", options.Actors, BytesPerActor, "for LoadGen's per-actor tables") is { } tooManyActors)
+        {
+            throw new UsageException(tooManyActors);
+        }
+
+        if (options.Workload == LoadGenCommandLine.TpcC && FitsInMemory("--warehouses", options.Warehouses, BytesPerWarehouse, "to load each mode's database") is { } tooManyWarehouses)
+        {
+            throw new UsageException(tooManyWarehouses);
+        }
 
         // The loops are plain tasks; past this the measurement is of the thread pool, not of Snapper.
         const long maxLoops = 100_000;
@@ -300,6 +309,26 @@ public static class LoadGenValidation
 
     /// <summary>Parses <c>host:port</c> (see <see cref="OptionChecks.Endpoint"/>).</summary>
     public static IPEndPoint Endpoint(string text) => OptionChecks.Endpoint(text);
+
+    // What a run holds in memory per actor and per warehouse, measured (10 million SmallBank
+    // accounts: 1.1 GB more than 10,000; 8 TPC-C warehouses: 140 MB more than 1), and the share of
+    // the machine's memory a run may plan to fill (the silos need the rest). Past it a run would
+    // die of OutOfMemory, or page, minutes into loading, instead of saying so here.
+    private const long BytesPerActor = 110;
+    private const long BytesPerWarehouse = 20L << 20;
+    private const double MemoryShare = 0.5;
+
+    // Null if count × bytesEach fits in this machine's share; else a line naming the flag and the most it takes here.
+    private static string? FitsInMemory(string flag, long count, long bytesEach, string what)
+    {
+        var budget = (long)(GC.GetGCMemoryInfo().TotalAvailableMemoryBytes * MemoryShare);
+        if (count * bytesEach <= budget)
+        {
+            return null;
+        }
+
+        return Invariant($"{flag} {count} needs about {count * bytesEach / 1e9:0.#} GB {what}, more than half of this machine's {budget / MemoryShare / 1e9:0.#} GB: at most {budget / bytesEach} here.");
+    }
 
     private static void Require(bool condition, string message)
     {

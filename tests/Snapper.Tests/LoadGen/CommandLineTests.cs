@@ -97,6 +97,14 @@ public sealed partial class CommandLineTests
     [InlineData("--response-timeout", "listappend --response-timeout 10")] // the --cluster client's
     [InlineData("--response-timeout", "listappend --cluster 127.0.0.1:30000 --response-timeout 0")]
     [InlineData("--connection", "smallbank --connection DefaultEndpointsProtocol=http;AccountName=a;AccountKey=YQ==;TableEndpoint=http://127.0.0.1:1/a;")] // without --logger azure-table
+    [InlineData("--duration", "idle --duration 1e99")] // past what a timer can wait: an overflow at the end
+    [InlineData("--duration", "idle --duration 1e7")]
+    [InlineData("--duration", "figures --duration 1e9")]
+    [InlineData("--actors", "smallbank --actors 2147483647")] // out of memory
+    [InlineData("--actors", "figures --actors 2147483647")]
+    [InlineData("--warehouses", "tpcc --warehouses 100000")] // gigabytes loading before a line
+    [InlineData("--history", "check --history /tmp --dump /tmp/snapper-no-dump.json")] // a folder: "access denied"
+    [InlineData("--dump", "check --history /tmp/snapper-no-history.jsonl --dump /tmp")]
     public async Task Bad_flags_exit_2_with_one_error_line_naming_the_flag_before_any_load(string named, string commandLine)
     {
         var (stdout, stderr) = (new StringWriter(), new StringWriter());

@@ -1,3 +1,4 @@
+using Snapper.LoadGen;
 using Snapper.LoadGen.Figures;
 
 namespace Snapper.Tests.LoadGen;
@@ -51,6 +52,32 @@ public sealed class FiguresTests
             Assert.Contains("| zipf 1.5 | 1,000 @128 | 300 @4 | 100 @4 | 0 @4 | 10.0× | 3.0× |", summary, StringComparison.Ordinal);
             Assert.Contains("of 4, 16, 128 transactions in flight", summary, StringComparison.Ordinal);
             Assert.Contains("Every run kept the money", summary, StringComparison.Ordinal);
+        }
+        finally
+        {
+            folder.Delete(recursive: true);
+        }
+    }
+
+    /// <summary>Issue 51: a figures.json no run wrote was a NullReferenceException, or (null) a summary of dashes and exit 0.</summary>
+    [Theory]
+    [InlineData("[{\"x\":1}]")]
+    [InlineData("[null]")]
+    [InlineData("null")]
+    [InlineData("[{\"experiment\":\"size\",\"setting\":null,\"mode\":\"pact\",\"throughput\":1,\"abortPercent\":0,\"p50Ms\":1,\"p99Ms\":1,\"verified\":true}]")]
+    public async Task Replot_of_a_figures_file_no_run_wrote_is_one_line_and_exit_2(string json)
+    {
+        var folder = Directory.CreateTempSubdirectory("snapper-replot-");
+        try
+        {
+            await File.WriteAllTextAsync(Path.Combine(folder.FullName, "figures.json"), json);
+            var (stdout, stderr) = (new StringWriter(), new StringWriter());
+            var exit = await Runner.MainAsync(["figures", "--replot", "--out", folder.FullName], stdout, stderr, CancellationToken.None);
+
+            Assert.Equal(ExitCodes.Usage, exit);
+            var line = Assert.Single(stderr.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries));
+            Assert.StartsWith("error: --replot needs", line, StringComparison.Ordinal);
+            Assert.Empty(stdout.ToString());
         }
         finally
         {
