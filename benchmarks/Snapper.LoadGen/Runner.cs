@@ -368,7 +368,7 @@ public static class Runner
             var nemesisLoop = plan.Nemesis is { } nemesis ? new NemesisLoop(nemesis, nemesisActors!) : null;
             var (result, driver) = await ProgressLine.ShowAsync(stderr, terminal, mode, options.WarmupSeconds, options.DurationSeconds, async onTick =>
             {
-                var driver = new LoadDriver(options, picker) { Touched = touched, OnTick = onTick, DuringWindow = nemesisLoop is null ? null : nemesisLoop.RunAsync };
+                var driver = new LoadDriver(options, picker) { Touched = touched, OnTick = onTick, DuringWindow = nemesisLoop is null ? null : nemesisLoop.RunAsync, ClusterLost = plan.Lost };
                 return (await driver.RunAsync(mode, issueFor(mode), cancellationToken), driver);
             });
             if (listAppend?.CutOff(mode) is > 0 and var cut)
@@ -404,7 +404,12 @@ public static class Runner
                     $"[{mode}] warning: the transactions in flight took {drain.Seconds:F1}s to finish after the window; late aborts: {(drain.AbortReasons.Count == 0 ? "none" : string.Join(", ", drain.AbortReasons.Select(kv => $"{kv.Key} {kv.Value}")))}."));
             }
 
-            if (result.StillInFlight > 0)
+            if (result.StillInFlight > 0 && driver.ClusterWent)
+            {
+                await stderr.WriteLineAsync(FormattableString.Invariant(
+                    $"[{mode}] {result.StillInFlight} transaction(s) were in flight when the cluster went: their outcome is unknown."));
+            }
+            else if (result.StillInFlight > 0)
             {
                 await stderr.WriteLineAsync(FormattableString.Invariant(
                     $"[{mode}] error: {result.StillInFlight} transaction(s) did not finish within {LoadDriver.DrainTimeout.TotalSeconds:0}s after issuing stopped; the runtime looks stuck."));
@@ -456,7 +461,7 @@ public static class Runner
     // them, where --nemesis asks for one, and a finished mode's go before the next, on embedded silos
     // that log (--logger none: one let go would come back empty; --cluster: not this process's silos).
     private static ModeActors Plan(NemesisSettings? nemesis, IWorkloadActors actors, ILoadGenCluster silo, LoadGenOptions options) =>
-        new(actors, silo.Grains, nemesis, LetGoBetweenModes: options.Cluster is null && options.Logger != LoggerKind.None);
+        new(actors, silo.Grains, nemesis, LetGoBetweenModes: options.Cluster is null && options.Logger != LoggerKind.None, Lost: () => silo.Lost);
 
     // Once the nemesis stopped and the load drained: does every actor answer a read, and how fast?
     private static async Task<LivenessSummary?> ProbeLivenessAsync(string mode, RunResult result, IWorkloadActors actors, int count, TextWriter stderr)
@@ -472,7 +477,7 @@ public static class Runner
         return liveness;
     }
 
-    private sealed record ModeActors(IWorkloadActors Actors, IGrainFactory Grains, NemesisSettings? Nemesis, bool LetGoBetweenModes);
+    private sealed record ModeActors(IWorkloadActors Actors, IGrainFactory Grains, NemesisSettings? Nemesis, bool LetGoBetweenModes, Func<string?> Lost);
 
     // Attempts per commit, those retried inside RunAct and RunPact included, on whole-run totals as
     // the retry counts are (warm-up included): for ACTs always (act, act-elr, hybrid's act kind), for

@@ -21,9 +21,12 @@ public sealed class ExternalCluster : ILoadGenCluster
     private readonly IHost host;
     private readonly TextWriter diagnostics;
 
-    private ExternalCluster(IHost host, TextWriter diagnostics)
+    private readonly GatewayConnections connections;
+
+    private ExternalCluster(IHost host, GatewayConnections connections, TextWriter diagnostics)
     {
         this.host = host;
+        this.connections = connections;
         this.diagnostics = diagnostics;
         Client = host.Services.GetRequiredService<ISnapperClient>();
         Grains = host.Services.GetRequiredService<IClusterClient>();
@@ -45,6 +48,9 @@ public sealed class ExternalCluster : ILoadGenCluster
     public long LogBytes() => 0;
 
     /// <inheritdoc />
+    public string? Lost => connections.Lost;
+
+    /// <inheritdoc />
     public Task<int> CountSilos() => ClusterMembership.CountActiveSilos(host.Services.GetRequiredService<IClusterClient>());
 
     /// <summary>
@@ -60,7 +66,10 @@ public sealed class ExternalCluster : ILoadGenCluster
         builder.Logging.AddProvider(new TextWriterLoggerProvider(diagnostics));
         // Silos that are still starting get a few seconds; an unreachable cluster is reported then.
         var giveUpAt = DateTime.UtcNow + ConnectPatience;
+        var connections = new GatewayConnections(gateways);
         builder.UseOrleansClient(client => client
+            .AddGatewayCountChangedHandler((_, e) => connections.Count(e.NumberOfConnectedGateways))
+            .AddClusterConnectionLostHandler((_, _) => connections.Count(0))
             .UseStaticClustering([.. gateways])
             .UseConnectionRetryFilter(async (_, token) =>
             {
@@ -80,7 +89,7 @@ public sealed class ExternalCluster : ILoadGenCluster
         try
         {
             await host.StartAsync(cancellationToken);
-            return new ExternalCluster(host, diagnostics);
+            return new ExternalCluster(host, connections, diagnostics);
         }
         catch
         {
@@ -107,5 +116,17 @@ public sealed class ExternalCluster : ILoadGenCluster
         {
             host.Dispose();
         }
+    }
+
+    // How many of the gateways the client is connected to, as Orleans tells it.
+    private sealed class GatewayConnections(IReadOnlyList<IPEndPoint> gateways)
+    {
+        private int connected = gateways.Count;
+
+        public string? Lost => Volatile.Read(ref connected) > 0
+            ? null
+            : $"the Orleans client is connected to none of its gateways ({string.Join(",", gateways)}): the silos went";
+
+        public void Count(int now) => Volatile.Write(ref connected, now);
     }
 }

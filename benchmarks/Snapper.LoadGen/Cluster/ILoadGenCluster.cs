@@ -20,4 +20,10 @@ public interface ILoadGenCluster : IAsyncDisposable
 
     /// <summary>The active silos, as the cluster's membership says.</summary>
     Task<int> CountSilos();
+
+    /// <summary>
+    /// Null while the cluster can be reached; else which gateways went (a client of
+    /// <c>--cluster</c> connected to none of them). Silos in this process never go this way.
+    /// </summary>
+    string? Lost => null;
 }

@@ -49,6 +49,16 @@ public sealed class LoadDriver
     /// <summary>Why the mode stopped early because every attempt failed (see <see cref="FailingSecondsToStop"/>), or null.</summary>
     public string? StoppedByFailures { get; private set; }
 
+    /// <summary>
+    /// Asked once a second: null while the cluster can be reached, else which gateways went
+    /// (<see cref="Cluster.ILoadGenCluster.Lost"/>). Gone for <see cref="FailingSecondsToStop"/>
+    /// seconds, the mode stops: its transactions hang until the response timeout instead of failing.
+    /// </summary>
+    public Func<string?>? ClusterLost { get; init; }
+
+    /// <summary>The mode stopped because the cluster went (<see cref="ClusterLost"/>): the transactions in flight will not be answered.</summary>
+    public bool ClusterWent { get; private set; }
+
     /// <summary>The first failure that was not an abort (a lost answer, a runtime error), if any: what "Error" counts.</summary>
     public string? FirstFailure => Volatile.Read(ref firstFailure);
 
@@ -143,7 +153,8 @@ public sealed class LoadDriver
         var all = Task.WhenAll(loops);
         try
         {
-            await all.WaitAsync(DrainTimeout, CancellationToken.None);
+            // A cluster that went answers nothing: its calls end at the response timeout, not in a drain.
+            await all.WaitAsync(ClusterWent ? TimeSpan.FromSeconds(1) : DrainTimeout, CancellationToken.None);
         }
         catch (TimeoutException)
         {
@@ -237,7 +248,7 @@ public sealed class LoadDriver
         var stillCompiling = JitProbe ?? new JitSettling().StillCompiling;
         var extended = 0;
         Task<GcSummary.Sample>? measuringFrom = null; // taken when measuring starts
-        var (committed, otherAborts, failed, failingSeconds) = (0L, 0L, 0L, 0);
+        var (committed, otherAborts, failed, failingSeconds, lostSeconds) = (0L, 0L, 0L, 0, 0);
         while (true)
         {
             var tick = ticks.WaitForNextTickAsync(CancellationToken.None).AsTask();
@@ -287,6 +298,16 @@ public sealed class LoadDriver
             var allFailed = nowCommitted == committed && nowOtherAborts == otherAborts && nowFailed > failed;
             (committed, otherAborts, failed) = (nowCommitted, nowOtherAborts, nowFailed);
             failingSeconds = allFailed ? failingSeconds + 1 : 0;
+            var lost = ClusterLost?.Invoke();
+            lostSeconds = lost is null ? 0 : lostSeconds + 1;
+            if (lostSeconds >= FailingSecondsToStop)
+            {
+                StoppedByFailures = $"{lost} {FailingSecondsToStop} s ago ({nowCommitted:N0} committed before)";
+                ClusterWent = true;
+                window.Interrupt();
+                return;
+            }
+
             if (failingSeconds >= FailingSecondsToStop)
             {
                 StoppedByFailures = $"every transaction failed for {FailingSecondsToStop} s ({nowFailed:N0} failures, none committed); first failure: {Volatile.Read(ref firstFailure) ?? "(none recorded)"}";

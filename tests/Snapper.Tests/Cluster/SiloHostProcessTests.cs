@@ -82,6 +82,42 @@ public sealed class SiloHostProcessTests
         Assert.DoesNotContain("   at ", output); // no stack trace
     }
 
+    /// <summary>
+    /// Issue 51: the only SiloHost SIGKILLed under load, LoadGen ran out its window and a drain on
+    /// calls nobody would answer, then exited 0 with a table of commits. A run whose cluster went
+    /// fails (exit 1), says which gateways went, and ends within seconds.
+    /// </summary>
+    [Fact]
+    public async Task LoadGen_whose_only_silo_dies_fails_within_seconds_saying_the_gateways_went()
+    {
+        await using var silo = await SiloHostProcess.StartAsync();
+        var (stdout, errorText) = (new StringWriter(), new StringWriter());
+        var stderr = TextWriter.Synchronized(errorText); // the run writes from its threads while the test reads
+        string Errors()
+        {
+            lock (stderr) // what the synchronized writer locks
+            {
+                return errorText.ToString();
+            }
+        }
+
+        var gateway = $"127.0.0.1:{silo.GatewayPort}";
+        var run = Runner.MainAsync(["smallbank", "--cluster", gateway, "--modes", "pact,act", "--duration", "60", "--warmup", "0", "--jit-settle", "0", "--pipeline", "8"], TextWriter.Synchronized(stdout), stderr, CancellationToken.None);
+        await Poll.Until(() => Errors().Contains("[pact] 16 loops", StringComparison.Ordinal), "the pact mode runs");
+        await Task.Delay(TimeSpan.FromSeconds(2)); // under load
+
+        await silo.KillAsync();
+        var killed = Stopwatch.StartNew();
+        var exit = await run.WaitAsync(TimeSpan.FromSeconds(60));
+
+        var errors = Errors();
+        Assert.True(exit == 1, $"exit {exit}\n{errors}");
+        Assert.Contains($"connected to none of its gateways ({gateway})", errors, StringComparison.Ordinal);
+        Assert.Contains("[act] skipped", errors, StringComparison.Ordinal);
+        Assert.DoesNotContain("   at ", errors, StringComparison.Ordinal); // no stack trace
+        Assert.InRange(killed.Elapsed, TimeSpan.Zero, TimeSpan.FromSeconds(15));
+    }
+
     [Fact]
     public async Task LoadGen_says_in_one_line_which_cluster_it_could_not_reach()
     {

@@ -107,6 +107,13 @@ public sealed class SiloHostProcess : IAsyncDisposable
         return process.ExitCode;
     }
 
+    /// <summary>SIGKILL, as a crash: no stop, no goodbye to its clients.</summary>
+    public async Task KillAsync()
+    {
+        process.Kill(entireProcessTree: true);
+        await process.WaitForExitAsync();
+    }
+
     public async ValueTask DisposeAsync()
     {
         if (!process.HasExited)
