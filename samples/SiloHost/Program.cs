@@ -92,9 +92,21 @@ void ConfigureSilo(ISiloBuilder silo)
 }
 
 using var host = builder.Build();
+
+// A silo joining through --primary starts in a second or two. Pointed at something that accepts
+// connections but is no silo port (the primary's gateway port, a web server), Orleans would wait
+// for its join for minutes: bounded, and said.
+var joinPatience = TimeSpan.FromSeconds(12);
+using var joining = new CancellationTokenSource(options.Primary is null ? Timeout.InfiniteTimeSpan : joinPatience);
 try
 {
-    await host.StartAsync();
+    await host.StartAsync(joining.Token);
+}
+catch (OperationCanceledException) when (joining.IsCancellationRequested && options.Primary is { } notASilo)
+{
+    log.StartFailed();
+    Console.Error.WriteLine($"error: --primary {notASilo}: no silo there let this one join within {joinPatience.TotalSeconds:0} s; give the primary's --silo-port (not its gateway port).");
+    return 1;
 }
 catch (Exception e)
 {

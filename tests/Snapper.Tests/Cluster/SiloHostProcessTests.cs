@@ -168,6 +168,42 @@ public sealed class SiloHostProcessTests
         Assert.InRange(started.Elapsed, TimeSpan.Zero, TimeSpan.FromSeconds(15));
     }
 
+    /// <summary>
+    /// Issue 51: --primary at something that accepts connections but is no silo port (the primary's
+    /// gateway port, a server that never speaks Orleans) waited minutes for the join; killed, it
+    /// said only "A task was canceled".
+    /// </summary>
+    [Theory]
+    [InlineData("the primary's gateway port")]
+    [InlineData("a server that accepts and says nothing")]
+    public async Task A_primary_that_is_no_silo_port_is_one_line_naming_the_flag_within_seconds(string what)
+    {
+        await using var primary = await SiloHostProcess.StartAsync();
+        using var mute = new TcpListener(IPAddress.Loopback, 0);
+        mute.Start();
+        using var accepting = new CancellationTokenSource();
+        var accepted = new List<TcpClient>();
+        var acceptLoop = Task.Run(async () =>
+        {
+            while (!accepting.IsCancellationRequested)
+            {
+                accepted.Add(await mute.AcceptTcpClientAsync(accepting.Token));
+            }
+        });
+        var target = what.Contains("gateway", StringComparison.Ordinal) ? $"127.0.0.1:{primary.GatewayPort}" : $"127.0.0.1:{((IPEndPoint)mute.LocalEndpoint).Port}";
+
+        var started = Stopwatch.StartNew();
+        var (exit, output) = await SiloHostProcess.RunToExitAsync("--primary", target, "--silo-port", $"{SiloHostProcess.FreePort()}", "--gateway-port", $"{SiloHostProcess.FreePort()}");
+        await accepting.CancelAsync();
+        await Record.ExceptionAsync(() => acceptLoop);
+        accepted.ForEach(c => c.Dispose());
+
+        Assert.Equal(1, exit);
+        var line = Assert.Single(output.TrimEnd().Split('\n'));
+        Assert.StartsWith($"error: --primary {target}: no silo there let this one join", line, StringComparison.Ordinal);
+        Assert.InRange(started.Elapsed, TimeSpan.Zero, TimeSpan.FromSeconds(20)); // 12 s of patience, and the process's start
+    }
+
     [Fact]
     public async Task A_connection_string_that_does_not_parse_is_a_bad_flag()
     {
