@@ -145,7 +145,7 @@ public static class Runner
         catch (Exception e)
 #pragma warning restore CA1031
         {
-            var what = options.Cluster is { } list ? $"could not connect to the cluster at {string.Join(",", list)}" : "the embedded silo failed to start";
+            var what = options.Cluster is { } list ? $"--cluster {string.Join(",", list)}: could not connect" : "the embedded silo failed to start";
             var logDirectory = options.Cluster is null && options.Logger == LoggerKind.File ? options.LogDir : null;
             await stderr.WriteLineAsync(options.Verbose ? $"error: {what}: {e}" : $"error: {what}: {StartFailure.Describe(e, logDirectory, $"is another LoadGen or SiloHost running on --log-dir {logDirectory}?")} (--verbose for the whole exception)");
             return new RunOutcome(ExitCodes.Failure, null);

@@ -86,10 +86,20 @@ public sealed class ExternalCluster : ILoadGenCluster
             .AddSnapper(snapper => snapper.Configure(o => (o.MaxPactAttempts, o.Promote) = (pactAttempts, promote)))
             .UseTransactions()); // orleans-txn: the peer's transactions start at this client
         var host = builder.Build();
+
+        // Bounded beside the retry filter: a gateway endpoint that accepts the connection but is
+        // no gateway (a silo port) holds the client's start for ever, with nothing to retry.
+        using var bounded = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        bounded.CancelAfter(ConnectPatience + TimeSpan.FromSeconds(2));
         try
         {
-            await host.StartAsync(cancellationToken);
+            await host.StartAsync(bounded.Token);
             return new ExternalCluster(host, connections, diagnostics);
+        }
+        catch (OperationCanceledException) when (bounded.IsCancellationRequested && !cancellationToken.IsCancellationRequested)
+        {
+            host.Dispose();
+            throw new TimeoutException($"no gateway answered as an Orleans gateway within {(ConnectPatience + TimeSpan.FromSeconds(2)).TotalSeconds:0} s; give the SiloHosts' --gateway-port, not their --silo-port");
         }
         catch
         {

@@ -179,29 +179,39 @@ public sealed class SiloHostProcessTests
     public async Task A_primary_that_is_no_silo_port_is_one_line_naming_the_flag_within_seconds(string what)
     {
         await using var primary = await SiloHostProcess.StartAsync();
-        using var mute = new TcpListener(IPAddress.Loopback, 0);
-        mute.Start();
-        using var accepting = new CancellationTokenSource();
-        var accepted = new List<TcpClient>();
-        var acceptLoop = Task.Run(async () =>
-        {
-            while (!accepting.IsCancellationRequested)
-            {
-                accepted.Add(await mute.AcceptTcpClientAsync(accepting.Token));
-            }
-        });
-        var target = what.Contains("gateway", StringComparison.Ordinal) ? $"127.0.0.1:{primary.GatewayPort}" : $"127.0.0.1:{((IPEndPoint)mute.LocalEndpoint).Port}";
+        await using var mute = new MuteServer();
+        var target = what.Contains("gateway", StringComparison.Ordinal) ? $"127.0.0.1:{primary.GatewayPort}" : mute.Endpoint;
 
         var started = Stopwatch.StartNew();
         var (exit, output) = await SiloHostProcess.RunToExitAsync("--primary", target, "--silo-port", $"{SiloHostProcess.FreePort()}", "--gateway-port", $"{SiloHostProcess.FreePort()}");
-        await accepting.CancelAsync();
-        await Record.ExceptionAsync(() => acceptLoop);
-        accepted.ForEach(c => c.Dispose());
 
         Assert.Equal(1, exit);
         var line = Assert.Single(output.TrimEnd().Split('\n'));
         Assert.StartsWith($"error: --primary {target}: no silo there let this one join", line, StringComparison.Ordinal);
         Assert.InRange(started.Elapsed, TimeSpan.Zero, TimeSpan.FromSeconds(20)); // 12 s of patience, and the process's start
+    }
+
+    /// <summary>
+    /// Issue 51: LoadGen --cluster at a silo's silo port (not its gateway port) waited for ever
+    /// with no output; at a server that is no gateway it printed a whole exception.
+    /// </summary>
+    [Theory]
+    [InlineData("a SiloHost's silo port")]
+    [InlineData("a server that accepts and says nothing")]
+    public async Task LoadGen_at_something_that_is_no_gateway_is_one_line_naming_the_flag_within_seconds(string what)
+    {
+        await using var silo = await SiloHostProcess.StartAsync();
+        await using var mute = new MuteServer();
+        var target = what.Contains("silo port", StringComparison.Ordinal) ? $"127.0.0.1:{silo.SiloPort}" : mute.Endpoint;
+
+        var started = Stopwatch.StartNew();
+        var (exit, stdout, stderr) = await LoadGen("smallbank", "--cluster", target, "--duration", "1", "--warmup", "0");
+
+        Assert.Equal(1, exit);
+        var line = Assert.Single(stderr.TrimEnd().Split('\n'));
+        Assert.StartsWith($"error: --cluster {target}: could not connect", line, StringComparison.Ordinal);
+        Assert.Empty(stdout);
+        Assert.InRange(started.Elapsed, TimeSpan.Zero, TimeSpan.FromSeconds(20));
     }
 
     [Fact]
