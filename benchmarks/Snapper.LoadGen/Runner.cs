@@ -132,7 +132,7 @@ public static class Runner
         try
         {
             silo = options.Cluster is { } gateways
-                ? await ExternalCluster.ConnectAsync([.. gateways.Select(g => LoadGenValidation.Endpoint(g))], options.PactAttempts, options.Promote, TimeSpan.FromSeconds(options.ResponseTimeoutSeconds), stderr, cancellationToken)
+                ? await ExternalCluster.ConnectAsync([.. gateways.Select(g => LoadGenValidation.Endpoint(g))], options.PactAttempts, options.Promote, TimeSpan.FromSeconds(options.ResponseTimeoutSeconds), stderr, options.Verbose, cancellationToken)
                 : await EmbeddedCluster.StartAsync(options, stderr, cancellationToken, callFaults);
             cluster = new ClusterInfo(silo.Kind, await silo.CountSilos());
         }
@@ -395,6 +395,12 @@ public static class Runner
             if (driver.StoppedByFailures is { } why)
             {
                 await stderr.WriteLineAsync($"[{mode}] error: stopped: {why}");
+                failed = true;
+            }
+            else if (result.Committed == 0 && driver.FirstFailure is not null)
+            {
+                // Shorter than the failures' stop (a window of a few seconds): still a mode that failed.
+                await stderr.WriteLineAsync($"[{mode}] error: no transaction committed in the window, and transactions failed (the first error is above).");
                 failed = true;
             }
 

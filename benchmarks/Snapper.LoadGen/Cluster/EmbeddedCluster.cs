@@ -137,7 +137,7 @@ public sealed class EmbeddedCluster : ILoadGenCluster
         // Warnings only: the runtime logs every actor activation at Information.
         builder.Logging.ClearProviders();
         builder.Logging.SetMinimumLevel(LogLevel.Warning);
-        builder.Logging.AddProvider(new TextWriterLoggerProvider(diagnostics));
+        builder.Logging.AddProvider(new TextWriterLoggerProvider(diagnostics, options.Verbose));
         builder.UseOrleans(silo =>
         {
             silo

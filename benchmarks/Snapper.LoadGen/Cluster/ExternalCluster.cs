@@ -57,13 +57,13 @@ public sealed class ExternalCluster : ILoadGenCluster
     /// Connects to the gateways (PACTs a cascade aborts run up to <paramref name="pactAttempts"/> times,
     /// a call unanswered after <paramref name="responseTimeout"/> fails); throws if none answers.
     /// </summary>
-    public static async Task<ExternalCluster> ConnectAsync(IReadOnlyList<IPEndPoint> gateways, int pactAttempts, bool promote, TimeSpan responseTimeout, TextWriter diagnostics, CancellationToken cancellationToken)
+    public static async Task<ExternalCluster> ConnectAsync(IReadOnlyList<IPEndPoint> gateways, int pactAttempts, bool promote, TimeSpan responseTimeout, TextWriter diagnostics, bool verbose, CancellationToken cancellationToken)
     {
         var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { DisableDefaults = true });
         builder.Services.AddSingleton<IHostLifetime, LoadGenHostLifetime>();
         builder.Logging.ClearProviders();
         builder.Logging.SetMinimumLevel(LogLevel.Warning);
-        builder.Logging.AddProvider(new TextWriterLoggerProvider(diagnostics));
+        builder.Logging.AddProvider(new TextWriterLoggerProvider(diagnostics, verbose));
         // Silos that are still starting get a few seconds; an unreachable cluster is reported then.
         var giveUpAt = DateTime.UtcNow + ConnectPatience;
         var connections = new GatewayConnections(gateways);

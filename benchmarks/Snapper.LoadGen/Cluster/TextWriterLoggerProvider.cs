@@ -11,9 +11,10 @@ namespace Snapper.LoadGen.Cluster;
 /// counted and summed up by <see cref="Dispose"/>. Orleans' false Watchdog alarm at start-up is
 /// dropped (<see cref="StartupFalseAlarm"/>). While the silo starts, records are held: once it
 /// serves they are written; if it fails to start, the one-line error stands for them, unless
-/// <c>--verbose</c> asks for them.
+/// <c>--verbose</c> asks for them. An exception is its message on the record's line; its stack
+/// only with <c>--verbose</c>.
 /// </summary>
-internal sealed class TextWriterLoggerProvider(TextWriter writer) : ILoggerProvider
+internal sealed class TextWriterLoggerProvider(TextWriter writer, bool verbose = false) : ILoggerProvider
 {
     /// <summary>The most distinct problems written in full.</summary>
     public const int MaxDistinct = 5;
@@ -76,7 +77,8 @@ internal sealed class TextWriterLoggerProvider(TextWriter writer) : ILoggerProvi
         }
 
         var line = $"{level.ToString().ToLowerInvariant()}: {category}: {message}";
-        line = exception is null ? line : $"{line}{Environment.NewLine}{exception}";
+        // The exception whole (its stack) only with --verbose: otherwise what it says, on the same line.
+        line = exception is null ? line : verbose ? $"{line}{Environment.NewLine}{exception}" : $"{line}: {OneLine(exception)}";
         lock (gate)
         {
             if (holding)
@@ -89,6 +91,8 @@ internal sealed class TextWriterLoggerProvider(TextWriter writer) : ILoggerProvi
             }
         }
     }
+
+    private static string OneLine(Exception exception) => exception.Message.Split('\n')[0].TrimEnd();
 
     private sealed class TextWriterLogger(TextWriterLoggerProvider provider, string category) : ILogger
     {
