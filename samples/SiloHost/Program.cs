@@ -120,8 +120,11 @@ log.Serving();
 var role = options.Clustering == "redis" ? $"redis clustering at {options.Redis}" : options.Primary is { } primary ? $"joined {primary}" : "primary";
 var address = options.Clustering == "redis" ? options.Advertise!.ToString() : "127.0.0.1";
 Console.WriteLine($"SiloHost {options.Name} serving: silo {address}:{options.SiloPort}, gateway {address}:{options.GatewayPort}, {role}, cluster '{ClusterNames.Id}', logger {options.Logger}{(options.LogDirectory is { } dir ? $" in {dir.FullName}" : "")}");
+using var stopping = host.Services.GetRequiredService<IHostApplicationLifetime>().ApplicationStopping.Register(log.Stopping);
 await host.WaitForShutdownAsync();
-Console.WriteLine($"SiloHost {options.Name} stopped");
+Console.WriteLine(log.Undelivered == 0
+    ? $"SiloHost {options.Name} stopped"
+    : $"SiloHost {options.Name} stopped ({log.Undelivered} log lines about messages to grains already gone left out; --verbose shows them)");
 return 0;
 
 // What the flags name outside this process, checked before Orleans starts (its own retries would

@@ -8,7 +8,9 @@ namespace SiloHost;
 /// <c>HH:mm:ss level: category[event] message</c>, an exception as its type and first line, or
 /// whole with <c>--verbose</c>. While the silo starts, records are held: once it serves they are
 /// written, less Orleans' false Watchdog alarm (<see cref="StartupFalseAlarm"/>); if it fails to
-/// start, SiloHost's one-line error stands for them. With <c>--verbose</c> nothing is held.
+/// start, SiloHost's one-line error stands for them. Once the silo stops, Orleans' lines about each
+/// message it could no longer deliver (to grains already gone, with no silo left to place them on)
+/// are counted, not written. With <c>--verbose</c> nothing is held and nothing counted.
 /// </summary>
 internal sealed class SiloHostLog(TextWriter writer, bool verbose) : ILoggerProvider
 {
@@ -22,7 +24,10 @@ internal sealed class SiloHostLog(TextWriter writer, bool verbose) : ILoggerProv
         Holding, // the silo starts: records wait for how the start ends
         Writing,
         Dropping, // the silo did not start: the one-line error stands for the records
+        Stopping, // written, less the undeliverable messages, which are counted
     }
+
+    private int undelivered;
 
     public ILogger CreateLogger(string categoryName) => new Logger(this, categoryName);
 
@@ -31,6 +36,27 @@ internal sealed class SiloHostLog(TextWriter writer, bool verbose) : ILoggerProv
 
     /// <summary>The silo did not start: what was held is dropped (unless <c>--verbose</c>, which held nothing).</summary>
     public void StartFailed() => Enter(verbose ? Phase.Writing : Phase.Dropping, serving: false);
+
+    /// <summary>The silo stops: from now on Orleans' lines about messages it cannot deliver are only counted.</summary>
+    public void Stopping()
+    {
+        lock (gate)
+        {
+            phase = phase == Phase.Writing && !verbose ? Phase.Stopping : phase;
+        }
+    }
+
+    /// <summary>How many of Orleans' lines about undeliverable messages the stop left out.</summary>
+    public int Undelivered
+    {
+        get
+        {
+            lock (gate)
+            {
+                return undelivered;
+            }
+        }
+    }
 
     public void Dispose()
     {
@@ -59,6 +85,12 @@ internal sealed class SiloHostLog(TextWriter writer, bool verbose) : ILoggerProv
                 return;
             }
 
+            if (phase == Phase.Stopping && IsUndeliverable(category, eventId))
+            {
+                undelivered++;
+                return;
+            }
+
             var line = $"{DateTime.Now:HH:mm:ss} {Name(level)}: {category}[{eventId.Id}] {formatter(state, exception)}";
             if (exception is not null)
             {
@@ -75,6 +107,23 @@ internal sealed class SiloHostLog(TextWriter writer, bool verbose) : ILoggerProv
             }
         }
     }
+
+    // A stopping silo deactivates its grains while messages to them are still coming in (its other
+    // grains' calls, its gateway's clients): Orleans' messaging says, a line each, that it could not
+    // forward or address them, its placement's retry policy (Polly) and its grain migration that no
+    // silo is there to place them on, and Snapper that a protocol message to an actor failed (event
+    // 40) or an ACT's commit did not reach a participant (event 3: the participant asks the ACT's
+    // root for the outcome, in its next activation or its recovery). Their senders hear it as a
+    // failed call.
+    private static bool IsUndeliverable(string category, EventId eventId) =>
+        category.StartsWith("Orleans.Messaging", StringComparison.Ordinal)
+        || category.StartsWith("Polly", StringComparison.Ordinal)
+        || (category == "Orleans.Grain" && eventId.Id == MigrationDestinationError)
+        || (category.StartsWith("Snapper.", StringComparison.Ordinal) && eventId.Id is SnapperDeliveryFailed or SnapperCommitDeliveryFailed);
+
+    private const int MigrationDestinationError = 186169153; // Orleans: "Error while selecting a migration destination"
+    private const int SnapperDeliveryFailed = 40; // Snapper: "A protocol message to actor {Actor} failed"
+    private const int SnapperCommitDeliveryFailed = 3; // Snapper: "ACT {Tid} is committed but participant {Actor} failed to apply the commit"
 
     private static string Name(LogLevel level) => level switch
     {

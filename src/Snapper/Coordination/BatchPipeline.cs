@@ -111,12 +111,6 @@ internal sealed class BatchPipeline(
     }
 
     /// <summary>
-    /// The coordinator is deactivating (the silo is stopping): PACTs that have not joined a batch
-    /// never will here, so their callers hear it now instead of waiting for ever.
-    /// </summary>
-    public void Stop(string reason) => Refuse(new CoordinatorLeftRingException(key, $"stopped: {reason}"));
-
-    /// <summary>
     /// This coordinator will not hold the token again (out of the ring, or stopping): the PACTs
     /// waiting for it, and any sent here later, are refused with <paramref name="refusal"/>; they
     /// took no tid, so their clients send them to another coordinator.

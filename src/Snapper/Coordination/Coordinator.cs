@@ -38,13 +38,14 @@ internal sealed class Coordinator(
     Failover.DepartedSilos departedSilos,
     Recovery.CommittedStates recovered,
     TimeProvider clock,
-    ILoggerFactory loggerFactory) : Grain, ICoordinator
+    ILoggerFactory loggerFactory) : Grain, ICoordinator, IDeactivating
 {
     private readonly SnapperOptions settings = options.Value;
     private string key = string.Empty;
     private TokenRing ring = null!;
     private BatchPipeline pipeline = null!;
     private Cascades cascades = null!;
+    private readonly TaskCompletionSource stopping = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
     /// <inheritdoc />
     public override async Task OnActivateAsync(CancellationToken cancellationToken)
@@ -69,10 +70,29 @@ internal sealed class Coordinator(
     /// <inheritdoc />
     public override Task OnDeactivateAsync(DeactivationReason reason, CancellationToken cancellationToken)
     {
-        // The silo is stopping (coordinators are never collected).
-        inboxes.Close(key);
-        pipeline.Stop(reason.Description);
+        Stop(reason.Description);
         return base.OnDeactivateAsync(reason, cancellationToken);
+    }
+
+    // The silo is stopping (coordinators are never collected). Orleans calls OnDeactivateAsync only
+    // once the calls running here return, and they may wait for ever: NewPact and AllocateActTids
+    // for a token that does not come round again once the ring's other coordinators go,
+    // WaitResolved and WaitDecided for batches that wait on those. So they end as soon as the
+    // deactivation starts, or the stop would wait for them until Orleans gives up on it: the
+    // first are refused (they took no tid; their clients ask another coordinator), the others are
+    // told to ask the failover (CoordinatorStoppingException).
+    void IDeactivating.Deactivating() => Stop("its silo is stopping");
+
+    private void Stop(string reason)
+    {
+        stopping.TrySetResult();
+        if (ring is null)
+        {
+            return; // deactivated before its activation finished: no token or batch waits here
+        }
+
+        inboxes.Close(key);
+        ring.Refuse(new CoordinatorLeftRingException(key, $"stopped: {reason}"));
     }
 
     public Task PassToken(BatchToken arrived, long pass)
@@ -134,9 +154,23 @@ internal sealed class Coordinator(
         return Task.CompletedTask;
     }
 
-    public Task<BatchOutcome> WaitResolved(long bid) => pipeline.WaitResolved(bid);
+    public Task<BatchOutcome> WaitResolved(long bid) => UnlessStopping(pipeline.WaitResolved(bid), bid);
 
-    public Task<BatchOutcome> WaitDecided(long bid) => pipeline.WaitDecided(bid);
+    public Task<BatchOutcome> WaitDecided(long bid) => UnlessStopping(pipeline.WaitDecided(bid), bid);
+
+    // A wait here for a batch ends when this coordinator stops (CoordinatorStoppingException).
+    private Task<BatchOutcome> UnlessStopping(Task<BatchOutcome> outcome, long bid) =>
+        outcome.IsCompleted ? outcome : Race(outcome, bid);
+
+    private async Task<BatchOutcome> Race(Task<BatchOutcome> outcome, long bid)
+    {
+        if (await Task.WhenAny(outcome, stopping.Task) != outcome)
+        {
+            throw new CoordinatorStoppingException(key, bid);
+        }
+
+        return await outcome;
+    }
 
     // A silo departed (docs/architecture.md, "A silo dies"). The own batches not decided yet abort,
     // like the batches of a cascade that ends at the failover's seal: one waiting for a participant

@@ -35,7 +35,7 @@ internal sealed class CoordinatorReferences(IGrainFactory grains, IServiceProvid
 
     // A coordinator whose silo departed cannot answer: the failover does, from the logs, once it is
     // sealed; for a batch from before the seal, even once a silo of that name is back. One whose
-    // silo is failing but not declared dead yet is asked again until it is.
+    // silo is failing or stopping but not declared dead yet is asked again until it is.
     private async Task<BatchOutcome> Ask(string coordinator, long bid, Func<ICoordinator, long, Task<BatchOutcome>> question)
     {
         var silo = CoordinatorKey.SiloOf(coordinator);
@@ -54,7 +54,7 @@ internal sealed class CoordinatorReferences(IGrainFactory grains, IServiceProvid
             {
                 // A long chain of batches can outlast one response timeout: ask again.
             }
-            catch (Exception e) when (departed.Value is { } known && (e is SiloUnavailableException || !known.IsActive(silo)))
+            catch (Exception e) when (departed.Value is { } known && (e is SiloUnavailableException or CoordinatorStoppingException || !known.IsActive(silo)))
             {
                 await Task.Delay(Retry);
             }

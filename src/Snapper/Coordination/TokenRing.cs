@@ -41,12 +41,13 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
     private long haltedBefore; // tokens of views older than this epoch are dropped: a failover replaced them
     private long tidHighWater; // the highest tid this coordinator saw that may have been handed out
     private Membership membership;
+    private CoordinatorLeftRingException? leftBecause; // set with Membership.Left
 
     private enum Membership
     {
         NotYetIn, // no view with this coordinator seen yet
         Member,
-        Left, // a newer view has it no more: it never holds the token again
+        Left, // a newer view has it no more, or its silo is stopping: it never holds the token again
     }
 
     public bool HoldsToken => token is not null;
@@ -143,7 +144,7 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
     {
         if (membership == Membership.Left)
         {
-            return Task.FromException<TidRange>(LeftRing());
+            return Task.FromException<TidRange>(leftBecause!);
         }
 
         var pending = new PendingTids(count);
@@ -404,19 +405,27 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
         }
         else if (membership == Membership.Member && !member && view.Members.Length > 0)
         {
-            membership = Membership.Left;
-            var left = LeftRing();
-            pipeline.Refuse(left);
-            foreach (var request in tidRequests)
-            {
-                request.Allocated.TrySetException(left);
-            }
-
-            tidRequests = [];
+            Refuse(new CoordinatorLeftRingException(key, $"view {view.Epoch} has it no more"));
         }
     }
 
-    private CoordinatorLeftRingException LeftRing() => new(key, $"view {view.Epoch} has it no more");
+    /// <summary>
+    /// This coordinator will not hold the token again (a newer view has it no more, or its silo is
+    /// stopping): the PACTs and tid requests waiting here, and those sent later, are refused with
+    /// <paramref name="refusal"/>.
+    /// </summary>
+    public void Refuse(CoordinatorLeftRingException refusal)
+    {
+        membership = Membership.Left;
+        leftBecause ??= refusal;
+        pipeline.Refuse(refusal);
+        foreach (var request in tidRequests)
+        {
+            request.Allocated.TrySetException(refusal);
+        }
+
+        tidRequests = [];
+    }
 
     private void NoteTids(BatchToken seen) => tidHighWater = Math.Max(tidHighWater, Math.Max(seen.LastTid, seen.ReservedThrough));
 }

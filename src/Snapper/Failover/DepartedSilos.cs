@@ -106,18 +106,16 @@ internal sealed class DepartedSilos(
     /// <inheritdoc />
     public bool IsRunning(string silo) => cluster.CurrentSnapshot.Members.Values.Any(m => IDepartures.Answers(m.Status) && m.Name == silo);
 
-    /// <summary>Completes once every departure this silo has seen is sealed here, with the newest seal (null: none).</summary>
-    public async Task<FailoverSeal?> WhenSettled()
+    /// <summary>
+    /// Completes once every departure this silo has seen is sealed here, but those of
+    /// <paramref name="answered"/>, with the newest seal (null: none).
+    /// </summary>
+    public async Task<FailoverSeal?> WhenSettled(IReadOnlyCollection<string> answered)
     {
         Task<FailoverSeal>[] waits;
         lock (sync)
         {
-            waits = [.. departed.Values.Select(d => d.Task)];
-        }
-
-        if (waits.Length == 0)
-        {
-            return null;
+            waits = [.. departed.Where(d => !answered.Contains(d.Key)).Select(d => d.Value.Task)];
         }
 
         await Task.WhenAll(waits);

@@ -35,18 +35,8 @@ internal sealed class ActivationLoader(
     /// </summary>
     public async Task<(CommittedState? HandedOver, CommittedState? Committed, IReadOnlyList<PrepareRecord> Undecided)> Load(ActorId actor)
     {
-        var (handedOver, byStoppingSilo) = await TakeCommittedState(actor);
-        if (byStoppingSilo)
-        {
-            // Its last activation was on a silo that is stopping gracefully, and left this state on
-            // its way out, with the writes it had prepared: the newest there is. That silo's
-            // failover begins only once it is gone, and it may wait for this very activation (Orleans
-            // moves a stopping silo's grains and waits for their new activations), so waiting for
-            // the failover here would hold both until the silo's shutdown timeout.
-            return (handedOver, handedOver, []);
-        }
-
-        var (committed, undecided) = await AfterDepartures(actor, handedOver);
+        var (handedOver, answered) = await TakeCommittedState(actor);
+        var (committed, undecided) = await AfterDepartures(actor, handedOver, answered);
         return (handedOver, committed, undecided);
     }
 
@@ -59,26 +49,30 @@ internal sealed class ActivationLoader(
     // said at its start for actors active elsewhere: the same version as a later hand-over from
     // their silo, which then wins the tie and keeps the writes they prepared there.
     // A silo stopping gracefully is asked too: its actors leave their states there as they go,
-    // and it answers until it is gone (IStateHandoff is a grain service). The flag says whether such
-    // a silo handed a state over.
-    private async Task<(CommittedState? State, bool ByStoppingSilo)> TakeCommittedState(ActorId actor)
+    // and it answers until it is gone (IStateHandoff is a grain service). Also returned: the silos
+    // that answered, with a state or without (AfterDepartures).
+    private async Task<(CommittedState? State, IReadOnlyCollection<string> Answered)> TakeCommittedState(ActorId actor)
     {
         var local = states.Take(actor);
         var others = cluster.CurrentSnapshot.Members.Values.Where(m => IDepartures.Answers(m.Status) && m.Name != silo.Name).ToList();
         if (others.Count == 0)
         {
-            return (local, false);
+            return (local, []);
         }
 
         CommittedState? found = null;
-        var byStoppingSilo = false;
-        var answers = await Task.WhenAll(others.Select(async member => (member.Status, State: await HandOver(member.Name, member.SiloAddress, actor))));
-        foreach (var (status, state) in answers)
+        List<string> answeredBy = [];
+        var answers = await Task.WhenAll(others.Select(async member => (member.Name, Answer: await HandOver(member.Name, member.SiloAddress, actor))));
+        foreach (var (name, (answered, state)) in answers)
         {
             if (state is { } s)
             {
                 found = found is { } f ? CommittedState.Merge(f, s) : s;
-                byStoppingSilo |= status != SiloStatus.Active;
+            }
+
+            if (answered)
+            {
+                answeredBy.Add(name);
             }
         }
 
@@ -86,14 +80,14 @@ internal sealed class ActivationLoader(
         {
             ({ } f, { } l) => CommittedState.Merge(f, l),
             _ => found ?? local,
-        }, byStoppingSilo);
+        }, answeredBy);
     }
 
     // A silo that stops or dies while it is asked may never answer (its messages are lost with it):
     // once it is gone, what it held is in the logs, which the failover reads. A running
     // silo is asked again with the same request when an answer is lost (it gave the state away with
     // that answer), and the activation fails rather than start from an older state.
-    private async Task<CommittedState?> HandOver(string member, SiloAddress address, ActorId actor)
+    private async Task<(bool Answered, CommittedState? State)> HandOver(string member, SiloAddress address, ActorId actor)
     {
         var handoff = handoffs.At(address);
         var request = Guid.NewGuid();
@@ -106,16 +100,16 @@ internal sealed class ActivationLoader(
                 {
                     if (!departures.IsRunning(member))
                     {
-                        return null;
+                        return (false, null);
                     }
                 }
 
-                return await take;
+                return (true, await take);
             }
             catch (Exception e) when (!departures.IsRunning(member))
             {
                 LogMessages.HandOverLost(diagnostics, e, member, actor);
-                return null;
+                return (false, null);
             }
             catch (Exception e) when (attempt >= HandOverAttempts)
             {
@@ -132,14 +126,21 @@ internal sealed class ActivationLoader(
     // After a silo departed: the state the actor had there may be newer than any silo hands over
     // (it was active there), so the logs as the failover read them count too, once it is sealed;
     // and the writes it had prepared there for ACTs still undecided then come along.
-    private async Task<(CommittedState? State, IReadOnlyList<PrepareRecord> Undecided)> AfterDepartures(ActorId actor, CommittedState? found)
+    // Not for a silo that answered the hand-over (stopping gracefully, or active again under its
+    // name, whose earlier life its join had failed over), with a state or without: it holds the
+    // last state of every actor that was active there (they leave it as they go, with the writes
+    // they prepared), so its logs hold nothing newer. Its failover begins only once it
+    // is gone, and its stop may wait for this very activation (Orleans moves a stopping silo's
+    // grains, and its transactions still running wait on calls to actors activating here), so
+    // waiting for that failover here would hold both until the silo's shutdown timeout.
+    private async Task<(CommittedState? State, IReadOnlyList<PrepareRecord> Undecided)> AfterDepartures(ActorId actor, CommittedState? found, IReadOnlyCollection<string> answered)
     {
         if (!departures.Any)
         {
             return (found, []);
         }
 
-        var settled = departures.WhenSettled();
+        var settled = departures.WhenSettled(answered);
         var limit = 2 * options.Value.TransactionTimeout;
         if (await Task.WhenAny(settled, Task.Delay(limit, clock)) != settled)
         {

@@ -21,6 +21,9 @@ internal interface IDepartures
     /// <summary>Whether a member in <paramref name="status"/> still answers (<see cref="IsRunning"/>).</summary>
     static bool Answers(SiloStatus status) => status is SiloStatus.Active or SiloStatus.ShuttingDown or SiloStatus.Stopping;
 
-    /// <summary>Completes once every failover under way is sealed, with the latest seal (null: none).</summary>
-    Task<FailoverSeal?> WhenSettled();
+    /// <summary>
+    /// Completes once every failover under way is sealed, but those of <paramref name="answered"/>
+    /// (silos stopping gracefully that answered for what they hold), with the latest seal (null: none).
+    /// </summary>
+    Task<FailoverSeal?> WhenSettled(IReadOnlyCollection<string> answered);
 }

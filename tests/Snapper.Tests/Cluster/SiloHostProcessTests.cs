@@ -1,7 +1,9 @@
 using System.Diagnostics;
+using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
 using System.Text.Json;
+using System.Text.RegularExpressions;
 using Snapper.LoadGen;
 using Snapper.Tests.Infrastructure;
 
@@ -116,6 +118,53 @@ public sealed class SiloHostProcessTests
         Assert.Contains("[act] skipped", errors, StringComparison.Ordinal);
         Assert.DoesNotContain("   at ", errors, StringComparison.Ordinal); // no stack trace
         Assert.InRange(killed.Elapsed, TimeSpan.Zero, TimeSpan.FromSeconds(15));
+    }
+
+    /// <summary>
+    /// Issue 51: a SiloHost SIGTERMed under load took Orleans' whole 30 s shutdown timeout and wrote
+    /// hundreds of lines. Its coordinators' PACTs waited for a token that no longer came round; with
+    /// a second silo, the actors moving there waited for the stopping silo's failover while its
+    /// transactions waited on calls into them. Each stop ends within seconds, in a few lines; the
+    /// survivor goes on committing.
+    /// </summary>
+    [Fact]
+    public async Task A_SIGTERMed_silo_under_load_stops_within_seconds_in_a_few_lines_and_the_survivor_goes_on()
+    {
+        await using var primary = await SiloHostProcess.StartAsync();
+        await using var secondary = await SiloHostProcess.StartAsync(primary);
+        var errorText = new StringWriter();
+        var stderr = TextWriter.Synchronized(errorText);
+        long Committed()
+        {
+            lock (stderr)
+            {
+                var progress = Regex.Matches(errorText.ToString(), @"\[hybrid\] measure .* committed +([\d,]+)");
+                return progress.Count == 0 ? 0 : long.Parse(progress[^1].Groups[1].Value, NumberStyles.AllowThousands, CultureInfo.InvariantCulture);
+            }
+        }
+
+        var cluster = $"127.0.0.1:{primary.GatewayPort},127.0.0.1:{secondary.GatewayPort}";
+        var run = Runner.MainAsync(["smallbank", "--cluster", cluster, "--modes", "hybrid", "--pact-percent", "50", "--duration", "60", "--warmup", "0", "--jit-settle", "0"], TextWriter.Null, stderr, CancellationToken.None);
+        await Poll.Until(() => Committed() > 1_000, "the load commits on two silos");
+
+        await StopsPromptly(secondary);
+        var afterStop = Committed();
+        await Poll.Until(() => Committed() > afterStop + 2_000, "the survivor goes on committing");
+
+        await StopsPromptly(primary); // the only silo left, still under load
+        Assert.Equal(1, await run.WaitAsync(TimeSpan.FromSeconds(60))); // its cluster went
+
+        static async Task StopsPromptly(SiloHostProcess silo)
+        {
+            var before = silo.Output.Length;
+            var started = Stopwatch.StartNew();
+            Assert.Equal(0, await silo.TerminateAsync());
+            var output = silo.Output[before..]; // what it said from the SIGTERM on
+            Assert.True(started.Elapsed < TimeSpan.FromSeconds(5), $"SIGTERM to exit took {started.Elapsed}\n{output}");
+            Assert.True(output.TrimEnd().Split('\n').Length <= 4, $"a stop in a few lines:\n{output}");
+            Assert.DoesNotContain("   at ", output, StringComparison.Ordinal); // no stack trace
+            Assert.Contains("stopped", silo.Stdout[^1], StringComparison.Ordinal);
+        }
     }
 
     [Fact]

@@ -40,7 +40,7 @@ public sealed class LateBatchRegressionTests : IDisposable
 
         // The ring fails the other silo over while it runs, as the survivors' reports would.
         await SharedFolderCluster.FailOverWhileItRuns(cluster, departed).WaitAsync(Bound);
-        var seal = await survivor.ServiceProvider.GetRequiredService<DepartedSilos>().WhenSettled().WaitAsync(Bound);
+        var seal = await survivor.ServiceProvider.GetRequiredService<DepartedSilos>().WhenSettled([]).WaitAsync(Bound);
         Assert.NotNull(seal);
 
         // Its coordinator's BatchMsg for a batch it emitted before the seal (one PACT, one call on
