@@ -419,7 +419,7 @@ public static class Runner
             else if (result.StillInFlight > 0)
             {
                 await stderr.WriteLineAsync(FormattableString.Invariant(
-                    $"[{mode}] error: {result.StillInFlight} transaction(s) did not finish within {LoadDriver.DrainTimeout.TotalSeconds:0}s after issuing stopped; the runtime looks stuck."));
+                    $"[{mode}] error: {result.StillInFlight} transaction(s) did not finish within {LoadDriver.DrainLimit(options).TotalSeconds:0}s after issuing stopped; the runtime looks stuck."));
                 failed = true;
             }
 

@@ -7,8 +7,10 @@ namespace Snapper.LoadGen.Cluster;
 /// Writes the runtime's warnings and errors to a <see cref="TextWriter"/> (stderr, or a test's
 /// writer): the console logger can only write to the process's own streams. A broken log directory
 /// or silo fails every transaction the same way, so each distinct problem (category, event and
-/// exception type) is written once, and at most <see cref="MaxDistinct"/> of them; the rest are
-/// counted and summed up by <see cref="Dispose"/>. Orleans' false Watchdog alarm at start-up is
+/// exception type) is written once, and at most <see cref="MaxDistinct"/> of them; a record whose
+/// exception has the same root cause as one written already (a log stopped by a failed write, and
+/// everything that could not be logged after) is not; the rest are counted and summed up by
+/// <see cref="Dispose"/>. Orleans' false Watchdog alarm at start-up is
 /// dropped (<see cref="StartupFalseAlarm"/>). While the silo starts, records are held: once it
 /// serves they are written; if it fails to start, the one-line error stands for them, unless
 /// <c>--verbose</c> asks for them. An exception is its message on the record's line; its stack
@@ -20,6 +22,7 @@ internal sealed class TextWriterLoggerProvider(TextWriter writer, bool verbose =
     public const int MaxDistinct = 5;
 
     private readonly ConcurrentDictionary<(string Category, int Event, string? Exception), long> seen = new();
+    private readonly ConcurrentDictionary<string, bool> causes = new(StringComparer.Ordinal); // root causes written
     private readonly Lock gate = new();
     private readonly List<string> held = [];
     private long suppressed;
@@ -70,7 +73,7 @@ internal sealed class TextWriterLoggerProvider(TextWriter writer, bool verbose =
             seen.AddOrUpdate(key, 1, (_, n) => n + 1);
         }
 
-        if (!first || seen.Count > MaxDistinct)
+        if (!first || seen.Count > MaxDistinct || (exception is not null && !causes.TryAdd(RootCause(exception), true)))
         {
             Interlocked.Increment(ref suppressed);
             return;
@@ -93,6 +96,17 @@ internal sealed class TextWriterLoggerProvider(TextWriter writer, bool verbose =
     }
 
     private static string OneLine(Exception exception) => exception.Message.Split('\n')[0].TrimEnd();
+
+    // The innermost exception, as its type and message.
+    private static string RootCause(Exception exception)
+    {
+        while (exception.InnerException is { } inner)
+        {
+            exception = inner; // an AggregateException's first inner exception too
+        }
+
+        return $"{exception.GetType().FullName}: {exception.Message}";
+    }
 
     private sealed class TextWriterLogger(TextWriterLoggerProvider provider, string category) : ILogger
     {

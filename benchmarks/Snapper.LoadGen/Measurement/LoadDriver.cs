@@ -18,9 +18,22 @@ public sealed class LoadDriver
     public static readonly TimeSpan DrainTimeout = TimeSpan.FromSeconds(45);
 
     /// <summary>
-    /// Seconds in which every attempt failed (<see cref="AbortReason.Failure"/> or an error) and
-    /// none committed, after which the mode stops: a broken log or silo does not heal by waiting
-    /// out the duration, and each attempt would only add a failure.
+    /// <see cref="DrainTimeout"/>, or for a <c>--cluster</c> client a little longer than its
+    /// response timeout if that is longer: an answer lost with a gateway that went (a silo stopped
+    /// while the request was in it) ends the call only then, as an unknown outcome, and that is
+    /// no hung runtime.
+    /// </summary>
+    public static TimeSpan DrainLimit(LoadGenOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        return options.Cluster is null ? DrainTimeout : TimeSpan.FromSeconds(Math.Max(DrainTimeout.TotalSeconds, options.ResponseTimeoutSeconds + 5));
+    }
+
+    /// <summary>
+    /// Seconds in which none committed and attempts failed (<see cref="AbortReason.Failure"/> or an
+    /// error), more of them than aborted otherwise (with a nemesis: every attempt failed), after
+    /// which the mode stops: a broken log or silo does not heal by waiting out the duration, and
+    /// each attempt would only add a failure.
     /// </summary>
     public const int FailingSecondsToStop = 3;
 
@@ -154,7 +167,7 @@ public sealed class LoadDriver
         try
         {
             // A cluster that went answers nothing: its calls end at the response timeout, not in a drain.
-            await all.WaitAsync(ClusterWent ? TimeSpan.FromSeconds(1) : DrainTimeout, CancellationToken.None);
+            await all.WaitAsync(ClusterWent ? TimeSpan.FromSeconds(1) : DrainLimit(options), CancellationToken.None);
         }
         catch (TimeoutException)
         {
@@ -294,10 +307,15 @@ public sealed class LoadDriver
             OnTick?.Invoke(recorder);
             // Three monotonic counters, each compared with itself a second ago: "nothing but failures"
             // holds however the loops interleave with these reads.
+            // A log that stopped after a failed write (a full disk) fails every transaction that
+            // reaches it, and PACTs behind them abort by cascade, ACTs meanwhile by wait-die: without
+            // a nemesis, failures outnumbering the other aborts are enough. A nemesis fails
+            // transactions on purpose: there, only nothing but failures is.
             var (nowCommitted, nowOtherAborts, nowFailed) = (recorder.TotalCommitted, recorder.TotalOtherAborts, recorder.TotalFailed);
-            var allFailed = nowCommitted == committed && nowOtherAborts == otherAborts && nowFailed > failed;
+            var failing = nowCommitted == committed && nowFailed > failed
+                && (options.Nemesis.Count == 0 ? nowFailed - failed > nowOtherAborts - otherAborts : nowOtherAborts == otherAborts);
             (committed, otherAborts, failed) = (nowCommitted, nowOtherAborts, nowFailed);
-            failingSeconds = allFailed ? failingSeconds + 1 : 0;
+            failingSeconds = failing ? failingSeconds + 1 : 0;
             var lost = ClusterLost?.Invoke();
             lostSeconds = lost is null ? 0 : lostSeconds + 1;
             if (lostSeconds >= FailingSecondsToStop)
@@ -310,7 +328,7 @@ public sealed class LoadDriver
 
             if (failingSeconds >= FailingSecondsToStop)
             {
-                StoppedByFailures = $"every transaction failed for {FailingSecondsToStop} s ({nowFailed:N0} failures, none committed); first failure: {Volatile.Read(ref firstFailure) ?? "(none recorded)"}";
+                StoppedByFailures = $"no transaction committed for {FailingSecondsToStop} s while they failed ({nowFailed:N0} failures); first failure: {Volatile.Read(ref firstFailure) ?? "(none recorded)"}";
                 window.Interrupt();
                 return;
             }

@@ -188,12 +188,15 @@ public sealed class HybridSchedulingTests
         var pact = silo.Client.RunPact<ITestActor>(y, (a, ctx) => a.CallThenWait(ctx, x, "p-called-x", "p-fail", thenThrow: true), AccessSet.Of(y).And(x));
         await silo.Gates.Until("p-called-x");
 
-        var act = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.Add(ctx, 5)); // builds on the batch's +1
-        await Task.Delay(50);
-        Assert.False(act.IsCompleted, "the ACT committed before the batch it read from");
+        // The ACT builds on the batch's +1, and is held once it has: a fixed delay here let the
+        // batch abort before the ACT read x, now and then, and the ACT then rightly committed.
+        silo.Gates.Signal("act-start");
+        var act = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.AddBetweenGates(ctx, "act-start", "act-added", "act-end"));
+        await silo.Gates.Until("act-added");
 
         silo.Gates.Signal("p-fail");
         Assert.Equal(AbortReason.User, (await Assert.ThrowsAsync<TransactionAbortedException>(() => pact)).Reason);
+        silo.Gates.Signal("act-end");
         Assert.Equal(AbortReason.Cascading, (await Assert.ThrowsAsync<TransactionAbortedException>(() => act)).Reason);
         Assert.Equal(0, await Value(silo, x));
         silo.AssertQuiescent<Counter>(x, y);
