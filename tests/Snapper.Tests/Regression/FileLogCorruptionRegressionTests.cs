@@ -108,6 +108,40 @@ public sealed class FileLogCorruptionRegressionTests : IDisposable
         Assert.True(exit == 0, $"exit {exit}\n{stdout}\n{stderr}");
     }
 
+    /// <summary>
+    /// Issue 51: LoadGen on a log folder with a segment missing between two others wrote 45 lines
+    /// and 37 frames; on one whose silo log is a regular file, 36 lines, and with --duration 1
+    /// exit 0 with every transaction aborted. Each is one error line naming the damage, exit 1,
+    /// before any load.
+    /// </summary>
+    [Theory]
+    [InlineData("a segment missing between two", "is missing segment sequence 1 (0000000001.wal)")]
+    [InlineData("a regular file for the silo's log", "could not create directory")]
+    public async Task LoadGen_names_a_damaged_log_folder_in_one_line_before_any_load(string damage, string said)
+    {
+        string[] run = ["smallbank", "--modes", "pact", "--actors", "100", "--logger", "file", "--log-dir", temp.Path, "--duration", "1", "--warmup", "0", "--jit-settle", "0"];
+        var silo = Path.Combine(temp.Path, "snapper-silo0-0");
+        if (damage.StartsWith("a segment", StringComparison.Ordinal))
+        {
+            var (written, _, writing) = await LoadGenAsync(run);
+            Assert.True(written == 0, writing);
+            File.Copy(Path.Combine(silo, "0000000000.wal"), Path.Combine(silo, "0000000002.wal"));
+        }
+        else
+        {
+            await File.WriteAllTextAsync(silo, "not a folder");
+        }
+
+        var (exit, stdout, stderr) = await LoadGenAsync(run);
+
+        Assert.Equal(ExitCodes.Failure, exit);
+        var error = Assert.Single(stderr.Split('\n'), l => l.StartsWith("error:", StringComparison.Ordinal));
+        Assert.Contains(said, error, StringComparison.Ordinal);
+        Assert.True(stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries).Length <= 3, stderr);
+        Assert.DoesNotContain("   at ", stderr, StringComparison.Ordinal); // no stack trace without --verbose
+        Assert.Empty(stdout); // nothing measured
+    }
+
     private void AssertNamesTheDamage(InvalidDataException error, long offset)
     {
         Assert.Contains($"segment '{Segment}' is corrupt at offset {offset}", error.Message);
