@@ -123,7 +123,7 @@ internal sealed class SiloHostLog(TextWriter writer, bool verbose) : ILoggerProv
 
     private const int MigrationDestinationError = 186169153; // Orleans: "Error while selecting a migration destination"
     private const int SnapperDeliveryFailed = 40; // Snapper: "A protocol message to actor {Actor} failed"
-    private const int SnapperCommitDeliveryFailed = 3; // Snapper: "ACT {Tid} is committed but participant {Actor} failed to apply the commit"
+    private const int SnapperCommitDeliveryFailed = 3; // Snapper: "ACT {Tid} is committed but participant {Actor} did not take the Commit; ..."
 
     private static string Name(LogLevel level) => level switch
     {

@@ -11,7 +11,7 @@ internal static partial class LogMessages
     [LoggerMessage(EventId = 2, Level = LogLevel.Debug, Message = "ACT {Tid} aborted ({Reason}): {Detail}")]
     public static partial void ActAborted(ILogger logger, long tid, AbortReason reason, string detail);
 
-    [LoggerMessage(EventId = 3, Level = LogLevel.Error, Message = "ACT {Tid} is committed but participant {Actor} failed to apply the commit")]
+    [LoggerMessage(EventId = 3, Level = LogLevel.Warning, Message = "ACT {Tid} is committed but participant {Actor} did not take the Commit; it asks the root for the outcome once its record is past the deadline")]
     public static partial void CommitDeliveryFailed(ILogger logger, Exception exception, long tid, ActorId actor);
 
     [LoggerMessage(EventId = 5, Level = LogLevel.Information, Message = "PACT abort cascade sealed by coordinator {Coordinator} ended: batches through bid {Through} resolved")]
