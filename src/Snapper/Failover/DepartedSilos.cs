@@ -46,6 +46,7 @@ internal sealed class DepartedSilos(
     private Task<LogsRead>? queuedRead;
     private readonly HashSet<SiloAddress> active = new();
     private readonly HashSet<SiloAddress> stopping = new(); // left Active, not dead yet
+    private readonly Dictionary<string, SiloAddress> leavingIncarnation = new(StringComparer.Ordinal); // by name: the one whose failover departed waits for
     private readonly HashSet<string> sealedIncarnations = new(StringComparer.Ordinal); // silos (by address) failed over here
     private MembershipVersion observed = MembershipVersion.MinValue;
     private CancellationTokenSource? watching;
@@ -107,15 +108,15 @@ internal sealed class DepartedSilos(
     public bool IsRunning(string silo) => cluster.CurrentSnapshot.Members.Values.Any(m => IDepartures.Answers(m.Status) && m.Name == silo);
 
     /// <summary>
-    /// Completes once every departure this silo has seen is sealed here, but those of
-    /// <paramref name="answered"/>, with the newest seal (null: none).
+    /// Completes once every departure this silo has seen is sealed here, but those of the silo
+    /// incarnations in <paramref name="answered"/>, with the newest seal (null: none).
     /// </summary>
-    public async Task<FailoverSeal?> WhenSettled(IReadOnlyCollection<string> answered)
+    public async Task<FailoverSeal?> WhenSettled(IReadOnlyCollection<SiloAddress> answered)
     {
         Task<FailoverSeal>[] waits;
         lock (sync)
         {
-            waits = [.. departed.Where(d => !answered.Contains(d.Key)).Select(d => d.Value.Task)];
+            waits = [.. departed.Where(d => !(leavingIncarnation.TryGetValue(d.Key, out var leaving) && answered.Contains(leaving))).Select(d => d.Value.Task)];
         }
 
         await Task.WhenAll(waits);
@@ -338,6 +339,7 @@ internal sealed class DepartedSilos(
                     // over already (a silo back under its name had the ring do that at its join).
                     leaving.Add(member.Name);
                     stopping.Add(member.SiloAddress);
+                    leavingIncarnation[member.Name] = member.SiloAddress;
                 }
 
                 if (member.Status == SiloStatus.Dead && stopping.Remove(member.SiloAddress))

@@ -35,8 +35,8 @@ internal sealed class ActivationLoader(
     /// </summary>
     public async Task<(CommittedState? HandedOver, CommittedState? Committed, IReadOnlyList<PrepareRecord> Undecided)> Load(ActorId actor)
     {
-        var (handedOver, stoppingAnswered) = await TakeCommittedState(actor);
-        var (committed, undecided) = await AfterDepartures(actor, handedOver, stoppingAnswered);
+        var (handedOver, answered) = await TakeCommittedState(actor);
+        var (committed, undecided) = await AfterDepartures(actor, handedOver, answered);
         return (handedOver, committed, undecided);
     }
 
@@ -49,9 +49,10 @@ internal sealed class ActivationLoader(
     // said at its start for actors active elsewhere: the same version as a later hand-over from
     // their silo, which then wins the tie and keeps the writes they prepared there.
     // A silo stopping gracefully is asked too: its actors leave their states there as they go,
-    // and it answers until it is gone (IStateHandoff is a grain service). Also returned: the
-    // stopping silos that answered, with a state or without (AfterDepartures).
-    private async Task<(CommittedState? State, IReadOnlyCollection<string> StoppingAnswered)> TakeCommittedState(ActorId actor)
+    // and it answers until it is gone (IStateHandoff is a grain service). Also returned: the silo
+    // incarnations that answered, with a state or without (AfterDepartures). Not by the status the
+    // membership showed when they were asked: a silo that begins to stop may still show Active.
+    private async Task<(CommittedState? State, IReadOnlyCollection<SiloAddress> Answered)> TakeCommittedState(ActorId actor)
     {
         var local = states.Take(actor);
         var others = cluster.CurrentSnapshot.Members.Values.Where(m => IDepartures.Answers(m.Status) && m.Name != silo.Name).ToList();
@@ -61,18 +62,18 @@ internal sealed class ActivationLoader(
         }
 
         CommittedState? found = null;
-        List<string> stoppingAnswered = [];
-        var answers = await Task.WhenAll(others.Select(async member => (member.Name, member.Status, Answer: await HandOver(member.Name, member.SiloAddress, actor))));
-        foreach (var (name, status, (answered, state)) in answers)
+        List<SiloAddress> answeredBy = [];
+        var answers = await Task.WhenAll(others.Select(async member => (member.SiloAddress, Answer: await HandOver(member.Name, member.SiloAddress, actor))));
+        foreach (var (address, (answered, state)) in answers)
         {
             if (state is { } s)
             {
                 found = found is { } f ? CommittedState.Merge(f, s) : s;
             }
 
-            if (answered && status != SiloStatus.Active)
+            if (answered)
             {
-                stoppingAnswered.Add(name);
+                answeredBy.Add(address);
             }
         }
 
@@ -80,7 +81,7 @@ internal sealed class ActivationLoader(
         {
             ({ } f, { } l) => CommittedState.Merge(f, l),
             _ => found ?? local,
-        }, stoppingAnswered);
+        }, answeredBy);
     }
 
     // A silo that stops or dies while it is asked may never answer (its messages are lost with it):
@@ -126,20 +127,20 @@ internal sealed class ActivationLoader(
     // After a silo departed: the state the actor had there may be newer than any silo hands over
     // (it was active there), so the logs as the failover read them count too, once it is sealed;
     // and the writes it had prepared there for ACTs still undecided then come along.
-    // Not for a silo stopping gracefully that answered the hand-over, with a state or without: it
-    // holds the last state of every actor that was active there (they leave it as they go, with
-    // the writes they prepared), so its logs hold nothing newer. Its failover begins only once it
+    // Not for a silo stopping gracefully whose incarnation answered the hand-over, with a state or
+    // without: it holds the last state of every actor that was active there (they leave it as they
+    // go, with the writes they prepared), so its logs hold nothing newer. Its failover begins only once it
     // is gone, and its stop may wait for this very activation (Orleans moves a stopping silo's
     // grains, and its transactions still running wait on calls to actors activating here), so
     // waiting for that failover here would hold both until the silo's shutdown timeout.
-    private async Task<(CommittedState? State, IReadOnlyList<PrepareRecord> Undecided)> AfterDepartures(ActorId actor, CommittedState? found, IReadOnlyCollection<string> stoppingAnswered)
+    private async Task<(CommittedState? State, IReadOnlyList<PrepareRecord> Undecided)> AfterDepartures(ActorId actor, CommittedState? found, IReadOnlyCollection<SiloAddress> answered)
     {
         if (!departures.Any)
         {
             return (found, []);
         }
 
-        var settled = departures.WhenSettled(stoppingAnswered);
+        var settled = departures.WhenSettled(answered);
         var limit = 2 * options.Value.TransactionTimeout;
         if (await Task.WhenAny(settled, Task.Delay(limit, clock)) != settled)
         {

@@ -22,8 +22,9 @@ internal interface IDepartures
     static bool Answers(SiloStatus status) => status is SiloStatus.Active or SiloStatus.ShuttingDown or SiloStatus.Stopping;
 
     /// <summary>
-    /// Completes once every failover under way is sealed, but those of <paramref name="answered"/>
-    /// (silos stopping gracefully that answered for what they hold), with the latest seal (null: none).
+    /// Completes once every failover under way is sealed, but those of the silo incarnations in
+    /// <paramref name="answered"/> (silos stopping gracefully that answered for what they hold),
+    /// with the latest seal (null: none).
     /// </summary>
-    Task<FailoverSeal?> WhenSettled(IReadOnlyCollection<string> answered);
+    Task<FailoverSeal?> WhenSettled(IReadOnlyCollection<SiloAddress> answered);
 }
