@@ -111,7 +111,8 @@ internal sealed class SiloHostLog(TextWriter writer, bool verbose) : ILoggerProv
     // A stopping silo deactivates its grains while messages to them are still coming in (its other
     // grains' calls, its gateway's clients): Orleans' messaging says, a line each, that it could not
     // forward or address them, its placement's retry policy (Polly) and its grain migration that no
-    // silo is there to place them on, and Snapper that a protocol message to an actor failed (event
+    // silo is there to place them on, its runtime that a response found the messaging already
+    // disposed (a call that ended after the stop's drain bound), and Snapper that a protocol message to an actor failed (event
     // 40) or an ACT's commit did not reach a participant (event 3: the participant asks the ACT's
     // root for the outcome, in its next activation or its recovery). Their senders hear it as a
     // failed call.
@@ -119,9 +120,11 @@ internal sealed class SiloHostLog(TextWriter writer, bool verbose) : ILoggerProv
         category.StartsWith("Orleans.Messaging", StringComparison.Ordinal)
         || category.StartsWith("Polly", StringComparison.Ordinal)
         || (category == "Orleans.Grain" && eventId.Id == MigrationDestinationError)
+        || (category == "Orleans.Runtime.InsideRuntimeClient" && eventId.Id == ResponseSendFailed)
         || (category.StartsWith("Snapper.", StringComparison.Ordinal) && eventId.Id is SnapperDeliveryFailed or SnapperCommitDeliveryFailed);
 
     private const int MigrationDestinationError = 186169153; // Orleans: "Error while selecting a migration destination"
+    private const int ResponseSendFailed = 101531; // Orleans (IGC_SendResponseFailed): "Exception trying to send a response"
     private const int SnapperDeliveryFailed = 40; // Snapper: "A protocol message to actor {Actor} failed"
     private const int SnapperCommitDeliveryFailed = 3; // Snapper: "ACT {Tid} is committed but participant {Actor} did not take the Commit; ..."
 
