@@ -167,8 +167,9 @@ public static class Runner
             }
             else
             {
-                var workload = new SmallBankWorkload(silo.Client, silo.Grains, options.Actors, options.PactPercent, options.ActAttempts, options.Promote);
-                (runs, failed, interrupted) = await RunModesAsync(options, workload.For, workload, null, null, Plan(nemesis, workload, silo, options), stderr, terminal, cancellationToken);
+                var blockers = new AbortBlockers();
+                var workload = new SmallBankWorkload(silo.Client, silo.Grains, options.Actors, options.PactPercent, options.ActAttempts, options.Promote, blockers.Record);
+                (runs, failed, interrupted) = await RunModesAsync(options, workload.For, workload, null, null, Plan(nemesis, workload, silo, options), blockers, stderr, terminal, cancellationToken);
             }
 
             var report = new LoadGenReport(options.Workload, options, cluster, runs);
@@ -239,8 +240,9 @@ public static class Runner
             }
         }
 
-        var workload = new ListAppendWorkload(silo.Client, options.Actors, options.PactPercent, Record, options.UserAborts, options.Promote, nested: options.Workload == LoadGenCommandLine.Nested);
-        var (runs, failed, interrupted) = await RunModesAsync(options, workload.For, null, workload, null, Plan(nemesis, workload, silo, options), stderr, terminal, cancellationToken);
+        var blockers = new AbortBlockers();
+        var workload = new ListAppendWorkload(silo.Client, options.Actors, options.PactPercent, Record, options.UserAborts, options.Promote, nested: options.Workload == LoadGenCommandLine.Nested, onRetry: blockers.Record);
+        var (runs, failed, interrupted) = await RunModesAsync(options, workload.For, null, workload, null, Plan(nemesis, workload, silo, options), blockers, stderr, terminal, cancellationToken);
 
         if (writer is not null)
         {
@@ -330,12 +332,12 @@ public static class Runner
     {
         var workload = new TpcCWorkload(silo.Client, TpcCWorkload.DefaultConfig(options.Warehouses), options.PactPercent);
         var hooks = new TpcCHooks(workload, stderr, cancellationToken);
-        return RunModesAsync(options, mode => workload.Kinds(mode, options.NewOrderOnly), null, null, hooks, Plan(nemesis, workload, silo, options), stderr, terminal, cancellationToken);
+        return RunModesAsync(options, mode => workload.Kinds(mode, options.NewOrderOnly), null, null, hooks, Plan(nemesis, workload, silo, options), new AbortBlockers(), stderr, terminal, cancellationToken);
     }
 
     private static async Task<(List<RunResult> Runs, bool Failed, bool Interrupted)> RunModesAsync(
         LoadGenOptions options, Func<string, TransactionMix> issueFor, SmallBankWorkload? smallBank, ListAppendWorkload? listAppend,
-        TpcCHooks? tpcc, ModeActors plan, TextWriter stderr, bool terminal, CancellationToken cancellationToken)
+        TpcCHooks? tpcc, ModeActors plan, AbortBlockers blockers, TextWriter stderr, bool terminal, CancellationToken cancellationToken)
     {
 
         var picker = ActorPicker.Create(options);
@@ -364,11 +366,12 @@ public static class Runner
             var touched = options.Verify && smallBank is not null ? new bool[options.Actors] : null;
             using var batchSizes = new BatchSizeListener();
             using var retries = new RetryListener();
+            blockers.Reset();
             var nemesisActors = plan.Nemesis is not null ? plan.Actors.Grains(mode, plan.Grains) : null;
             var nemesisLoop = plan.Nemesis is { } nemesis ? new NemesisLoop(nemesis, nemesisActors!) : null;
             var (result, driver) = await ProgressLine.ShowAsync(stderr, terminal, mode, options.WarmupSeconds, options.DurationSeconds, async onTick =>
             {
-                var driver = new LoadDriver(options, picker) { Touched = touched, OnTick = onTick, DuringWindow = nemesisLoop is null ? null : nemesisLoop.RunAsync, ClusterLost = plan.Lost };
+                var driver = new LoadDriver(options, picker) { Touched = touched, OnTick = onTick, DuringWindow = nemesisLoop is null ? null : nemesisLoop.RunAsync, ClusterLost = plan.Lost, OnAbort = blockers.Record };
                 return (await driver.RunAsync(mode, issueFor(mode), cancellationToken), driver);
             });
             if (listAppend?.CutOff(mode) is > 0 and var cut)
@@ -381,7 +384,7 @@ public static class Runner
                 result = result with { AverageBatchSize = (double)formed.Pacts / formed.Batches };
             }
 
-            result = WithAttemptsPerCommit(result, mode, driver, retries, options);
+            result = WithAttemptsPerCommit(result, mode, driver, retries, options) with { InTheWay = blockers.Top(), ConcurrencyAbortsWithoutBlocker = blockers.WithoutBlocker };
             if (nemesisLoop is not null)
             {
                 result = result with { Nemesis = nemesisLoop.Summary(await ProbeLivenessAsync(mode, result, plan.Actors, nemesisActors!.Count, stderr)) };

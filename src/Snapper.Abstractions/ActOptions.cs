@@ -48,6 +48,15 @@ public sealed record ActOptions
     /// </summary>
     public int MaxAttempts { get; init; } = 1;
 
+    /// <summary>
+    /// Called with the abort of each attempt that <c>RunAct</c> runs again (as an ACT, or promoted
+    /// to a PACT), before it does: the caller sees only the last attempt's abort, and this is how
+    /// to learn why the others lost their race and who was in their way
+    /// (<see cref="TransactionAbortedException.Blocker"/>), to log or count it. It runs on the
+    /// caller's path: keep it short, and do not throw (what it throws replaces the retry).
+    /// </summary>
+    public Action<TransactionAbortedException>? OnRetry { get; init; }
+
     /// <summary>The pause before the first retry, doubled for each further one (with jitter); 1 ms by default.</summary>
     public TimeSpan RetryBackoff { get; init; } = TimeSpan.FromMilliseconds(1);
 

@@ -29,6 +29,14 @@ public sealed class TransactionAbortedException : TransactionException
     [Id(1)]
     internal AccessSet? Reached { get; init; }
 
+    /// <summary>
+    /// For a concurrency abort, who was in the way: where the transaction waited, for what, and the
+    /// transactions or batch it waited for (null for an abort no other transaction caused: user
+    /// code, a declaration error, a failure).
+    /// </summary>
+    [Id(2)]
+    public AbortBlocker? Blocker { get; init; }
+
     /// <inheritdoc />
-    public override string Message => Tid == 0 ? $"[{Reason}] {Detail}" : $"[{Reason}] transaction {Tid}: {Detail}";
+    public override string Message => (Tid == 0 ? $"[{Reason}] {Detail}" : $"[{Reason}] transaction {Tid}: {Detail}") + (Blocker is { } blocker ? $" (in the way: {blocker})" : "");
 }

@@ -69,6 +69,9 @@ public sealed class LoadDriver
     /// </summary>
     public Func<string?>? ClusterLost { get; init; }
 
+    /// <summary>Told of every transaction that did not commit, with what it ended with (who was in the way: <see cref="AbortBlockers"/>).</summary>
+    public Action<Exception>? OnAbort { get; init; }
+
     /// <summary>The mode stopped because the cluster went (<see cref="ClusterLost"/>): the transactions in flight will not be answered.</summary>
     public bool ClusterWent { get; private set; }
 
@@ -374,6 +377,7 @@ public sealed class LoadDriver
 #pragma warning restore CA1031
             {
                 abortSlot = AbortSlots.Of(e);
+                OnAbort?.Invoke(e);
                 if (AbortSlots.IsFailure(abortSlot))
                 {
                     Interlocked.CompareExchange(ref firstFailure, e is TransactionAbortedException ? e.Message : $"{e.GetType().Name}: {e.Message}", null);

@@ -25,6 +25,16 @@ public sealed record RunResult
     /// <summary>Aborts by reason name (<see cref="AbortReason"/> names, plus "Error"); only reasons that occurred.</summary>
     public required IReadOnlyDictionary<string, long> AbortReasons { get; init; }
 
+    /// <summary>
+    /// The actors most often in the way of this mode's aborted attempts (named by each abort's
+    /// <see cref="AbortBlocker"/>; retried attempts included, over the whole run), most first, with
+    /// their share of its aborted attempts; empty when none named one (<see cref="AbortBlockers"/>).
+    /// </summary>
+    public IReadOnlyList<InTheWay> InTheWay { get; init; } = [];
+
+    /// <summary>Aborted attempts for a concurrency reason (wait-die, deadlock, the hybrid check, a cascade, a timeout) that named no blocker (0 expected).</summary>
+    public long ConcurrencyAbortsWithoutBlocker { get; init; }
+
     /// <summary>Committed-only latency percentiles; null when nothing committed.</summary>
     public required LatencySummary? LatencyMs { get; init; }
 

@@ -158,6 +158,11 @@ public static class ResultsTable
             writer.WriteLine($"{run.Mode} aborts: {string.Join(", ", run.AbortReasons.Select(kv => Invariant($"{kv.Key} {kv.Value:N0}")))}");
         }
 
+        foreach (var run in report.Runs.Where(r => r.InTheWay.Count > 0))
+        {
+            writer.WriteLine($"{run.Mode} in the way (share of its aborted attempts, retries included): {string.Join(", ", run.InTheWay)}");
+        }
+
         foreach (var run in report.Runs.Where(r => r.Nemesis is not null))
         {
             writer.WriteLine(NemesisLine(run.Mode, run.Nemesis!));

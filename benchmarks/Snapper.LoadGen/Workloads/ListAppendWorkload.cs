@@ -37,11 +37,12 @@ public sealed class ListAppendWorkload : IWorkloadActors
     /// <param name="userAbortPercent">The percentage of transactions that append everywhere, then roll back (<c>--user-aborts</c>); nested: whose tree has a node that throws.</param>
     /// <param name="promote">An ACT aborted for a concurrency reason runs again as a PACT (<c>--promote</c>).</param>
     /// <param name="nested">Run call trees (<c>nested</c>), not one call per actor.</param>
-    public ListAppendWorkload(ISnapperClient client, int actors, int pactPercent, Action<HistoryEntry> record, int userAbortPercent = 0, bool promote = true, bool nested = false)
+    /// <param name="onRetry">Told of each ACT attempt that aborted and runs again (<see cref="ActOptions.OnRetry"/>).</param>
+    public ListAppendWorkload(ISnapperClient client, int actors, int pactPercent, Action<HistoryEntry> record, int userAbortPercent = 0, bool promote = true, bool nested = false, Action<TransactionAbortedException>? onRetry = null)
     {
         this.nested = nested;
-        act = ActOptions.Default with { Promote = promote };
-        actElr = ActOptions.EarlyRelease with { Promote = promote };
+        act = ActOptions.Default with { Promote = promote, OnRetry = onRetry };
+        actElr = ActOptions.EarlyRelease with { Promote = promote, OnRetry = onRetry };
         ArgumentOutOfRangeException.ThrowIfNegative(userAbortPercent);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(userAbortPercent, 100);
         this.userAbortPercent = userAbortPercent;

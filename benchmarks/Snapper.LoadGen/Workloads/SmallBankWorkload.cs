@@ -35,7 +35,8 @@ public sealed class SmallBankWorkload : IWorkloadActors
     /// <param name="client">Issues the transactions.</param>
     /// <param name="actors">Accounts per mode (<c>--actors</c>).</param>
     /// <param name="pactPercent">Hybrid: the percentage of MultiTransfers issued as PACTs.</param>
-    public SmallBankWorkload(ISnapperClient client, IGrainFactory grains, int actors, int pactPercent = 90, int actAttempts = 1, bool promote = true)
+    /// <param name="onRetry">Told of each ACT attempt that aborted and runs again (<see cref="ActOptions.OnRetry"/>).</param>
+    public SmallBankWorkload(ISnapperClient client, IGrainFactory grains, int actors, int pactPercent = 90, int actAttempts = 1, bool promote = true, Action<TransactionAbortedException>? onRetry = null)
     {
         ArgumentNullException.ThrowIfNull(client);
         ArgumentNullException.ThrowIfNull(grains);
@@ -43,8 +44,8 @@ public sealed class SmallBankWorkload : IWorkloadActors
         this.client = client;
         this.grains = grains;
         this.actors = actors;
-        act = ActOptions.Default with { MaxAttempts = actAttempts, Promote = promote };
-        actElr = ActOptions.EarlyRelease with { MaxAttempts = actAttempts, Promote = promote };
+        act = ActOptions.Default with { MaxAttempts = actAttempts, Promote = promote, OnRetry = onRetry };
+        actElr = ActOptions.EarlyRelease with { MaxAttempts = actAttempts, Promote = promote, OnRetry = onRetry };
         this.pactPercent = pactPercent;
         accounts = new KeyBlockIds<IAccountActor>(actors);
         plainIds = new ActorId[actors];

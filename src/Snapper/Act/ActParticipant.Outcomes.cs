@@ -336,7 +336,7 @@ internal sealed partial class ActParticipant<TState>
             if (@lock.IsEntrant(tid))
             {
                 // It held nothing while it waited; now the batch waits for it (see HoldsNothing).
-                @lock.RefuseWaiter(tid, new TransactionAbortedException(AbortReason.WaitDie, $"batch {bid} was placed behind it while it waited for the lock of {Id}") { Tid = tid });
+                @lock.RefuseWaiter(tid, new TransactionAbortedException(AbortReason.WaitDie, $"batch {bid} was placed behind it while it waited for the lock of {Id}") { Tid = tid, Blocker = @lock.InTheWay(tid) });
             }
         }
     }
@@ -481,7 +481,7 @@ internal sealed partial class ActParticipant<TState>
         {
             _ = answer.ContinueWith(static t => _ = t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
             frame.Learned.Add(frame.Target, ParticipantRole.Visitor);
-            throw new TransactionAbortedException(AbortReason.Deadlock, $"its call from {Id} to {frame.Target} was not answered within {patience.TotalMilliseconds:0} ms while batches run there (a wait no detector sees: the callee's activation may be going)") { Tid = ctx.Tid };
+            throw new TransactionAbortedException(AbortReason.Deadlock, $"its call from {Id} to {frame.Target} was not answered within {patience.TotalMilliseconds:0} ms while batches run there (a wait no detector sees: the callee's activation may be going)") { Tid = ctx.Tid, Blocker = AbortBlocker.Call(frame.Target) };
         }
     }
 }

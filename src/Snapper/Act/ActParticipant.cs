@@ -32,7 +32,7 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
     private readonly LogWriter? logger;
     private readonly StateVersions<TState> versions;
     private readonly LocalSchedule schedule;
-    private readonly WaitDieLock @lock = new();
+    private readonly WaitDieLock @lock;
     private readonly Dictionary<long, ActRecord<TState>> records = new();
 
     // Early lock release (Thorp §III.E, the "active versions log"): states of ACTs that prepared
@@ -69,6 +69,7 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
     public ActParticipant(ActorId id, ActServices services, StateVersions<TState> versions, LocalSchedule schedule)
     {
         Id = id;
+        @lock = new WaitDieLock(id);
         this.services = services;
         this.versions = versions;
         this.schedule = schedule;
@@ -262,7 +263,7 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
         if (@lock.IsEntrant(ctx.Tid))
         {
             // It waits here as one that holds nothing, and is about to take locks elsewhere.
-            @lock.RefuseWaiter(ctx.Tid, new TransactionAbortedException(AbortReason.WaitDie, $"called {target} while it waited for the lock of its root {Id}") { Tid = ctx.Tid });
+            @lock.RefuseWaiter(ctx.Tid, new TransactionAbortedException(AbortReason.WaitDie, $"called {target} while it waited for the lock of its root {Id}") { Tid = ctx.Tid, Blocker = @lock.InTheWay(ctx.Tid) });
         }
 
         var frame = new CallFrame(record, new ExecutionInfo(), ExecutionInfoSink.Value, CallScope.Current is { } current && current.Tid == ctx.Tid ? current : null, target);
@@ -319,7 +320,7 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
             if (root.Roots.Find(tid) is { } local)
             {
                 var end = await local.WaitForBatch(before, record.Group.WhenOpen, services.DeadlockTimeout, services.Clock);
-                refusal = end == BatchWaitEnd.Ready ? null : local.Refusal(end, before, WaitingFor(before), services.DeadlockTimeout, AbortReason.Deadlock);
+                refusal = end == BatchWaitEnd.Ready ? null : local.Refusal(end, before, Id, WaitingFor(before), services.DeadlockTimeout, AbortReason.Deadlock);
             }
             else
             {
@@ -327,7 +328,7 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
                 root.Send(record.Context.Root, p => p.WatchBatch(tid, before, Id));
                 var end = await BatchWait.Until(record.Group.WhenOpen, doomed.Task, services.DeadlockTimeout, services.Clock);
                 refusal = end == BatchWaitEnd.Ready ? null
-                    : RunningAct.Refusal(tid, end, end == BatchWaitEnd.Doomed ? doomed.Task.Result : 0, before, WaitingFor(before), services.DeadlockTimeout, AbortReason.Deadlock);
+                    : RunningAct.Refusal(tid, end, end == BatchWaitEnd.Doomed ? doomed.Task.Result : 0, before, Id, WaitingFor(before), services.DeadlockTimeout, AbortReason.Deadlock);
             }
         }
         catch (Exception e)

@@ -106,7 +106,7 @@ internal sealed class ActRoot<TState>
                 SnapperTracing.Committed(span);
                 break;
             case TransactionAbortedException aborted:
-                services.Metrics.Aborted(TxnMode.Act, aborted.Reason, services.Clock.GetElapsedTime(started));
+                services.Metrics.Aborted(TxnMode.Act, aborted, services.Clock.GetElapsedTime(started));
                 SnapperTracing.Aborted(span, aborted);
                 break;
             default:

@@ -58,13 +58,13 @@ internal static class CommitDependency
                 }
                 catch (TimeoutException)
                 {
-                    throw new TransactionAbortedException(AbortReason.Timeout, $"ACT {dependency.Tid}, whose prepared state it read, was not decided before its deadline") { Tid = tid };
+                    throw new TransactionAbortedException(AbortReason.Timeout, $"ACT {dependency.Tid}, whose prepared state it read, was not decided before its deadline") { Tid = tid, Blocker = AbortBlocker.Transaction(dependency.Root, dependency.Tid) };
                 }
             }
 
             if (!await decided)
             {
-                throw new TransactionAbortedException(AbortReason.Cascading, $"ACT {dependency.Tid}, whose prepared state it read, aborted") { Tid = tid };
+                throw new TransactionAbortedException(AbortReason.Cascading, $"ACT {dependency.Tid}, whose prepared state it read, aborted") { Tid = tid, Blocker = AbortBlocker.Transaction(dependency.Root, dependency.Tid) };
             }
         }
     }

@@ -1,3 +1,5 @@
+using System.Collections.Immutable;
+
 namespace Snapper.Concurrency;
 
 /// <summary>
@@ -37,8 +39,11 @@ namespace Snapper.Concurrency;
 /// that waiter (raising its mode if needed) instead of queueing the tid twice, and a request of a
 /// tid that already holds the lock is granted or upgraded at once.
 /// Not thread-safe: it is owned by one actor and only touched inside that actor's turns.
+/// A request that dies or gives up names who was in its way (<see cref="AbortBlocker"/>): the
+/// holders of the lock of <paramref name="owner"/> when it ended.
 /// </remarks>
-internal sealed class WaitDieLock
+/// <param name="owner">The actor whose lock this is (default in unit tests).</param>
+internal sealed class WaitDieLock(ActorId owner = default)
 {
     // Holders: at most one writer, or any number of readers, each with its priority. Readers are
     // few (most actors see one or two concurrent readers), so a small list beats a set.
@@ -99,6 +104,26 @@ internal sealed class WaitDieLock
         return ahead;
     }
 
+    /// <summary>Who is in the way of <paramref name="tid"/> here: the lock's holders other than itself.</summary>
+    public AbortBlocker InTheWay(long tid)
+    {
+        var holders = ImmutableArray.CreateBuilder<long>(readers.Count + 1);
+        if (writer.Tid != 0 && writer.Tid != tid)
+        {
+            holders.Add(writer.Tid);
+        }
+
+        foreach (var reader in readers)
+        {
+            if (reader.Tid != tid)
+            {
+                holders.Add(reader.Tid);
+            }
+        }
+
+        return new AbortBlocker(owner, BlockedOn.Lock, holders.ToImmutable(), 0);
+    }
+
     /// <summary>Acquire for a transaction whose priority is its tid (a first attempt).</summary>
     public ValueTask Acquire(long tid, LockMode mode, DateTimeOffset deadline, TimeProvider clock) => Acquire(tid, tid, mode, deadline, clock);
 
@@ -134,7 +159,7 @@ internal sealed class WaitDieLock
             throw new TransactionAbortedException(
                 AbortReason.UpgradeConflict,
                 $"cannot upgrade its read lock to a write lock: {readers.Count - 1} other transaction(s) also hold read locks")
-            { Tid = tid };
+            { Tid = tid, Blocker = InTheWay(tid) };
         }
 
         if (WaiterOf(tid) is { } queued)
@@ -163,7 +188,7 @@ internal sealed class WaitDieLock
 
             if (entrants.Count >= MaxEntrants)
             {
-                throw new TransactionAbortedException(AbortReason.WaitDie, $"died: {entrants.Count} transactions already wait to enter this lock") { Tid = tid };
+                throw new TransactionAbortedException(AbortReason.WaitDie, $"died: {entrants.Count} transactions already wait to enter this lock") { Tid = tid, Blocker = InTheWay(tid) };
             }
 
             var patience = clock.GetUtcNow() + EntrantPatience;
@@ -187,7 +212,7 @@ internal sealed class WaitDieLock
         throw new TransactionAbortedException(
             AbortReason.WaitDie,
             $"died waiting for a {mode} lock held by older transaction {oldest.Tid}")
-        { Tid = tid };
+        { Tid = tid, Blocker = AbortBlocker.Lock(owner, [oldest.Tid]) };
     }
 
     /// <summary>Releases whatever <paramref name="tid"/> holds or waits for, and grants to waiters.</summary>
@@ -283,14 +308,15 @@ internal sealed class WaitDieLock
                 return; // granted in the same instant the deadline passed: keep the lock
             }
 
+            var inTheWay = new AbortBlocker(owner, BlockedOn.Lock, [.. Ahead(waiter.Tid)], 0); // those it waited behind
             _ = waiters.Remove(waiter) || entrants.Remove(waiter); // a no-op for the second of two requests sharing the waiter
             GrantWaiters();
             if (waiter.GivesUpEarly)
             {
-                throw new TransactionAbortedException(AbortReason.WaitDie, $"died after waiting {EntrantPatience.TotalSeconds:0.#} s to enter a {waiter.Mode} lock") { Tid = waiter.Tid };
+                throw new TransactionAbortedException(AbortReason.WaitDie, $"died after waiting {EntrantPatience.TotalSeconds:0.#} s to enter a {waiter.Mode} lock") { Tid = waiter.Tid, Blocker = inTheWay };
             }
 
-            throw new TransactionAbortedException(AbortReason.Timeout, $"waited for a {waiter.Mode} lock until its deadline") { Tid = waiter.Tid };
+            throw new TransactionAbortedException(AbortReason.Timeout, $"waited for a {waiter.Mode} lock until its deadline") { Tid = waiter.Tid, Blocker = inTheWay };
         }
     }
 

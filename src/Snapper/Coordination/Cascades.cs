@@ -152,12 +152,14 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
 
     private async Task Sweep(EmittedBatch overdue)
     {
-        var waits = await Task.WhenAll(overdue.Pending.ToList().Select(actor => Describe(actor, overdue.Bid)));
+        var pending = overdue.Pending.ToList();
+        var waits = await Task.WhenAll(pending.Select(actor => Describe(actor, overdue.Bid)));
+        AbortBlocker Stalled(long tid) => AbortBlocker.Batch(pending[Array.FindIndex(waits, w => w.Tid == tid)], overdue.Bid);
         if (Array.Find(waits, w => w.Tid == Unresponsive) is { Description: { } silent })
         {
             // An actor whose activation is going takes no message until the calls running there
             // return, and one of them may wait for this batch: abort it, so those calls can end.
-            FailBatch(overdue, 0, new TransactionAbortedException(AbortReason.Cascading, $"aborted with its batch {overdue.Bid}, which was stalled: {silent}"));
+            FailBatch(overdue, 0, new TransactionAbortedException(AbortReason.Cascading, $"aborted with its batch {overdue.Bid}, which was stalled: {silent}") { Blocker = Stalled(Unresponsive) });
             return;
         }
 
@@ -174,7 +176,7 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
         {
             // Its BatchMsg was lost on the way to an actor (a one-way message that Orleans could not
             // forward to the actor's next activation, say), and no PACT of it waits anywhere.
-            FailBatch(overdue, 0, new TransactionAbortedException(AbortReason.Cascading, $"aborted with its batch {overdue.Bid}, which was stalled: {string.Join("; ", waits.Select(w => w.Description))}"));
+            FailBatch(overdue, 0, new TransactionAbortedException(AbortReason.Cascading, $"aborted with its batch {overdue.Bid}, which was stalled: {string.Join("; ", waits.Select(w => w.Description))}") { Blocker = Stalled(LocalSchedule.NotArrived) });
             return;
         }
 
@@ -274,14 +276,14 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
             return false;
         }
 
-        return answer.Undone && (await Task.WhenAll(answer.Readers.Select(reader => AbortReader(reader, tid)))).All(told => told);
+        return answer.Undone && (await Task.WhenAll(answer.Readers.Select(reader => AbortReader(reader, tid, actor)))).All(told => told);
     }
 
     // A PACT read the write of aborted PACT tid: it aborts too, told to its coordinator (answered
     // at once, before the batch of tid decides). False if that coordinator could not be told.
-    private async Task<bool> AbortReader(PactRef reader, long tid)
+    private async Task<bool> AbortReader(PactRef reader, long tid, ActorId actor)
     {
-        var cause = reader.ReadAbortedWrite(tid);
+        var cause = reader.ReadAbortedWrite(tid, actor);
         if (reader.Coordinator == key)
         {
             pipeline.Fail(reader.Bid, reader.Tid, cause);

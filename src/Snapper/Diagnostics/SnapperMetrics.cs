@@ -53,10 +53,14 @@ internal sealed class SnapperMetrics : IDisposable
         duration.Record(elapsed.TotalMilliseconds, tag);
     }
 
-    internal void Aborted(TxnMode mode, AbortReason reason, TimeSpan elapsed)
+    // Tagged also by the type of the actor in the way (blocker.actor_type, "none" for an abort no
+    // other transaction caused, "unknown" where only the batch is known): a type's tag, not an
+    // actor's, so the number of series stays that of the application's actor types.
+    internal void Aborted(TxnMode mode, TransactionAbortedException abort, TimeSpan elapsed)
     {
         var modeTag = new KeyValuePair<string, object?>("mode", ModeName(mode));
-        aborted.Add(1, modeTag, new KeyValuePair<string, object?>("reason", reason.ToString()));
+        var blockerType = abort.Blocker is not { } blocker ? "none" : blocker.Actor.IsDefault ? "unknown" : blocker.Actor.Type;
+        aborted.Add(1, modeTag, new KeyValuePair<string, object?>("reason", abort.Reason.ToString()), new KeyValuePair<string, object?>("blocker.actor_type", blockerType));
         duration.Record(elapsed.TotalMilliseconds, modeTag);
     }
 

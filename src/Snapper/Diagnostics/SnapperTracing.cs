@@ -57,6 +57,18 @@ internal static class SnapperTracing
 
         activity.SetTag("snapper.outcome", "aborted");
         activity.SetTag("snapper.abort_reason", aborted.Reason.ToString());
+        if (aborted.Blocker is { } blocker)
+        {
+            // Who was in the way, as an event: where it waited, for what, and whom.
+            activity.AddEvent(new ActivityEvent("snapper.blocked", tags: new ActivityTagsCollection
+            {
+                ["snapper.blocker.actor"] = blocker.Actor.ToString(),
+                ["snapper.blocker.waited_for"] = blocker.WaitedFor.ToString(),
+                ["snapper.blocker.tids"] = blocker.Tids.IsDefaultOrEmpty ? "" : string.Join(",", blocker.Tids),
+                ["snapper.blocker.bid"] = blocker.Bid,
+            }));
+        }
+
         activity.SetStatus(ActivityStatusCode.Error, aborted.Message);
     }
 }

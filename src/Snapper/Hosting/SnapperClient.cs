@@ -100,6 +100,7 @@ internal sealed class SnapperClient(
 
                 if (promote && aborted.Reached is not null)
                 {
+                    options.OnRetry?.Invoke(aborted);
                     return (await RunPromoted(first, actor, body, AccessSet.Of(first).Covering(aborted.Reached), aborted, site!, cancellationToken)).Result;
                 }
 
@@ -109,6 +110,7 @@ internal sealed class SnapperClient(
                 }
 
                 priority = priority != 0 ? priority : tid;
+                options.OnRetry?.Invoke(aborted);
                 metrics.Retried(TxnMode.Act);
                 var pause = options.RetryBackoff * Math.Pow(2, Math.Min(attempt - 1, 10)) * (0.5 + Random.Shared.NextDouble());
                 await Task.Delay(pause, clock, cancellationToken);
@@ -305,7 +307,7 @@ internal sealed class SnapperClient(
                     // after an ACT attempt, the caller hears why that attempt lost its race.
                     return actAbort is null
                         ? (false, default!)
-                        : throw new TransactionAbortedException(actAbort.Reason, $"{actAbort.Detail} (run again as a PACT, it gave up: {aborted.Detail})", aborted) { Tid = aborted.Tid };
+                        : throw new TransactionAbortedException(actAbort.Reason, $"{actAbort.Detail} (run again as a PACT, it gave up: {aborted.Detail})", aborted) { Tid = aborted.Tid, Blocker = actAbort.Blocker };
                 }
 
                 throw;
@@ -350,7 +352,7 @@ internal sealed class SnapperClient(
         if (stopped is not null)
         {
             metrics.Promoted(committed: false, atOnce);
-            throw new TransactionAbortedException(stopped.Reason, stopped.Detail, stopped);
+            throw new TransactionAbortedException(stopped.Reason, stopped.Detail, stopped) { Blocker = stopped.Blocker };
         }
 
         return learned.Reached() is { } reached ? declared.Covering(reached) : declared;

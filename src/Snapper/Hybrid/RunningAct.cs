@@ -158,19 +158,19 @@ internal sealed class RunningAct(long tid, IActSignals signals)
     }
 
     /// <summary>
-    /// The abort of an ACT whose wait for <paramref name="bid"/> (<paramref name="waitingFor"/>)
+    /// The abort of an ACT whose wait for <paramref name="bid"/> on actor <paramref name="at"/> (<paramref name="waitingFor"/>)
     /// did not end <see cref="BatchWaitEnd.Ready"/> but as <paramref name="end"/>. Asked only then,
     /// so the message is formatted only for an abort.
     /// </summary>
-    public TransactionAbortedException Refusal(BatchWaitEnd end, long bid, string waitingFor, TimeSpan timeout, AbortReason onTimeout) =>
-        Refusal(Tid, end, minBatchBehind, bid, waitingFor, timeout, onTimeout);
+    public TransactionAbortedException Refusal(BatchWaitEnd end, long bid, ActorId at, string waitingFor, TimeSpan timeout, AbortReason onTimeout) =>
+        Refusal(Tid, end, minBatchBehind, bid, at, waitingFor, timeout, onTimeout);
 
     /// <summary>
     /// The same for ACT <paramref name="tid"/> waiting away from its root, where
     /// <paramref name="behind"/> is the batch its root said is behind it (read only if doomed).
     /// </summary>
-    public static TransactionAbortedException Refusal(long tid, BatchWaitEnd end, long behind, long bid, string waitingFor, TimeSpan timeout, AbortReason onTimeout) =>
-        end == BatchWaitEnd.Doomed ? Aborts.SerializabilityViolation(tid, behind, bid, waitingFor) : Aborts.BatchWaitTimedOut(tid, timeout, waitingFor, onTimeout);
+    public static TransactionAbortedException Refusal(long tid, BatchWaitEnd end, long behind, long bid, ActorId at, string waitingFor, TimeSpan timeout, AbortReason onTimeout) =>
+        end == BatchWaitEnd.Doomed ? Aborts.SerializabilityViolation(tid, behind, bid, waitingFor) : Aborts.BatchWaitTimedOut(tid, timeout, AbortBlocker.Batch(at, bid), waitingFor, onTimeout);
 
     private static Task<bool> Outcome(bool? known, ref TaskCompletionSource<bool>? waiting) => known switch
     {

@@ -48,7 +48,7 @@ internal static class SerializabilityCheck
             return (default, new TransactionAbortedException(
                 AbortReason.SerializabilityViolation,
                 $"max(BeforeSet) = {bounds.MaxBeforeBid} ≥ min(AfterSet) = {minAfter}: it runs after batch {bounds.MaxBeforeBid} on one actor but before batch {minAfter} on another")
-            { Tid = act.Tid });
+            { Tid = act.Tid, Blocker = AbortBlocker.Batch(minAfter == bounds.MinAfterBid ? bounds.MinAfterActor : default, minAfter) });
         }
 
         var onTimeout = info.AfterSetIncomplete ? AbortReason.SerializabilityUncertain : AbortReason.Deadlock;
@@ -59,12 +59,12 @@ internal static class SerializabilityCheck
             var end = await act.WaitForBatch(batch.Bid, outcome, timeout, clock);
             if (end != BatchWaitEnd.Ready)
             {
-                return (default, act.Refusal(end, batch.Bid, $"batch {batch.Bid}, whose state it read, to commit", timeout, onTimeout));
+                return (default, act.Refusal(end, batch.Bid, bounds.WhereRead(batch), $"batch {batch.Bid}, whose state it read, to commit", timeout, onTimeout));
             }
 
             if (!(await outcome).Committed)
             {
-                return (default, new TransactionAbortedException(AbortReason.Cascading, $"batch {batch.Bid}, whose state it read, aborted") { Tid = act.Tid });
+                return (default, new TransactionAbortedException(AbortReason.Cascading, $"batch {batch.Bid}, whose state it read, aborted") { Tid = act.Tid, Blocker = AbortBlocker.Batch(bounds.WhereRead(batch), batch.Bid) });
             }
 
             // Batches resolve in bid order: every batch up to this one has committed or aborted.

@@ -80,7 +80,7 @@ internal sealed partial class PactParticipant<TState>
     {
         movedRoots[tid] = bid;
         var known = abortedEarly.Remove(tid, out var early) ? Aborts.AbortedBy(tid, early.Cause)
-            : schedule.IsAborted(bid) ? Aborts.Cascaded(tid)
+            : schedule.IsAborted(bid) ? Aborts.Cascaded(tid, bid)
             : null;
         if (known is not null)
         {
@@ -136,7 +136,7 @@ internal sealed partial class PactParticipant<TState>
         // declared, this one among them, before it decided the batch.
         return abortedEarly.Remove(tid, out var early) ? Aborts.AbortedBy(tid, early.Cause)
             : batch.Committed ? null
-            : new TransactionAbortedException(AbortReason.Cascading, $"its batch {bid} was aborted (by coordinator {coordinator}, or by the failover of its silo)") { Tid = tid };
+            : new TransactionAbortedException(AbortReason.Cascading, $"its batch {bid} was aborted (by coordinator {coordinator}, or by the failover of its silo)") { Tid = tid, Blocker = AbortBlocker.Batch(default, bid) };
     }
 
     // True while batch bid is scheduled here or completed here and not committed.
@@ -219,7 +219,7 @@ internal sealed partial class PactParticipant<TState>
         {
             if (movedBid >= bid && movedBid <= through && !outcomes.ContainsKey(tid))
             {
-                abortedEarly.TryAdd(tid, (movedBid, failures.TryGetValue(tid, out var cause) ? cause : Aborts.Cascaded(tid)));
+                abortedEarly.TryAdd(tid, (movedBid, failures.TryGetValue(tid, out var cause) ? cause : Aborts.Cascaded(tid, movedBid)));
             }
         }
 
@@ -232,7 +232,7 @@ internal sealed partial class PactParticipant<TState>
             }
 
             outcomes.Remove(tid);
-            outcome.TrySetException(failures.TryGetValue(tid, out var cause) ? Aborts.AbortedBy(tid, cause) : Aborts.Cascaded(tid));
+            outcome.TrySetException(failures.TryGetValue(tid, out var cause) ? Aborts.AbortedBy(tid, cause) : Aborts.Cascaded(tid, batchId));
         }
     }
 
@@ -433,7 +433,7 @@ internal sealed partial class PactParticipant<TState>
         {
             if (schedule.Running is { } batch && batch.Bid == reader.Bid)
             {
-                schedule.AbortPact(reader.Bid, reader.Tid, reader.ReadAbortedWrite(tid), out _);
+                schedule.AbortPact(reader.Bid, reader.Tid, reader.ReadAbortedWrite(tid, Id), out _);
             }
         }
 

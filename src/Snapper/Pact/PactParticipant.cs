@@ -273,7 +273,7 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
             // The batch was aborted before this root got to run (its outcome was not registered
             // yet when the cascade came by).
             outcomes.Remove(ctx.Tid);
-            outcome.TrySetException(Aborts.Cascaded(ctx.Tid));
+            outcome.TrySetException(Aborts.Cascaded(ctx.Tid, ctx.Bid));
         }
         else if (abortedEarly.Remove(ctx.Tid, out var early))
         {
@@ -306,11 +306,11 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
         catch (TransactionAbortedException aborted)
         {
             batchCommit?.Dispose();
-            services.Metrics.Aborted(TxnMode.Pact, aborted.Reason, services.Clock.GetElapsedTime(started));
+            services.Metrics.Aborted(TxnMode.Pact, aborted, services.Clock.GetElapsedTime(started));
             SnapperTracing.Aborted(span, aborted);
             if (refusedFromRoot.Remove(ctx.Tid, out var refused) && aborted.Reason == AbortReason.DeclarationError)
             {
-                throw new TransactionAbortedException(aborted.Reason, aborted.Detail, aborted.InnerException) { Tid = aborted.Tid, Reached = aborted.Reached?.Covering(refused) ?? refused };
+                throw new TransactionAbortedException(aborted.Reason, aborted.Detail, aborted.InnerException) { Tid = aborted.Tid, Reached = aborted.Reached?.Covering(refused) ?? refused, Blocker = aborted.Blocker };
             }
 
             throw;

@@ -22,7 +22,7 @@ internal static class Aborts
     /// </summary>
     public static TransactionAbortedException AbortedBy(long tid, Exception failure, AccessSet? reached) => failure switch
     {
-        TransactionAbortedException aborted => new TransactionAbortedException(aborted.Reason, aborted.Detail, aborted) { Tid = tid, Reached = reached ?? aborted.Reached },
+        TransactionAbortedException aborted => new TransactionAbortedException(aborted.Reason, aborted.Detail, aborted) { Tid = tid, Reached = reached ?? aborted.Reached, Blocker = aborted.Blocker },
         SnapperException misuse => new TransactionAbortedException(AbortReason.Failure, misuse.Message, misuse) { Tid = tid },
         _ when IsUndelivered(failure) => new TransactionAbortedException(AbortReason.Failure, $"Orleans could not deliver a message ({failure.GetType().Name}): {failure.Message}", failure) { Tid = tid },
         _ => new TransactionAbortedException(AbortReason.User, $"user code threw {failure.GetType().Name}: {failure.Message}", failure) { Tid = tid },
@@ -49,9 +49,13 @@ internal static class Aborts
             ? new TransactionAbortedException(AbortReason.Failure, $"its call to actor {target} was lost ({failure.GetType().Name}): {failure.Message}", failure) { Tid = tid }
             : failure;
 
-    /// <summary>A PACT of a batch after one that failed: it aborts with the cascade, through no fault of its own.</summary>
-    public static TransactionAbortedException Cascaded(long tid) =>
-        new(AbortReason.Cascading, "aborted with the batches after another PACT that aborted") { Tid = tid };
+    /// <summary>
+    /// A PACT of batch <paramref name="bid"/>, at or after one that failed: it aborts with the
+    /// cascade, through no fault of its own. The batch is what is known here of who was in its way
+    /// (the batch that failed first is known to its coordinator).
+    /// </summary>
+    public static TransactionAbortedException Cascaded(long tid, long bid) =>
+        new(AbortReason.Cascading, "aborted with the batches after another PACT that aborted") { Tid = tid, Blocker = AbortBlocker.Batch(default, bid) };
 
     /// <summary>A call (or state access) of PACT <paramref name="tid"/> after it aborted because of <paramref name="abortedBy"/>: the reason is its own abort's.</summary>
     public static TransactionAbortedException PactRefused(long tid, Exception? abortedBy) =>
@@ -59,6 +63,7 @@ internal static class Aborts
         {
             Tid = tid,
             Reached = (abortedBy as TransactionAbortedException)?.Reached,
+            Blocker = (abortedBy as TransactionAbortedException)?.Blocker,
         };
 
     /// <summary>
@@ -85,9 +90,13 @@ internal static class Aborts
 
     /// <summary>The violation an ACT waiting for batch <paramref name="bid"/> dies of, when batch <paramref name="behind"/> ≤ it is behind the ACT (Snapper §4.4.2).</summary>
     public static TransactionAbortedException SerializabilityViolation(long tid, long behind, long bid, string waitingFor) =>
-        new(AbortReason.SerializabilityViolation, $"it needs {waitingFor}, but batch {behind} ≤ {bid} is already scheduled after it on another actor: max(BeforeSet) ≥ min(AfterSet)") { Tid = tid };
+        new(AbortReason.SerializabilityViolation, $"it needs {waitingFor}, but batch {behind} ≤ {bid} is already scheduled after it on another actor: max(BeforeSet) ≥ min(AfterSet)")
+        {
+            Tid = tid,
+            Blocker = AbortBlocker.Batch(default, behind), // the root learned which batch, not on which actor
+        };
 
-    /// <summary>An ACT that waited <paramref name="timeout"/> for a batch (<paramref name="waitingFor"/>) gives up with <paramref name="reason"/>.</summary>
-    public static TransactionAbortedException BatchWaitTimedOut(long tid, TimeSpan timeout, string waitingFor, AbortReason reason) =>
-        new(reason, $"waited {timeout.TotalMilliseconds:0} ms for {waitingFor} (hybrid deadlock timeout)") { Tid = tid };
+    /// <summary>An ACT that waited <paramref name="timeout"/> for a batch (<paramref name="inTheWay"/>, <paramref name="waitingFor"/>) gives up with <paramref name="reason"/>.</summary>
+    public static TransactionAbortedException BatchWaitTimedOut(long tid, TimeSpan timeout, AbortBlocker inTheWay, string waitingFor, AbortReason reason) =>
+        new(reason, $"waited {timeout.TotalMilliseconds:0} ms for {waitingFor} (hybrid deadlock timeout)") { Tid = tid, Blocker = inTheWay };
 }

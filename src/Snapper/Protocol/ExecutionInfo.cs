@@ -144,7 +144,7 @@ internal sealed class ExecutionInfo
         copy.AfterSetIncomplete |= afterBid == 0;
         if (before.Bid > 0 || afterBid > 0 || precedingActsMaxBeforeBid > 0)
         {
-            (copy.Bounds ??= new HybridBounds()).Add(before, beforeCommitted, afterBid, precedingActsMaxBeforeBid);
+            (copy.Bounds ??= new HybridBounds()).Add(self, before, beforeCommitted, afterBid, precedingActsMaxBeforeBid);
         }
 
         return copy;

@@ -21,18 +21,30 @@ internal sealed class HybridBounds
     [Id(2)]
     public long MinAfterBid { get; private set; } = long.MaxValue;
 
+    /// <summary>The actor where the batch of <see cref="MinAfterBid"/> was placed after the ACT (to name it when it is in the way).</summary>
+    [Id(3)]
+    public ActorId MinAfterActor { get; private set; }
+
+    // The actor where each of beforeBatches was read, at the same index.
+    [Id(4)]
+    private List<ActorId>? beforeActors;
+
     /// <summary>
     /// The uncommitted batches directly before the ACT on the actors it reached. It read their
     /// states, so each of them must commit before the ACT may.
     /// </summary>
     public IReadOnlyList<BatchRef> BeforeBatches => (IReadOnlyList<BatchRef>?)beforeBatches ?? [];
 
+    /// <summary>The actor where the ACT read the state of <paramref name="batch"/> (one of <see cref="BeforeBatches"/>).</summary>
+    public ActorId WhereRead(BatchRef batch) => beforeBatches?.IndexOf(batch) is >= 0 and var i && beforeActors is { } actors && i < actors.Count ? actors[i] : default;
+
     /// <summary>
-    /// One actor's view: the batch just before the ACT (<paramref name="before"/>, bid 0 for none;
-    /// <paramref name="beforeCommitted"/> if it had already committed), the batch just after it, and
-    /// the max(BeforeSet) of ACTs that committed there before.
+    /// One actor's view (<paramref name="actor"/>): the batch just before the ACT
+    /// (<paramref name="before"/>, bid 0 for none; <paramref name="beforeCommitted"/> if it had
+    /// already committed), the batch just after it, and the max(BeforeSet) of ACTs that committed
+    /// there before.
     /// </summary>
-    public void Add(BatchRef before, bool beforeCommitted, long afterBid, long precedingActsMaxBeforeBid)
+    public void Add(ActorId actor, BatchRef before, bool beforeCommitted, long afterBid, long precedingActsMaxBeforeBid)
     {
         if (before.Bid > 0 && !beforeCommitted)
         {
@@ -40,13 +52,14 @@ internal sealed class HybridBounds
             if (!beforeBatches.Contains(before))
             {
                 beforeBatches.Add(before);
+                (beforeActors ??= new List<ActorId>(2)).Add(actor);
             }
         }
 
         MaxBeforeBid = Math.Max(MaxBeforeBid, Math.Max(before.Bid, precedingActsMaxBeforeBid));
-        if (afterBid > 0)
+        if (afterBid > 0 && afterBid < MinAfterBid)
         {
-            MinAfterBid = Math.Min(MinAfterBid, afterBid);
+            (MinAfterBid, MinAfterActor) = (afterBid, actor);
         }
     }
 
@@ -54,10 +67,13 @@ internal sealed class HybridBounds
     {
         foreach (var batch in other.BeforeBatches)
         {
-            Add(batch, beforeCommitted: false, 0, 0);
+            Add(other.WhereRead(batch), batch, beforeCommitted: false, 0, 0);
         }
 
         MaxBeforeBid = Math.Max(MaxBeforeBid, other.MaxBeforeBid);
-        MinAfterBid = Math.Min(MinAfterBid, other.MinAfterBid);
+        if (other.MinAfterBid < MinAfterBid)
+        {
+            (MinAfterBid, MinAfterActor) = (other.MinAfterBid, other.MinAfterActor);
+        }
     }
 }

@@ -4,7 +4,7 @@ namespace Snapper.Protocol;
 [GenerateSerializer, Immutable]
 internal readonly record struct PactRef([property: Id(0)] long Tid, [property: Id(1)] long Bid, [property: Id(2)] string Coordinator)
 {
-    /// <summary>Why this PACT aborts: it read the write of PACT <paramref name="writer"/>, which aborted.</summary>
-    public TransactionAbortedException ReadAbortedWrite(long writer) =>
-        new(AbortReason.Cascading, $"it read the write of PACT {writer}, which aborted") { Tid = Tid };
+    /// <summary>Why this PACT aborts: it read the write of PACT <paramref name="writer"/> on <paramref name="actor"/>, which aborted.</summary>
+    public TransactionAbortedException ReadAbortedWrite(long writer, ActorId actor) =>
+        new(AbortReason.Cascading, $"it read the write of PACT {writer}, which aborted") { Tid = Tid, Blocker = AbortBlocker.Transaction(actor, writer) };
 }

@@ -307,7 +307,7 @@ internal sealed partial class LocalSchedule
                     callsBeforeBatch.Remove(ctx.Bid);
                 }
 
-                throw new TransactionAbortedException(AbortReason.Timeout, $"its batch {ctx.Bid} never reached actor {actor} before the transaction's deadline") { Tid = ctx.Tid };
+                throw new TransactionAbortedException(AbortReason.Timeout, $"its batch {ctx.Bid} never reached actor {actor} before the transaction's deadline") { Tid = ctx.Tid, Blocker = AbortBlocker.Batch(actor, current?.Bid ?? ctx.Bid) };
             }
         }
 
@@ -348,7 +348,7 @@ internal sealed partial class LocalSchedule
     {
         if (aborted.Contains(ctx.Bid))
         {
-            throw new TransactionAbortedException(AbortReason.Cascading, $"its batch {ctx.Bid} was aborted") { Tid = ctx.Tid };
+            throw new TransactionAbortedException(AbortReason.Cascading, $"its batch {ctx.Bid} was aborted") { Tid = ctx.Tid, Blocker = AbortBlocker.Batch(actor, ctx.Bid) };
         }
     }
 }

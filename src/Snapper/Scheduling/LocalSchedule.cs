@@ -309,7 +309,7 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
     {
         aborted.Add(from, through);
 
-        var cascading = new TransactionAbortedException(AbortReason.Cascading, $"its batch was aborted on actor {actor}");
+        var cascading = new TransactionAbortedException(AbortReason.Cascading, $"its batch was aborted on actor {actor}") { Blocker = AbortBlocker.Batch(actor, from) };
         var droppedRunning = false;
         if (current is not null && IsAborted(current.Bid))
         {

@@ -29,6 +29,13 @@ public sealed class LockingTests
             silo.Client.RunAct<ITestActor>(z, (a, ctx) => a.AddThenCall(ctx, 1, x, 100)));
         Assert.Equal(AbortReason.WaitDie, younger.Reason);
 
+        // Who was in its way, from x through its root z to the caller (issue 54): x's lock, held by the older one.
+        var blocker = Assert.IsType<AbortBlocker>(younger.Blocker);
+        Assert.Equal((x, BlockedOn.Lock), (blocker.Actor, blocker.WaitedFor));
+        var holder = Assert.Single(blocker.Tids);
+        Assert.True(holder > 0 && holder < younger.Tid, $"the holder {holder} is older than {younger.Tid}");
+        Assert.Contains($"(in the way: the lock of {x} held by {holder})", younger.Message, StringComparison.Ordinal);
+
         silo.Gates.Signal("old release");
         await older;
         Assert.Equal(1, await silo.Client.RunAct<ITestActor, int>(x, (a, ctx) => a.Read(ctx)));

@@ -5,6 +5,41 @@ namespace Snapper.Tests.Act;
 /// <summary>ActOptions.MaxAttempts: RunAct runs an ACT again after a concurrency abort, keeping its age for wait-die.</summary>
 public sealed class RetryTests
 {
+    /// <summary>
+    /// Issue 54: the caller sees only the last attempt's abort; ActOptions.OnRetry hears each one
+    /// RunAct runs again, with who was in its way.
+    /// </summary>
+    [Fact]
+    public async Task Each_retried_attempt_s_abort_and_its_blocker_reach_OnRetry()
+    {
+        await using var silo = await TestSilo.StartAsync();
+        var (x, z) = (ActorId.Create<ITestActor>("onretry-x"), ActorId.Create<ITestActor>("onretry-z"));
+        silo.Gates.Signal("holder may lock");
+        var holder = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.AddBetweenGates(ctx, "holder may lock", "holder locked", "holder release"));
+        await silo.Gates.Until("holder locked");
+
+        var heard = new List<TransactionAbortedException>();
+        var options = new ActOptions { MaxAttempts = 3, Promote = false, OnRetry = heard.Add };
+        var last = await Assert.ThrowsAsync<TransactionAbortedException>(() =>
+            silo.Client.RunAct<ITestActor, bool>(z, async (a, ctx) =>
+            {
+                await a.AddThenCall(ctx, 1, x, 1);
+                return true;
+            }, options));
+
+        Assert.Equal(2, heard.Count); // attempts 1 and 2 ran again; the third's abort is the one thrown
+        Assert.All(heard.Append(last), aborted =>
+        {
+            Assert.Equal(AbortReason.WaitDie, aborted.Reason);
+            Assert.Equal((x, BlockedOn.Lock), (aborted.Blocker!.Actor, aborted.Blocker.WaitedFor));
+        });
+
+        silo.Gates.Signal("holder release");
+        await holder;
+        silo.AssertQuiescent<Counter>(x);
+        silo.AssertQuiescent<Counter>(z);
+    }
+
     [Fact]
     public async Task Contending_transfers_all_commit_when_retried_and_the_money_is_kept()
     {

@@ -28,6 +28,28 @@ public sealed class WaitDieLockTests
     }
 
     [Fact]
+    public Task A_request_that_dies_or_gives_up_names_the_lock_s_actor_and_who_held_it() => ActorTurns.Run(async () =>
+    {
+        var owner = ActorId.Create<ITestActor>("locked");
+        var l = new WaitDieLock(owner);
+        await Acquire(l, 5, LockMode.Read);
+        await Acquire(l, 6, LockMode.Read);
+
+        var died = Assert.Throws<TransactionAbortedException>(() => Acquire(l, 7, LockMode.Write));
+        Assert.Equal(new AbortBlocker(owner, BlockedOn.Lock, [5], 0).ToString(), died.Blocker!.ToString()); // the oldest holder it died for
+
+        var upgrade = Assert.Throws<TransactionAbortedException>(() => Acquire(l, 6, LockMode.Write));
+        Assert.Equal(AbortReason.UpgradeConflict, upgrade.Reason);
+        Assert.Equal([5L], upgrade.Blocker!.Tids.ToArray()); // the other reader, not itself
+
+        // An older writer that waits until its deadline names those it waited behind.
+        var timedOut = await Assert.ThrowsAsync<TransactionAbortedException>(() => l.Acquire(2, LockMode.Write, DateTimeOffset.UtcNow.AddMilliseconds(50), TimeProvider.System).AsTask());
+        Assert.Equal(AbortReason.Timeout, timedOut.Reason);
+        Assert.Equal((owner, BlockedOn.Lock), (timedOut.Blocker!.Actor, timedOut.Blocker.WaitedFor));
+        Assert.Equal([5L, 6L], timedOut.Blocker.Tids.Order().ToArray());
+    });
+
+    [Fact]
     public Task An_older_writer_waits_and_is_granted_when_the_younger_holders_release() => ActorTurns.Run(async () =>
     {
         var l = new WaitDieLock();

@@ -59,6 +59,17 @@ public sealed class MessageSerializationTests
     }
 
     [Fact]
+    public void An_abort_keeps_who_was_in_its_way()
+    {
+        var aborted = new TransactionAbortedException(AbortReason.WaitDie, "died") { Tid = 9, Blocker = new AbortBlocker(X, BlockedOn.Lock, [3, 5], 0) };
+        var back = RoundTrip(aborted);
+        Assert.Equal((X, BlockedOn.Lock, 0L), (back.Blocker!.Actor, back.Blocker.WaitedFor, back.Blocker.Bid));
+        Assert.Equal([3L, 5L], back.Blocker.Tids.ToArray());
+        Assert.Equal(aborted.Message, back.Message);
+        Assert.EndsWith($"(in the way: the lock of {X} held by 3, 5)", back.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void Both_endings_a_caller_is_told_cross_the_wire_as_a_TransactionException()
     {
         // Serialized as their base type, as a caller catching TransactionException receives them.
