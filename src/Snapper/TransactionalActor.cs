@@ -164,9 +164,9 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
 
     Task<(long Tid, string Description)> ISnapperParticipant.DescribeWait(long bid) => Task.FromResult(PactParticipant.DescribeWait(bid));
 
-    Task ISnapperParticipant.BatchBehind(long tid, long bid)
+    Task ISnapperParticipant.BatchBehind(long tid, long bid, ActorId at)
     {
-        ActParticipant.Root.OnBatchBehind(tid, bid);
+        ActParticipant.Root.OnBatchBehind(tid, bid, at);
         return Task.CompletedTask;
     }
 
@@ -182,9 +182,9 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         return Task.CompletedTask;
     }
 
-    Task ISnapperParticipant.BatchWaitDoomed(long tid, long behind)
+    Task ISnapperParticipant.BatchWaitDoomed(long tid, long behind, ActorId at)
     {
-        ActParticipant.OnBatchWaitDoomed(tid, behind);
+        ActParticipant.OnBatchWaitDoomed(tid, behind, at);
         return Task.CompletedTask;
     }
 

@@ -330,7 +330,7 @@ internal sealed partial class ActParticipant<TState>
         {
             if (records.TryGetValue(tid, out var record))
             {
-                root.SignalRoot(record.Context.Root, p => p.BatchBehind(tid, bid), act => act.NoteBatchBehind(bid), tid);
+                root.SignalRoot(record.Context.Root, p => p.BatchBehind(tid, bid, Id), act => act.NoteBatchBehind(bid, Id), tid);
             }
 
             if (@lock.IsEntrant(tid))
@@ -341,12 +341,12 @@ internal sealed partial class ActParticipant<TState>
         }
     }
 
-    /// <summary>Root → participant: ACT <paramref name="tid"/>'s wait here for a batch is doomed (<paramref name="behind"/> is behind the ACT).</summary>
-    public void OnBatchWaitDoomed(long tid, long behind)
+    /// <summary>Root → participant: ACT <paramref name="tid"/>'s wait here for a batch is doomed (<paramref name="behind"/> is behind the ACT on <paramref name="at"/>).</summary>
+    public void OnBatchWaitDoomed(long tid, long behind, ActorId at)
     {
         if (records.TryGetValue(tid, out var record))
         {
-            record.Doomed?.TrySetResult(behind);
+            record.Doomed?.TrySetResult((behind, at));
         }
     }
 

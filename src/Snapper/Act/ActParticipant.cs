@@ -187,7 +187,7 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
             if (schedule.BatchAfter(record.Group) is > 0 and var after)
             {
                 // Placed before batches already here: they are in its AfterSet from the start.
-                root.SignalRoot(ctx.Root, p => p.BatchBehind(ctx.Tid, after), act => act.NoteBatchBehind(after), ctx.Tid);
+                root.SignalRoot(ctx.Root, p => p.BatchBehind(ctx.Tid, after, Id), act => act.NoteBatchBehind(after, Id), ctx.Tid);
             }
 
             if (record.Group.Phase == ActGroupPhase.Open)
@@ -324,11 +324,11 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
             }
             else
             {
-                var doomed = record.Doomed = new TaskCompletionSource<long>(TaskCreationOptions.RunContinuationsAsynchronously);
+                var doomed = record.Doomed = new TaskCompletionSource<(long Behind, ActorId At)>(TaskCreationOptions.RunContinuationsAsynchronously);
                 root.Send(record.Context.Root, p => p.WatchBatch(tid, before, Id));
                 var end = await BatchWait.Until(record.Group.WhenOpen, doomed.Task, services.DeadlockTimeout, services.Clock);
                 refusal = end == BatchWaitEnd.Ready ? null
-                    : RunningAct.Refusal(tid, end, end == BatchWaitEnd.Doomed ? doomed.Task.Result : 0, before, Id, WaitingFor(before), services.DeadlockTimeout, AbortReason.Deadlock);
+                    : RunningAct.Refusal(tid, end, end == BatchWaitEnd.Doomed ? doomed.Task.Result : default, before, Id, WaitingFor(before), services.DeadlockTimeout, AbortReason.Deadlock);
             }
         }
         catch (Exception e)

@@ -48,7 +48,7 @@ internal sealed class ActRecord<TState>(TxnContext ctx)
     public bool ReleasedEarly { get; set; }
 
     /// <summary>While the ACT waits here to be admitted: completed by its root if the wait is doomed (with the batch behind the ACT).</summary>
-    public TaskCompletionSource<long>? Doomed { get; set; }
+    public TaskCompletionSource<(long Behind, ActorId At)>? Doomed { get; set; }
 
     private static Task<Exception?> Admitted { get; } = Task.FromResult<Exception?>(null);
 

@@ -181,7 +181,7 @@ internal sealed class ActRoot<TState>
     }
 
     /// <summary>Participant → root: batch <paramref name="bid"/> is behind ACT <paramref name="tid"/> (or behind an ACT it waits for).</summary>
-    public void OnBatchBehind(long tid, long bid) => roots.Find(tid)?.NoteBatchBehind(bid);
+    public void OnBatchBehind(long tid, long bid, ActorId at) => roots.Find(tid)?.NoteBatchBehind(bid, at);
 
     /// <summary>Participant → root: ACT <paramref name="tid"/> started (or stopped) waiting for <paramref name="holder"/>'s lock.</summary>
     public void OnLockWait(long tid, ActDependency holder, bool waiting)
@@ -208,7 +208,7 @@ internal sealed class ActRoot<TState>
         }
         else
         {
-            Send(participant, p => p.BatchWaitDoomed(tid, 0)); // the ACT has ended: nothing to wait for
+            Send(participant, p => p.BatchWaitDoomed(tid, 0, default)); // the ACT has ended: nothing to wait for
         }
     }
 
@@ -267,18 +267,18 @@ internal sealed class ActRoot<TState>
     /// <summary>What the ACTs rooted here tell other actors.</summary>
     private sealed class Signals(ActRoot<TState> owner) : IActSignals
     {
-        public void BatchBehind(ActDependency holder, long bid) =>
-            owner.SignalRoot(holder.Root, p => p.BatchBehind(holder.Tid, bid), act => act.NoteBatchBehind(bid), holder.Tid);
+        public void BatchBehind(ActDependency holder, long bid, ActorId at) =>
+            owner.SignalRoot(holder.Root, p => p.BatchBehind(holder.Tid, bid, at), act => act.NoteBatchBehind(bid, at), holder.Tid);
 
-        public void Doom(ActorId participant, long tid, long behind)
+        public void Doom(ActorId participant, long tid, long behind, ActorId at)
         {
             if (participant == owner.Id)
             {
-                owner.participant.OnBatchWaitDoomed(tid, behind);
+                owner.participant.OnBatchWaitDoomed(tid, behind, at);
             }
             else
             {
-                owner.Send(participant, p => p.BatchWaitDoomed(tid, behind));
+                owner.Send(participant, p => p.BatchWaitDoomed(tid, behind, at));
             }
         }
     }

@@ -24,6 +24,7 @@ namespace Snapper.Hybrid;
 internal sealed class RunningAct(long tid, IActSignals signals)
 {
     private long minBatchBehind = long.MaxValue;
+    private ActorId minBatchBehindAt; // where that batch was placed behind it, to name it if it is in the way
     private List<Wait>? waits;
     private List<(long Bid, ActorId Participant)>? watchers;
     private List<ActDependency>? blockers;
@@ -36,6 +37,9 @@ internal sealed class RunningAct(long tid, IActSignals signals)
 
     /// <summary>The lowest bid of a batch placed behind the ACT on any actor (long.MaxValue: none).</summary>
     public long MinBatchBehind => minBatchBehind;
+
+    /// <summary>The actor where the batch of <see cref="MinBatchBehind"/> was placed behind the ACT (default: none, or not known).</summary>
+    public ActorId MinBatchBehindAt => minBatchBehindAt;
 
     /// <summary>
     /// True once its commit is ordered in the log (its CoordCommit appended, maybe not durable
@@ -61,15 +65,15 @@ internal sealed class RunningAct(long tid, IActSignals signals)
     /// <summary>Sets <see cref="WhenDurable"/>; the first call wins.</summary>
     public void SetDurable(bool committed) => Set(ref durable, whenDurable, committed);
 
-    /// <summary>An actor reported: batch <paramref name="bid"/> was placed behind this ACT (or behind an ACT waiting for its lock).</summary>
-    public void NoteBatchBehind(long bid)
+    /// <summary>Actor <paramref name="at"/> reported: batch <paramref name="bid"/> was placed behind this ACT (or behind an ACT waiting for its lock).</summary>
+    public void NoteBatchBehind(long bid, ActorId at)
     {
         if (bid >= minBatchBehind)
         {
             return;
         }
 
-        minBatchBehind = bid;
+        (minBatchBehind, minBatchBehindAt) = (bid, at);
         if (waits is not null)
         {
             foreach (var wait in waits)
@@ -86,7 +90,7 @@ internal sealed class RunningAct(long tid, IActSignals signals)
             foreach (var (watched, participant) in watchers.Where(w => w.Bid >= bid).ToList())
             {
                 watchers.Remove((watched, participant));
-                signals.Doom(participant, Tid, bid);
+                signals.Doom(participant, Tid, bid, at);
             }
         }
 
@@ -94,7 +98,7 @@ internal sealed class RunningAct(long tid, IActSignals signals)
         {
             foreach (var blocker in blockers)
             {
-                signals.BatchBehind(blocker, bid);
+                signals.BatchBehind(blocker, bid, at);
             }
         }
     }
@@ -105,7 +109,7 @@ internal sealed class RunningAct(long tid, IActSignals signals)
         (blockers ??= []).Add(holder);
         if (minBatchBehind != long.MaxValue)
         {
-            signals.BatchBehind(holder, minBatchBehind);
+            signals.BatchBehind(holder, minBatchBehind, minBatchBehindAt);
         }
     }
 
@@ -117,7 +121,7 @@ internal sealed class RunningAct(long tid, IActSignals signals)
     {
         if (minBatchBehind <= bid)
         {
-            signals.Doom(participant, Tid, minBatchBehind);
+            signals.Doom(participant, Tid, minBatchBehind, minBatchBehindAt);
         }
         else
         {
@@ -163,14 +167,14 @@ internal sealed class RunningAct(long tid, IActSignals signals)
     /// so the message is formatted only for an abort.
     /// </summary>
     public TransactionAbortedException Refusal(BatchWaitEnd end, long bid, ActorId at, string waitingFor, TimeSpan timeout, AbortReason onTimeout) =>
-        Refusal(Tid, end, minBatchBehind, bid, at, waitingFor, timeout, onTimeout);
+        Refusal(Tid, end, (minBatchBehind, minBatchBehindAt), bid, at, waitingFor, timeout, onTimeout);
 
     /// <summary>
     /// The same for ACT <paramref name="tid"/> waiting away from its root, where
     /// <paramref name="behind"/> is the batch its root said is behind it (read only if doomed).
     /// </summary>
-    public static TransactionAbortedException Refusal(long tid, BatchWaitEnd end, long behind, long bid, ActorId at, string waitingFor, TimeSpan timeout, AbortReason onTimeout) =>
-        end == BatchWaitEnd.Doomed ? Aborts.SerializabilityViolation(tid, behind, bid, waitingFor) : Aborts.BatchWaitTimedOut(tid, timeout, AbortBlocker.Batch(at, bid), waitingFor, onTimeout);
+    public static TransactionAbortedException Refusal(long tid, BatchWaitEnd end, (long Bid, ActorId At) behind, long bid, ActorId at, string waitingFor, TimeSpan timeout, AbortReason onTimeout) =>
+        end == BatchWaitEnd.Doomed ? Aborts.SerializabilityViolation(tid, behind.Bid, behind.At, bid, waitingFor) : Aborts.BatchWaitTimedOut(tid, timeout, AbortBlocker.Batch(at, bid), waitingFor, onTimeout);
 
     private static Task<bool> Outcome(bool? known, ref TaskCompletionSource<bool>? waiting) => known switch
     {

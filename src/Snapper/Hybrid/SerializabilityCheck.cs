@@ -48,7 +48,7 @@ internal static class SerializabilityCheck
             return (default, new TransactionAbortedException(
                 AbortReason.SerializabilityViolation,
                 $"max(BeforeSet) = {bounds.MaxBeforeBid} ≥ min(AfterSet) = {minAfter}: it runs after batch {bounds.MaxBeforeBid} on one actor but before batch {minAfter} on another")
-            { Tid = act.Tid, Blocker = AbortBlocker.Batch(minAfter == bounds.MinAfterBid ? bounds.MinAfterActor : default, minAfter) });
+            { Tid = act.Tid, Blocker = AbortBlocker.Batch(minAfter == bounds.MinAfterBid ? bounds.MinAfterActor : act.MinBatchBehindAt, minAfter) });
         }
 
         var onTimeout = info.AfterSetIncomplete ? AbortReason.SerializabilityUncertain : AbortReason.Deadlock;

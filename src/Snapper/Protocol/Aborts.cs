@@ -88,12 +88,12 @@ internal static class Aborts
     public static TransactionAbortedException ReconnaissanceUnbounded(int calls) =>
         new(AbortReason.Timeout, $"its reconnaissance made {calls} calls from one call without the body ending, so it is taken for a body that never ends");
 
-    /// <summary>The violation an ACT waiting for batch <paramref name="bid"/> dies of, when batch <paramref name="behind"/> ≤ it is behind the ACT (Snapper §4.4.2).</summary>
-    public static TransactionAbortedException SerializabilityViolation(long tid, long behind, long bid, string waitingFor) =>
+    /// <summary>The violation an ACT waiting for batch <paramref name="bid"/> dies of, when batch <paramref name="behind"/> ≤ it is behind the ACT on <paramref name="behindAt"/> (Snapper §4.4.2).</summary>
+    public static TransactionAbortedException SerializabilityViolation(long tid, long behind, ActorId behindAt, long bid, string waitingFor) =>
         new(AbortReason.SerializabilityViolation, $"it needs {waitingFor}, but batch {behind} ≤ {bid} is already scheduled after it on another actor: max(BeforeSet) ≥ min(AfterSet)")
         {
             Tid = tid,
-            Blocker = AbortBlocker.Batch(default, behind), // the root learned which batch, not on which actor
+            Blocker = AbortBlocker.Batch(behindAt, behind),
         };
 
     /// <summary>An ACT that waited <paramref name="timeout"/> for a batch (<paramref name="inTheWay"/>, <paramref name="waitingFor"/>) gives up with <paramref name="reason"/>.</summary>

@@ -53,10 +53,11 @@ internal interface ISnapperParticipant : IGrain
 
     /// <summary>
     /// Participant → the ACT's root, one-way: batch <paramref name="bid"/> was placed behind ACT
-    /// <paramref name="tid"/> (or behind an ACT waiting for its lock), so it is in the ACT's AfterSet.
+    /// <paramref name="tid"/> (or behind an ACT waiting for its lock) on actor <paramref name="at"/>,
+    /// so it is in the ACT's AfterSet.
     /// </summary>
     [OneWay]
-    Task BatchBehind(long tid, long bid);
+    Task BatchBehind(long tid, long bid, ActorId at);
 
     /// <summary>Participant → the ACT's root, one-way: ACT <paramref name="tid"/> started (or stopped) waiting for <paramref name="holder"/>'s lock.</summary>
     [OneWay]
@@ -66,9 +67,9 @@ internal interface ISnapperParticipant : IGrain
     [OneWay]
     Task WatchBatch(long tid, long bid, ActorId participant);
 
-    /// <summary>The ACT's root → participant, one-way: ACT <paramref name="tid"/>'s wait there is doomed (batch <paramref name="behind"/> is behind the ACT; 0: the ACT has ended).</summary>
+    /// <summary>The ACT's root → participant, one-way: ACT <paramref name="tid"/>'s wait there is doomed (batch <paramref name="behind"/> is behind the ACT, on actor <paramref name="at"/>; 0: the ACT has ended).</summary>
     [OneWay]
-    Task BatchWaitDoomed(long tid, long behind);
+    Task BatchWaitDoomed(long tid, long behind, ActorId at);
 
     /// <summary>
     /// Actor → an actor a call of transaction <paramref name="tid"/> (an ACT or a PACT, by

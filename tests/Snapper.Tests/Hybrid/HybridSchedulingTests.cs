@@ -93,6 +93,7 @@ public sealed class HybridSchedulingTests
         var aborted = await Assert.ThrowsAsync<TransactionAbortedException>(() => act);
         Assert.Equal(AbortReason.SerializabilityViolation, aborted.Reason);
         Assert.Contains("max(BeforeSet)", aborted.Message);
+        Assert.Equal((x, BlockedOn.Batch), (aborted.Blocker!.Actor, aborted.Blocker.WaitedFor)); // B0, placed behind T on x (issue 54)
         await b0;
         await b1;
         Assert.Equal(10, await Value(silo, x));
@@ -138,6 +139,7 @@ public sealed class HybridSchedulingTests
         var aborted = await Assert.ThrowsAsync<TransactionAbortedException>(() => act);
         Assert.Equal(AbortReason.SerializabilityViolation, aborted.Reason);
         Assert.True(DateTime.UtcNow - started < TimeSpan.FromSeconds(20), "found by the deadlock timeout, not at once");
+        Assert.Equal((x, BlockedOn.Batch), (aborted.Blocker!.Actor, aborted.Blocker.WaitedFor)); // P's batch, behind T on x (issue 54)
         await pact;
         Assert.Equal(1, await Value(silo, x));
         Assert.Equal(1, await Value(silo, y));
@@ -156,6 +158,7 @@ public sealed class HybridSchedulingTests
         var aborted = await Assert.ThrowsAsync<TransactionAbortedException>(() => silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.Add(ctx, 5)));
         Assert.Equal(AbortReason.Deadlock, aborted.Reason);
         Assert.Contains("deadlock timeout", aborted.Message);
+        Assert.Equal((x, BlockedOn.Batch), (aborted.Blocker!.Actor, aborted.Blocker.WaitedFor)); // the PACT's batch on x (issue 54)
 
         silo.Gates.Signal("pact-done");
         await pact;
