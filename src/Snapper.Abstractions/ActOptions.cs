@@ -49,8 +49,8 @@ public sealed record ActOptions
     public int MaxAttempts { get; init; } = 1;
 
     /// <summary>
-    /// Called with the abort of each attempt that <c>RunAct</c> runs again (as an ACT, or promoted
-    /// to a PACT), before it does: the caller sees only the last attempt's abort, and this is how
+    /// Called with the abort of each attempt that <c>RunAct</c> runs again (as an ACT, promoted to a
+    /// PACT, or a promoted run again after a cascade), before it does: the caller sees only the last attempt's abort, and this is how
     /// to learn why the others lost their race and who was in their way
     /// (<see cref="TransactionAbortedException.Blocker"/>), to log or count it. It runs on the
     /// caller's path: keep it short, and do not throw (what it throws replaces the retry).

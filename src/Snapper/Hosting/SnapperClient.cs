@@ -52,7 +52,7 @@ internal sealed class SnapperClient(
         var site = promote ? ContentionOf(body) : null; // promotion off: RunAct as it was, no bookkeeping
         if (site is not null && site.PromoteAtOnce())
         {
-            var (committed, promoted) = await RunPromoted(first, actor, body, AccessSet.Of(first), actAbort: null, site, cancellationToken);
+            var (committed, promoted) = await RunPromoted(first, actor, body, AccessSet.Of(first), actAbort: null, site, options.OnRetry, cancellationToken);
             if (committed)
             {
                 return promoted;
@@ -101,7 +101,7 @@ internal sealed class SnapperClient(
                 if (promote && aborted.Reached is not null)
                 {
                     options.OnRetry?.Invoke(aborted);
-                    return (await RunPromoted(first, actor, body, AccessSet.Of(first).Covering(aborted.Reached), aborted, site!, cancellationToken)).Result;
+                    return (await RunPromoted(first, actor, body, AccessSet.Of(first).Covering(aborted.Reached), aborted, site!, options.OnRetry, cancellationToken)).Result;
                 }
 
                 if (attempt >= options.MaxAttempts)
@@ -211,7 +211,7 @@ internal sealed class SnapperClient(
     /// <see cref="ActContention"/>), giving up returns not committed: the transaction then runs as
     /// an ACT.
     /// </summary>
-    private async Task<(bool Committed, TResult Result)> RunPromoted<TActor, TResult>(ActorId first, TActor actor, Func<TActor, TxnContext, Task<TResult>> body, AccessSet declared, TransactionAbortedException? actAbort, ActContention site, CancellationToken cancellationToken)
+    private async Task<(bool Committed, TResult Result)> RunPromoted<TActor, TResult>(ActorId first, TActor actor, Func<TActor, TxnContext, Task<TResult>> body, AccessSet declared, TransactionAbortedException? actAbort, ActContention site, Action<TransactionAbortedException>? onRetry, CancellationToken cancellationToken)
     {
         var reconnoitred = site.Reconnoitres();
         if (reconnoitred)
@@ -296,6 +296,7 @@ internal sealed class SnapperClient(
             catch (TransactionAbortedException cascaded) when (cascaded.Reason == AbortReason.Cascading && cascades++ < settings.MaxPactAttempts && !cancellationToken.IsCancellationRequested)
             {
                 declared = (ctx ?? placement?.Placed)?.Declared ?? declared;
+                onRetry?.Invoke(cascaded);
                 metrics.Retried(TxnMode.Act);
             }
             catch (TransactionAbortedException aborted)
