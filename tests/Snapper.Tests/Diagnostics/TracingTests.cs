@@ -63,6 +63,45 @@ public sealed class TracingTests : IDisposable
         Assert.Contains("snapper.abort", ChildrenOf(span));
     }
 
+    /// <summary>Issue 54: who was in the way is the span's <c>snapper.blocked</c> event, and the abort metric's tag.</summary>
+    [Fact]
+    public async Task A_wait_die_abort_names_its_blocker_in_a_span_event_and_tags_the_abort_metric_with_its_type()
+    {
+        var aborts = new ConcurrentQueue<(string? Reason, string? BlockerType)>();
+        using var meter = new System.Diagnostics.Metrics.MeterListener();
+        meter.InstrumentPublished = (instrument, l) =>
+        {
+            if (instrument.Meter.Name == SnapperDiagnostics.MeterName && instrument.Name == "snapper.transactions.aborted")
+            {
+                l.EnableMeasurementEvents(instrument);
+            }
+        };
+        meter.SetMeasurementEventCallback<long>((_, _, tags, _) =>
+        {
+            var named = tags.ToArray();
+            aborts.Enqueue((named.SingleOrDefault(t => t.Key == "reason").Value as string, named.SingleOrDefault(t => t.Key == "blocker.actor_type").Value as string));
+        });
+        meter.Start();
+
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => o.Promote = false));
+        var (held, root) = (ActorId.Create<ITestActor>("trace-held"), ActorId.Create<ITestActor>("trace-dies"));
+        silo.Gates.Signal("holder may lock");
+        var holder = silo.Client.RunAct<ITestActor>(held, (a, ctx) => a.AddBetweenGates(ctx, "holder may lock", "holder locked", "holder release"));
+        await silo.Gates.Until("holder locked");
+
+        var died = await Assert.ThrowsAsync<TransactionAbortedException>(() => silo.Client.RunAct<ITestActor>(root, (a, ctx) => a.AddThenCall(ctx, 1, held, 1)));
+        silo.Gates.Signal("holder release");
+        await holder;
+
+        var span = await SpanOf(root, "snapper.act");
+        var blocked = Assert.Single(span.Events, e => e.Name == "snapper.blocked");
+        var tags = blocked.Tags.ToDictionary(t => t.Key, t => t.Value);
+        Assert.Equal(held.ToString(), tags["snapper.blocker.actor"]);
+        Assert.Equal("Lock", tags["snapper.blocker.waited_for"]);
+        Assert.Equal(string.Join(",", died.Blocker!.Tids), tags["snapper.blocker.tids"]);
+        Assert.Contains(("WaitDie", typeof(ITestActor).FullName), aborts);
+    }
+
     [Fact]
     public async Task A_committed_PACT_has_a_span_with_its_batch_and_its_execute_and_batch_commit_phases()
     {
