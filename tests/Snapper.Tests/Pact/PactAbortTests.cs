@@ -58,9 +58,12 @@ public sealed class PactAbortTests
         var p3 = silo.Client.RunPact<ITestActor>(z, (a, ctx) => a.Add(ctx, 3), AccessSet.Of(z));
 
         silo.Gates.Signal("p1-fail");
-        Assert.Equal(AbortReason.User, (await Assert.ThrowsAsync<TransactionAbortedException>(() => p1.WaitAsync(Bound))).Reason);
+        var failed = await Assert.ThrowsAsync<TransactionAbortedException>(() => p1.WaitAsync(Bound));
+        Assert.Equal(AbortReason.User, failed.Reason);
         silo.Gates.Signal("p2-go");
-        Assert.Equal(AbortReason.Cascading, (await Assert.ThrowsAsync<TransactionAbortedException>(() => p2.WaitAsync(Bound))).Reason);
+        var cascaded = await Assert.ThrowsAsync<TransactionAbortedException>(() => p2.WaitAsync(Bound));
+        Assert.Equal(AbortReason.Cascading, cascaded.Reason);
+        Assert.Equal((x, BlockedOn.Transaction, failed.Tid), (cascaded.Blocker!.Actor, cascaded.Blocker.WaitedFor, Assert.Single(cascaded.Blocker.Tids))); // P1's write on x (issue 54)
         await p3.WaitAsync(Bound);
         Assert.Equal(0, await Read(silo, x));
         Assert.Equal(3, await Read(silo, z));
