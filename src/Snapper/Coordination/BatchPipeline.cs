@@ -258,7 +258,7 @@ internal sealed class BatchPipeline(
         if (decided.Dooms(batch.Bid))
         {
             batch.PredecessorResolved.TrySetResult(decided); // an abort is decided only once resolved
-            await cascades.Doom(batch, decided.AbortedThrough);
+            await cascades.Doom(batch, decided.AbortedThrough, decided.Origin);
             return;
         }
 
@@ -275,7 +275,7 @@ internal sealed class BatchPipeline(
         batch.PredecessorResolved.TrySetResult(resolved);
         if (resolved.Dooms(batch.Bid))
         {
-            await cascades.Doom(batch, resolved.AbortedThrough);
+            await cascades.Doom(batch, resolved.AbortedThrough, resolved.Origin);
         }
         else if (batch.Phase == BatchPhase.CommitLogged)
         {

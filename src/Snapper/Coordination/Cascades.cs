@@ -333,14 +333,15 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
 
     // An aborted predecessor's cascade takes this batch, whatever it had decided: a decision to
     // commit that is not yet acknowledged depends on the predecessor's, which will not count.
-    /// <summary>An aborted predecessor's cascade takes <paramref name="batch"/>.</summary>
-    public async Task Doom(EmittedBatch batch, long through)
+    /// <summary>An aborted predecessor's cascade, started by <paramref name="origin"/>, takes <paramref name="batch"/>.</summary>
+    public async Task Doom(EmittedBatch batch, long through, AbortBlocker? origin)
     {
         if (batch.Phase is BatchPhase.Resolved || batch.AbortStarted)
         {
             return;
         }
 
+        batch.CascadeOrigin ??= origin;
         batch.Phase = BatchPhase.Aborting;
         batch.SealedThrough = through;
         await AbortBatch(batch);
@@ -359,7 +360,9 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
 
         batch.AbortStarted = true;
         batch.Phase = BatchPhase.Aborting;
+        var origin = batch.CascadeOrigin ?? OriginOf(batch);
         var causes = new Dictionary<long, Exception>();
+        TransactionAbortedException? cascaded = null;
         foreach (var tid in batch.Tids)
         {
             if (batch.PactFailures is { } failed && failed.TryGetValue(tid, out var cause))
@@ -370,6 +373,11 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
             {
                 causes[tid] = whole;
             }
+            else if (batch.CascadeOrigin is { } first)
+            {
+                // Taken by an earlier batch's cascade: its PACTs name the batch that failed first.
+                causes[tid] = cascaded ??= new TransactionAbortedException(AbortReason.Cascading, $"aborted with the batches after batch {first.Bid}, which failed") { Blocker = first };
+            }
         }
 
         var through = batch.SealedThrough;
@@ -378,7 +386,16 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
         // An abort resolves after its predecessor: a batch that follows it may then log its
         // BatchCommit without a dependency, since everything before is durable.
         await batch.PredecessorResolved.Task;
-        pipeline.Resolve(batch, BatchOutcome.Abort(through));
+        pipeline.Resolve(batch, BatchOutcome.Abort(through, origin));
+    }
+
+    // What a cascade that starts from failed batch `batch` names as in the way of the batches it
+    // takes: that batch, the PACT that failed in it (if one did) and the actor its failure names.
+    private static AbortBlocker OriginOf(EmittedBatch batch)
+    {
+        var (tid, cause) = batch.PactFailures is { Count: > 0 } failed ? (failed.First().Key, failed.First().Value) : (0L, batch.Failure);
+        var actor = (cause as TransactionAbortedException)?.Blocker?.Actor ?? default;
+        return new AbortBlocker(actor, BlockedOn.Batch, tid != 0 ? [tid] : [], batch.Bid);
     }
 
     // Delivered until answered, a few times: an actor that misses it keeps the batch in its

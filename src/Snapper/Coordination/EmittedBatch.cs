@@ -75,6 +75,9 @@ internal sealed class EmittedBatch(long bid, long previousBid, string? previousC
     /// <summary>Its participants have been told to roll it back.</summary>
     public bool AbortStarted { get; set; }
 
+    /// <summary>For a batch a predecessor's cascade took: the batch the cascade started from, and what was in its way (<see cref="BatchOutcome.Origin"/>).</summary>
+    public AbortBlocker? CascadeOrigin { get; set; }
+
     /// <summary>Why the whole batch failed (a log write, say), or null.</summary>
     public Exception? Failure { get; set; }
 

@@ -56,6 +56,8 @@ public sealed class PipelinedCommitTests
         Assert.Equal(AbortReason.Failure, firstAbort.Reason);
         Assert.Contains("BatchCommit", firstAbort.Message);
         Assert.Equal(AbortReason.Cascading, secondAbort.Reason);
+        var firstBid = (await silo.LogRecords()).OfType<BatchInfoRecord>().Single(i => i.Participants.Contains(p)).Bid;
+        Assert.Equal((BlockedOn.Batch, firstBid), (secondAbort.Blocker!.WaitedFor, secondAbort.Blocker.Bid)); // the batch its cascade started from (issue 54)
         Assert.Equal(0, await Read(silo, p));
         Assert.Equal(0, await Read(silo, q));
 
