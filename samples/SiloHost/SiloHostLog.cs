@@ -112,10 +112,10 @@ internal sealed class SiloHostLog(TextWriter writer, bool verbose) : ILoggerProv
     // grains' calls, its gateway's clients): Orleans' messaging says, a line each, that it could not
     // forward or address them, its placement's retry policy (Polly) and its grain migration that no
     // silo is there to place them on, its runtime that a response found the messaging already
-    // disposed (a call that ended after the stop's drain bound), and Snapper that a protocol message to an actor failed (event
-    // 40) or an ACT's commit did not reach a participant (event 3: the participant asks the ACT's
-    // root for the outcome, in its next activation or its recovery). Their senders hear it as a
-    // failed call.
+    // disposed (a call that ended after the stop's drain bound), and Snapper that a protocol
+    // message to an actor failed (event 40) or an ACT's commit did not reach a participant (event
+    // 3: the participant asks the ACT's root for the outcome, in its next activation or its
+    // recovery). Their senders hear it as a failed call.
     private static bool IsUndeliverable(string category, EventId eventId) =>
         category.StartsWith("Orleans.Messaging", StringComparison.Ordinal)
         || category.StartsWith("Polly", StringComparison.Ordinal)

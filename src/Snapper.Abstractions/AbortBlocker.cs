@@ -33,6 +33,14 @@ public sealed record AbortBlocker(
     /// <summary>The answer of a call to <paramref name="actor"/>.</summary>
     internal static AbortBlocker Call(ActorId actor) => new(actor, BlockedOn.Call, [], 0);
 
+    /// <summary>Equal when every part is, the tids compared by value (an <see cref="ImmutableArray{T}"/> alone compares by reference).</summary>
+    public bool Equals(AbortBlocker? other) =>
+        other is not null && Actor == other.Actor && WaitedFor == other.WaitedFor && Bid == other.Bid
+        && (Tids.IsDefaultOrEmpty ? other.Tids.IsDefaultOrEmpty : !other.Tids.IsDefault && Tids.SequenceEqual(other.Tids));
+
+    /// <inheritdoc />
+    public override int GetHashCode() => HashCode.Combine(Actor, WaitedFor, Bid, Tids.IsDefaultOrEmpty ? 0 : Tids[0]);
+
     /// <inheritdoc />
     public override string ToString()
     {

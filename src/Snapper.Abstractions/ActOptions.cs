@@ -50,10 +50,10 @@ public sealed record ActOptions
 
     /// <summary>
     /// Called with the abort of each attempt that <c>RunAct</c> runs again (as an ACT, promoted to a
-    /// PACT, or a promoted run again after a cascade), before it does: the caller sees only the last attempt's abort, and this is how
-    /// to learn why the others lost their race and who was in their way
-    /// (<see cref="TransactionAbortedException.Blocker"/>), to log or count it. It runs on the
-    /// caller's path: keep it short, and do not throw (what it throws replaces the retry).
+    /// PACT, or a promoted run again after a cascade), before it does: the caller sees only the
+    /// last attempt's abort, and this is how to learn why the others lost their race and who was
+    /// in their way (<see cref="TransactionAbortedException.Blocker"/>), to log or count it. It
+    /// runs on the caller's path: keep it short, and do not throw (what it throws replaces the retry).
     /// </summary>
     public Action<TransactionAbortedException>? OnRetry { get; init; }
 

@@ -24,9 +24,11 @@ public sealed record InTheWay(string Actor, long Aborts, double Percent)
         return blocker.Actor.IsDefault ? UnknownActor : ShortName(blocker.Actor);
     }
 
-    /// <summary>Whether another transaction causes an abort for <paramref name="reason"/>, so that it names its blocker.</summary>
-    public static bool IsConcurrency(AbortReason reason) => reason is AbortReason.WaitDie or AbortReason.UpgradeConflict or AbortReason.Deadlock
-        or AbortReason.SerializabilityViolation or AbortReason.SerializabilityUncertain or AbortReason.Cascading or AbortReason.Timeout;
+    /// <summary>
+    /// Whether another transaction causes an abort for <paramref name="reason"/>, so that it names
+    /// its blocker: the reasons a retry may get past, and a wait that ran to its deadline.
+    /// </summary>
+    public static bool IsConcurrency(AbortReason reason) => ActOptions.IsRetryable(reason) || reason == AbortReason.Timeout;
 
     /// <summary>The <see cref="Listed"/> actors in <paramref name="byActor"/> with the most aborts, with their share of <paramref name="aborted"/>.</summary>
     public static IReadOnlyList<InTheWay> Top(IReadOnlyDictionary<string, long> byActor, long aborted)

@@ -73,19 +73,7 @@ internal sealed class WaitDieLock(ActorId owner = default)
     public List<long> Ahead(long waiter)
     {
         var ahead = new List<long>(readers.Count + 1);
-        if (writer.Tid != 0 && writer.Tid != waiter)
-        {
-            ahead.Add(writer.Tid);
-        }
-
-        foreach (var reader in readers)
-        {
-            if (reader.Tid != waiter)
-            {
-                ahead.Add(reader.Tid);
-            }
-        }
-
+        AddHolders(ahead, except: waiter);
         var priority = WaiterOf(waiter)?.Priority ?? long.MaxValue;
         var entrant = IndexOf(entrants, waiter);
         foreach (var w in waiters)
@@ -108,20 +96,24 @@ internal sealed class WaitDieLock(ActorId owner = default)
     public AbortBlocker InTheWay(long tid)
     {
         var holders = ImmutableArray.CreateBuilder<long>(readers.Count + 1);
-        if (writer.Tid != 0 && writer.Tid != tid)
+        AddHolders(holders, except: tid);
+        return new AbortBlocker(owner, BlockedOn.Lock, holders.ToImmutable(), 0);
+    }
+
+    private void AddHolders(ICollection<long> into, long except)
+    {
+        if (writer.Tid != 0 && writer.Tid != except)
         {
-            holders.Add(writer.Tid);
+            into.Add(writer.Tid);
         }
 
         foreach (var reader in readers)
         {
-            if (reader.Tid != tid)
+            if (reader.Tid != except)
             {
-                holders.Add(reader.Tid);
+                into.Add(reader.Tid);
             }
         }
-
-        return new AbortBlocker(owner, BlockedOn.Lock, holders.ToImmutable(), 0);
     }
 
     /// <summary>Acquire for a transaction whose priority is its tid (a first attempt).</summary>

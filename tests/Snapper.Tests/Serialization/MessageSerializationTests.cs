@@ -65,6 +65,8 @@ public sealed class MessageSerializationTests
         var back = RoundTrip(aborted);
         Assert.Equal((X, BlockedOn.Lock, 0L), (back.Blocker!.Actor, back.Blocker.WaitedFor, back.Blocker.Bid));
         Assert.Equal([3L, 5L], back.Blocker.Tids.ToArray());
+        Assert.Equal(aborted.Blocker, back.Blocker); // equal by value, tids included
+        Assert.NotEqual(aborted.Blocker, aborted.Blocker with { Tids = [3, 6] });
         Assert.Equal(aborted.Message, back.Message);
         Assert.EndsWith($"(in the way: the lock of {X} held by 3, 5)", back.Message, StringComparison.Ordinal);
     }
