@@ -46,4 +46,10 @@ public static class SnapperDiagnostics
     /// <c>outcome</c> <c>done</c> or <c>failed</c>: recorded by the silo that runs the cluster's rounds.
     /// </summary>
     public const string CheckpointInstrument = "snapper.checkpoint.duration";
+
+    /// <summary>After-commit actions a handler took (<c>TransactionalActor.AfterCommit</c>), by outcome: <c>delivered</c>, or <c>failed</c> for an attempt that threw or timed out and is tried again.</summary>
+    public const string AfterCommitInstrument = "snapper.after_commit.attempts";
+
+    /// <summary>After-commit actions owed on this silo: committed, not yet taken by a handler.</summary>
+    public const string AfterCommitOwedInstrument = "snapper.after_commit.owed";
 }

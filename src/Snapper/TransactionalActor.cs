@@ -66,6 +66,23 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         return Engines.For(ctx).GetState(ctx, mode);
     }
 
+    /// <summary>
+    /// Registers <paramref name="message"/> to be handed to its <see cref="IAfterCommitHandler{TMessage}"/>
+    /// once <paramref name="ctx"/>'s transaction has committed, at least once and never if it
+    /// aborts (the transactional outbox). It is logged with the transaction's decision, so a crash
+    /// after the commit delays it but does not lose it; a handler drops repeats by
+    /// <see cref="AfterCommitContext.Id"/>.
+    /// </summary>
+    /// <param name="ctx">The running transaction (an ACT or a PACT, in any mode).</param>
+    /// <param name="message">An Orleans-serializable message (<c>[GenerateSerializer]</c>) whose type has a handler
+    /// registered with <c>AddAfterCommitHandler</c>; else this throws, and the transaction aborts
+    /// unless the body catches it.</param>
+    protected void AfterCommit(TxnContext ctx, object message)
+    {
+        ArgumentNullException.ThrowIfNull(message);
+        Engines.For(ctx).AfterCommit(ctx, message);
+    }
+
     /// <summary>Calls another transactional actor within <paramref name="ctx"/>'s transaction.</summary>
     protected Task<TResult> CallActor<TActor, TResult>(TxnContext ctx, ActorId actor, Func<TActor, Task<TResult>> call)
         where TActor : ITransactionalActor

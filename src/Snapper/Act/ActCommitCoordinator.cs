@@ -1,9 +1,11 @@
+using System.Collections.Immutable;
 using Microsoft.Extensions.Options;
 using Microsoft.Extensions.Logging;
 using Snapper.Grains;
 using Snapper.Diagnostics;
 using Snapper.Hybrid;
 using Snapper.Logging;
+using Snapper.Outbox;
 using Snapper.Configuration;
 using Snapper.Protocol;
 
@@ -17,7 +19,7 @@ namespace Snapper.Act;
 /// With early lock release (Thorp §II) participants release their locks at Prepare; the root then
 /// waits for the ACT's commit dependencies before it logs CoordCommit.
 /// </summary>
-internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool loggers, TimeProvider clock, ILoggerFactory loggerFactory, IOptions<SnapperOptions> options)
+internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool loggers, AfterCommitOutbox outbox, TimeProvider clock, ILoggerFactory loggerFactory, IOptions<SnapperOptions> options)
 {
     // A vote that has not come by then counts as no (presumed abort makes a late yes harmless): a
     // participant whose activation is going answers only once the calls running there end, and
@@ -46,11 +48,12 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool l
     public async Task<bool> Commit(TxnContext ctx, RunningAct act, ExecutionInfo info, HybridDecision decision, bool earlyLockRelease, Func<ActDependency, bool, Task<bool>> outcomes, ISnapperParticipant root)
     {
         var to = new Recipients(actors, ctx.Root, root);
+        ImmutableArray<AfterCommitAction> actions = info.Actions is { Count: > 0 } registered ? [.. registered.Values] : [];
         if (earlyLockRelease)
         {
             using var releasing = SnapperTracing.StartPhase(SnapperTracing.Commit);
             releasing?.SetTag("snapper.early_lock_release", true);
-            return await CommitReleasingEarly(ctx, act, info, decision, outcomes, to);
+            return await CommitReleasingEarly(ctx, act, info, decision, actions, outcomes, to);
         }
 
         var tid = ctx.Tid;
@@ -70,11 +73,19 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool l
         {
             await readOnly;
             prepare?.Stop();
+            if (actions.Length > 0)
+            {
+                // Nothing to commit but the actions: their record and a CoordCommit make them owed.
+                await LogDecision(ctx, actions, [], writers, to);
+                outbox.Deliver(actions);
+            }
+
             return true;
         }
 
-        if (writers.Count == 1)
+        if (writers.Count == 1 && actions.Length == 0)
         {
+            // (With after-commit actions the root logs the decision, so it takes two phases.)
             // The readers must have voted before the writer commits on its own.
             await AbortIfRefused(readOnly, tid, writers, to);
             prepare?.Stop();
@@ -117,20 +128,10 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool l
         prepare?.Stop();
         using var commit = SnapperTracing.StartPhase(SnapperTracing.Commit);
 
-        if (coordinatorLog is not null)
-        {
-            try
-            {
-                await coordinatorLog.Append(new CoordCommitRecord(tid));
-            }
-            catch (Exception e)
-            {
-                await AbortAll(tid, writers, to);
-                throw Failed(tid, $"the root could not log CoordCommit: {e.Message}", e);
-            }
-        }
+        await LogDecision(ctx, actions, [], writers, to);
 
         // Decided: from here on the transaction is committed whatever happens to a Commit message.
+        outbox.Deliver(actions);
         var applied = await Task.WhenAll(writers.Where((_, i) => votes[i].Vote == Vote.Yes).Select(actor => CommitSafely(actor, tid, decision, to)));
         return Array.TrueForAll(applied, a => a);
     }
@@ -158,7 +159,7 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool l
     /// and skipping it lets the locks go one storage round trip earlier. Even a single writer
     /// takes this path: a one-phase commit record could not list its dependencies.
     /// </summary>
-    private async Task<bool> CommitReleasingEarly(TxnContext ctx, RunningAct act, ExecutionInfo info, HybridDecision decision, Func<ActDependency, bool, Task<bool>> outcomes, Recipients to)
+    private async Task<bool> CommitReleasingEarly(TxnContext ctx, RunningAct act, ExecutionInfo info, HybridDecision decision, ImmutableArray<AfterCommitAction> actions, Func<ActDependency, bool, Task<bool>> outcomes, Recipients to)
     {
         var tid = ctx.Tid;
         var participants = info.Participants.Keys.ToArray();
@@ -169,8 +170,9 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool l
         {
             await CommitDependency.WaitOrdered(tid, info, outcomes, ctx.Deadline, clock);
             var logged = false;
-            if (writers.Length > 0 && loggers.For(ctx.Root) is { } coordinatorLog)
+            if ((writers.Length > 0 || actions.Length > 0) && loggers.For(ctx.Root) is { } coordinatorLog)
             {
+                var actionsWritten = actions.Length > 0 ? coordinatorLog.Append(new AfterCommitRecord(tid, Batch: false, actions)) : Task.CompletedTask;
                 // The point of no return (docs/architecture.md, "When an early-released ACT has
                 // committed"): once this record is appended it may become durable at any moment,
                 // and recovery then decides from it and its dependencies' records alone. So from
@@ -182,6 +184,7 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool l
                 try
                 {
                     await durable;
+                    await actionsWritten;
                 }
                 catch (Exception e)
                 {
@@ -199,8 +202,32 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool l
             throw;
         }
 
+        // Committed for good: its record and its dependencies' are durable.
+        outbox.Deliver(actions);
         var applied = await Task.WhenAll(writers.Select(actor => CommitSafely(actor, tid, decision, to)));
         return Array.TrueForAll(applied, a => a);
+    }
+
+    // The root's decision: the after-commit actions, if any, then CoordCommit, in its log (none
+    // when nothing is logged). A failure aborts every writer and throws.
+    private async Task LogDecision(TxnContext ctx, ImmutableArray<AfterCommitAction> actions, ImmutableArray<long> dependsOn, List<ActorId> writers, Recipients to)
+    {
+        if (loggers.For(ctx.Root) is not { } coordinatorLog)
+        {
+            return;
+        }
+
+        try
+        {
+            var actionsWritten = actions.Length > 0 ? coordinatorLog.Append(new AfterCommitRecord(ctx.Tid, Batch: false, actions)) : Task.CompletedTask;
+            await coordinatorLog.Append(new CoordCommitRecord(ctx.Tid) { DependsOn = dependsOn });
+            await actionsWritten;
+        }
+        catch (Exception e)
+        {
+            await AbortAll(ctx.Tid, writers, to);
+            throw Failed(ctx.Tid, $"the root could not log CoordCommit: {e.Message}", e);
+        }
     }
 
     /// <summary>Rolls the ACT back on every participant it reached, the root (<paramref name="root"/>) in place.</summary>

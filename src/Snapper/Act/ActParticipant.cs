@@ -124,6 +124,17 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
     }
 
     /// <summary>
+    /// An after-commit action of the ACT, registered here: it goes to the root in this actor's
+    /// execution info (with the answer of every later call of the ACT here), and the root logs it
+    /// with its decision.
+    /// </summary>
+    public void AfterCommit(TxnContext ctx, object message)
+    {
+        var record = Running(ctx, nameof(AfterCommit));
+        record.Learned.AddAction(services.AfterCommit.Register(ctx.Tid, Id, record.ActionsRegistered++, message));
+    }
+
+    /// <summary>
     /// A nested call within the ACT, made from this actor against an ordinary grain reference. The
     /// callee's execution info comes back inside the response (<see cref="ExecutionInfoResponse"/>)
     /// and is merged into this actor's record, so it reaches the root with this actor's own report.

@@ -55,6 +55,9 @@ internal sealed class ActRecord<TState>(TxnContext ctx)
     /// <summary>The actors this actor's calls of the transaction are under way on (null: none yet).</summary>
     public List<ActorId>? Calling { get; set; }
 
-    /// <summary>What the calls this actor made in the transaction reported back.</summary>
+    /// <summary>After-commit actions the ACT registered here (the next one's place among them).</summary>
+    public int ActionsRegistered { get; set; }
+
+    /// <summary>What the calls this actor made in the transaction reported back, and the after-commit actions registered here.</summary>
     public ExecutionInfo Learned { get; } = new();
 }

@@ -6,6 +6,7 @@ using Snapper.Diagnostics;
 using Snapper.Failover;
 using Snapper.Grains;
 using Snapper.Logging;
+using Snapper.Outbox;
 using Snapper.Protocol;
 using Snapper.Serialization;
 using Snapper.State;
@@ -25,7 +26,8 @@ internal sealed class ActServices(
     BatchLatency batchLatency,
     CoordinatorReferences coordinators,
     TimeProvider clock,
-    ILoggerFactory loggerFactory) : ActorServices(options, resolver, logs, serializer, metrics, clock, loggerFactory)
+    AfterCommitHandlers afterCommit,
+    ILoggerFactory loggerFactory) : ActorServices(options, resolver, logs, serializer, metrics, clock, afterCommit, loggerFactory)
 {
     /// <summary>The silo's 2PC coordinator for the ACTs rooted here.</summary>
     public ActCommitCoordinator Commit { get; } = commit;

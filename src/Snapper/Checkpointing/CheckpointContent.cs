@@ -1,3 +1,4 @@
+using System.Collections.Immutable;
 using Snapper.Logging;
 using Snapper.Recovery;
 
@@ -20,7 +21,10 @@ namespace Snapper.Checkpointing;
 /// <item>the committed ACTs and batches whose CoordCommit or BatchCommit is in a sealed part, and
 /// the highest committed batch, as <see cref="CommittedDecisionsRecord"/>s: records left in other
 /// logs, or after the seal, may still count by them;</item>
-/// <item>the highest tid in any log, as a <see cref="TidReservationRecord"/>, so tids never go back.</item>
+/// <item>the highest tid in any log, as a <see cref="TidReservationRecord"/>, so tids never go back;</item>
+/// <item>the after-commit actions of committed transactions in a sealed part that no log says were
+/// delivered, as <see cref="AfterCommitRecord"/>s (their decisions restated with the others), and the
+/// <see cref="DeliveredRecord"/> notes in a sealed part of actions whose records stay.</item>
 /// </list>
 /// A previous checkpoint's decisions in a sealed part are written again only for records that stay
 /// (in another silo's log, or after the seal): after a settled round nothing still to be written
@@ -31,10 +35,11 @@ internal sealed class CheckpointContent
     /// <summary>Most ids per <see cref="CommittedDecisionsRecord"/>, so no record grows past what a storage takes in one piece.</summary>
     internal const int IdsPerRecord = 4096;
 
-    private CheckpointContent(List<CommitRecord> states, List<CommittedDecisionsRecord> decisions, TidReservationRecord maxTid, int recordsRead, int sealedRecords)
+    private CheckpointContent(List<CommitRecord> states, List<CommittedDecisionsRecord> decisions, List<LogRecord> actions, TidReservationRecord maxTid, int recordsRead, int sealedRecords)
     {
         States = states;
         Decisions = decisions;
+        Actions = actions;
         MaxTid = maxTid;
         RecordsRead = recordsRead;
         SealedRecords = sealedRecords;
@@ -45,6 +50,9 @@ internal sealed class CheckpointContent
 
     /// <summary>The committed decisions still needed.</summary>
     public IReadOnlyList<CommittedDecisionsRecord> Decisions { get; }
+
+    /// <summary>The after-commit actions still owed, and the delivery notes still needed (<see cref="AfterCommitRecord"/>, <see cref="DeliveredRecord"/>).</summary>
+    public IReadOnlyList<LogRecord> Actions { get; }
 
     /// <summary>The highest tid in the logs.</summary>
     public TidReservationRecord MaxTid { get; }
@@ -131,6 +139,14 @@ internal sealed class CheckpointContent
         // records stay is known only at the end of the second pass.
         private readonly List<CommittedDecisionsRecord> earlier = [];
 
+        // After-commit actions: those of committed transactions in a sealed part (restated unless
+        // delivered), the delivery notes there (restated for actions whose records stay), and the
+        // actions of the records that stay.
+        private readonly List<AfterCommitRecord> sealedActions = [];
+        private readonly List<AfterCommitId> sealedDelivered = [];
+        private readonly HashSet<AfterCommitId> keptActions = [];
+        private readonly HashSet<AfterCommitId> delivered = [];
+
         public LogEvaluationBuilder Evaluator { get; } = new();
 
         /// <summary>Pass 1: the last seal of this round in an own log ends its sealed part.</summary>
@@ -146,6 +162,11 @@ internal sealed class CheckpointContent
         public void SecondPass(string log, int index, LogRecord record)
         {
             var committed = Evaluator.AddState(record);
+            if (record is DeliveredRecord notes)
+            {
+                delivered.UnionWith(notes.Actions);
+            }
+
             if (index >= seals.GetValueOrDefault(log))
             {
                 Kept(record);
@@ -171,6 +192,12 @@ internal sealed class CheckpointContent
                     break;
                 case CommittedDecisionsRecord r:
                     earlier.Add(r);
+                    break;
+                case AfterCommitRecord r when (r.Batch ? Evaluator.CommittedBatches : Evaluator.CommittedActs).Contains(r.Tid):
+                    sealedActions.Add(r);
+                    break;
+                case DeliveredRecord r:
+                    sealedDelivered.AddRange(r.Actions);
                     break;
             }
         }
@@ -204,6 +231,21 @@ internal sealed class CheckpointContent
                 batches.Add(evaluation.CommittedBatches.Max());
             }
 
+            var actions = new List<LogRecord>();
+            foreach (var r in sealedActions)
+            {
+                if (r.Actions.Where(a => !delivered.Contains(a.Id)).ToImmutableArray() is { Length: > 0 } owed)
+                {
+                    actions.Add(r with { Actions = owed });
+                    (r.Batch ? batches : acts).Add(r.Tid); // it counts only with its decision
+                }
+            }
+
+            foreach (var chunk in sealedDelivered.Where(keptActions.Contains).Chunk(IdsPerRecord))
+            {
+                actions.Add(new DeliveredRecord(chunk.Max(id => id.Tid), [.. chunk]));
+            }
+
             var states = actors
                 .Where(evaluation.States.ContainsKey)
                 .SelectMany(actor => StateRecords(round, actor, evaluation.States[actor]))
@@ -219,7 +261,7 @@ internal sealed class CheckpointContent
                 decisions.Add(new CommittedDecisionsRecord(round) { Batches = [.. chunk] });
             }
 
-            return new CheckpointContent(states, decisions, new TidReservationRecord(evaluation.MaxTid), recordsRead, seals.Values.Sum());
+            return new CheckpointContent(states, decisions, actions, new TidReservationRecord(evaluation.MaxTid), recordsRead, seals.Values.Sum());
         }
 
         private void Sealed(ActorId actor, bool committed, long version)
@@ -246,6 +288,10 @@ internal sealed class CheckpointContent
                     break;
                 case BatchCommitRecord r when r.DependsOn != 0:
                     batchesKept.Add(r.DependsOn);
+                    break;
+                case AfterCommitRecord r:
+                    (r.Batch ? batchesKept : actsKept).Add(r.Tid);
+                    keptActions.UnionWith(r.Actions.Select(a => a.Id));
                     break;
             }
         }

@@ -51,6 +51,18 @@ public sealed class SnapperOptions
     /// </summary>
     public TimeSpan TransactionTimeout { get; set; } = DefaultTransactionTimeout;
 
+    /// <summary>
+    /// How long one attempt of an after-commit handler may run before it is cancelled and tried
+    /// again (<c>IAfterCommitHandler</c>) (100 ms to 1 hour); default 30 s.
+    /// </summary>
+    public TimeSpan AfterCommitAttemptTimeout { get; set; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>
+    /// The longest wait between two attempts of a failing after-commit handler (100 ms to 1 hour):
+    /// the backoff doubles from 100 ms up to this; default 30 s.
+    /// </summary>
+    public TimeSpan AfterCommitMaxBackoff { get; set; } = TimeSpan.FromSeconds(30);
+
     /// <summary>Where <see cref="LoggingMode.File"/> keeps its segment files (required for that mode).</summary>
     public string? LogDirectory { get; set; }
 

@@ -33,6 +33,14 @@ internal sealed class SnapperOptionsValidator : IValidateOptions<SnapperOptions>
             failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.ActTidRangeSize)} must be between 1 and 1000000 (was {options.ActTidRangeSize}).");
         }
 
+        foreach (var (option, value) in new[] { (nameof(SnapperOptions.AfterCommitAttemptTimeout), options.AfterCommitAttemptTimeout), (nameof(SnapperOptions.AfterCommitMaxBackoff), options.AfterCommitMaxBackoff) })
+        {
+            if (value < TimeSpan.FromMilliseconds(100) || value > TimeSpan.FromHours(1))
+            {
+                failures.Add($"{nameof(SnapperOptions)}.{option} must be between 100 ms and 1 hour (was {value}).");
+            }
+        }
+
         if (options.TransactionTimeout < TimeSpan.FromMilliseconds(100) || options.TransactionTimeout > TimeSpan.FromHours(1))
         {
             failures.Add($"{nameof(SnapperOptions)}.{nameof(SnapperOptions.TransactionTimeout)} must be between 100 ms and 1 hour (was {options.TransactionTimeout}).");

@@ -4,6 +4,7 @@ using Snapper.Diagnostics;
 using Snapper.Failover;
 using Snapper.Grains;
 using Snapper.Logging;
+using Snapper.Outbox;
 using Snapper.Configuration;
 using Snapper.Protocol;
 
@@ -37,6 +38,7 @@ internal sealed class BatchPipeline(
     BatchLatency batchLatency,
     BatchCommits batchCommits,
     DepartedSilos departedSilos,
+    AfterCommitOutbox outbox,
     long logsSawThrough,
     TimeProvider clock,
     ILogger diagnostics)
@@ -184,10 +186,15 @@ internal sealed class BatchPipeline(
     }
 
     /// <summary>BatchComplete. <paramref name="sequenced"/>: see <see cref="CoordinatorMail.Sequenced"/>.</summary>
-    public void Completed(long bid, ActorId actor, long sequenced)
+    public void Completed(long bid, ActorId actor, ImmutableArray<AfterCommitAction> actions, long sequenced)
     {
         if (unresolved.TryGetValue(bid, out var batch) && batch.Phase == BatchPhase.Emitted && batch.Pending.Remove(actor))
         {
+            if (!actions.IsDefaultOrEmpty)
+            {
+                (batch.Actions ??= []).AddRange(actions);
+            }
+
             if (sequenced > 0)
             {
                 batch.SequencedFrom = batch.SequencedFrom == 0 ? sequenced : Math.Min(batch.SequencedFrom, sequenced);
@@ -300,8 +307,12 @@ internal sealed class BatchPipeline(
         {
             if (log is not null)
             {
+                // The actions just before the decision in the same log: durable whenever it is.
+                var actions = OwedActions(batch);
+                var actionsWritten = actions.Length > 0 ? log.Append(new AfterCommitRecord(batch.Bid, Batch: true, actions)) : Task.CompletedTask;
                 var record = new BatchCommitRecord(batch.Bid) { DependsOn = batch.CommitDependency };
                 await (batch.SequencedFrom == 0 ? log.Append(record) : log.AppendAfter(record, batch.SequencedFrom, batch.SequencedThrough));
+                await actionsWritten;
             }
         }
         catch (Exception e)
@@ -340,7 +351,17 @@ internal sealed class BatchPipeline(
 
         Resolve(batch, BatchOutcome.Commit);
         batchCommits.Announce(key, batch.Bid);
+        if (OwedActions(batch) is { Length: > 0 } actions)
+        {
+            outbox.Deliver(actions);
+        }
     }
+
+    // The after-commit actions a committing batch owes: those of its PACTs that did not fail.
+    private static ImmutableArray<AfterCommitAction> OwedActions(EmittedBatch batch) =>
+        batch.Actions is not { } actions ? []
+        : batch.PactFailures is not { } failed ? [.. actions]
+        : [.. actions.Where(a => !failed.ContainsKey(a.Tid))];
 
     /// <summary>The batch has resolved: committed, or aborted with every participant rolled back.</summary>
     public void Resolve(EmittedBatch batch, BatchOutcome outcome)

@@ -1,3 +1,4 @@
+using System.Collections.Immutable;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Orleans.Concurrency;
@@ -37,6 +38,7 @@ internal sealed class Coordinator(
     CoordinatorInboxes inboxes,
     Failover.DepartedSilos departedSilos,
     Recovery.CommittedStates recovered,
+    Outbox.AfterCommitOutbox outbox,
     TimeProvider clock,
     ILoggerFactory loggerFactory) : Grain, ICoordinator, IDeactivating
 {
@@ -58,7 +60,7 @@ internal sealed class Coordinator(
 
         // recovered.MaxTid is read by the silo's recovery before any grain activates: no bid above
         // it is a previous incarnation's.
-        pipeline = new BatchPipeline(key, settings, log, actors, coordinators, metrics, batchLatency, batchCommits, departedSilos, recovered.MaxTid, clock, diagnostics);
+        pipeline = new BatchPipeline(key, settings, log, actors, coordinators, metrics, batchLatency, batchCommits, departedSilos, outbox, recovered.MaxTid, clock, diagnostics);
         cascades = new Cascades(key, this, settings, actors, coordinators, clock, diagnostics);
         ring.Connect(pipeline, cascades);
         pipeline.Connect(ring, cascades);
@@ -136,9 +138,9 @@ internal sealed class Coordinator(
         return ring.AllocateTids(count);
     }
 
-    public Task BatchComplete(long bid, ActorId actor)
+    public Task BatchComplete(long bid, ActorId actor, ImmutableArray<AfterCommitAction> actions)
     {
-        pipeline.Completed(bid, actor, sequenced: 0);
+        pipeline.Completed(bid, actor, actions, sequenced: 0);
         return Task.CompletedTask;
     }
 
@@ -210,7 +212,7 @@ internal sealed class Coordinator(
                 }
                 else
                 {
-                    pipeline.Completed(item.Bid, item.Actor, item.Sequenced);
+                    pipeline.Completed(item.Bid, item.Actor, item.Actions, item.Sequenced);
                 }
             }
 

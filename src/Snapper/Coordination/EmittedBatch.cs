@@ -1,4 +1,5 @@
 using System.Collections.Immutable;
+using Snapper.Logging;
 using Snapper.Protocol;
 
 namespace Snapper.Coordination;
@@ -32,6 +33,9 @@ internal sealed class EmittedBatch(long bid, long previousBid, string? previousC
     /// batch does not decide before they end, since one may yet find its writes read.
     /// </summary>
     public int PactAbortsUnderway { get; set; }
+
+    /// <summary>The after-commit actions its participants sent with BatchComplete (null while none): logged with its BatchCommit, but for those of PACTs that failed.</summary>
+    public List<AfterCommitAction>? Actions { get; set; }
 
     /// <summary>Participants that have not sent BatchComplete yet.</summary>
     public HashSet<ActorId> Pending { get; } = [.. participants];

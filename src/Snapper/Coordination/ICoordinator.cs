@@ -1,3 +1,5 @@
+using System.Collections.Immutable;
+using Snapper.Logging;
 using Orleans.Concurrency;
 using Snapper.Protocol;
 
@@ -38,9 +40,12 @@ internal interface ICoordinator : IGrainWithStringKey
     /// <summary>A silo's or client's tid source → coordinator: <paramref name="count"/> ACT tids from the token (§4.3.1).</summary>
     Task<TidRange> AllocateActTids(int count);
 
-    /// <summary>BatchComplete, actor → the batch's coordinator, one-way: the batch completed there and its state is durable.</summary>
+    /// <summary>
+    /// BatchComplete, actor → the batch's coordinator, one-way: the batch completed there and its
+    /// state is durable; with the after-commit actions its PACTs registered there.
+    /// </summary>
     [OneWay]
-    Task BatchComplete(long bid, ActorId actor);
+    Task BatchComplete(long bid, ActorId actor, ImmutableArray<AfterCommitAction> actions);
 
     /// <summary>
     /// Actor → the batch's coordinator: PACT <paramref name="tid"/> of batch <paramref name="bid"/>

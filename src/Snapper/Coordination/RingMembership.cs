@@ -118,6 +118,7 @@ internal sealed class RingMembership(
             }
 
             LogMessages.FailoverDone(diagnostics, silo, clock.GetElapsedTime(started), unresolved, members.Length, through);
+            _ = DeliverOwed([.. survivors.Order(StringComparer.Ordinal)]);
         }
         catch
         {
@@ -146,6 +147,26 @@ internal sealed class RingMembership(
     }
 
     private ICoordinator Coordinator(string key) => GrainFactory.GetGrain<ICoordinator>(key);
+
+    // The first survivor by name delivers what the departed silos' logs still owe; not awaited, so
+    // the ring does not wait for a read of every log. If it dies before it has, the next failover's
+    // heir finds those actions still owed.
+    private async Task DeliverOwed(ImmutableArray<string> survivors)
+    {
+        if (survivors.IsEmpty)
+        {
+            return;
+        }
+
+        try
+        {
+            await SiloFailover(survivors[0]).DeliverOwed(survivors);
+        }
+        catch (Exception e)
+        {
+            LogMessages.CoordinatorMessageFailed(diagnostics, e, "ring membership", survivors[0]);
+        }
+    }
 
     private ISiloFailover SiloFailover(string silo) => GrainFactory.GetGrain<ISiloFailover>(Failover.SiloFailover.KeyOf(silo));
 

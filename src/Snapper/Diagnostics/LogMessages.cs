@@ -122,4 +122,13 @@ internal static partial class LogMessages
 
     [LoggerMessage(EventId = 133, Level = LogLevel.Information, Message = "The logs were read while other silos appended to them: actors whose versions had a gap in that read keep their state up to it here, and take their newest by hand-over when they activate")]
     public static partial void RecoveredAroundGaps(ILogger logger);
+
+    [LoggerMessage(EventId = 140, Level = LogLevel.Warning, Message = "After-commit action {Action} ({MessageType}) failed on attempt {Attempt}; tried again in {Backoff}")]
+    public static partial void AfterCommitFailed(ILogger logger, Exception exception, string action, string messageType, int attempt, TimeSpan backoff);
+
+    [LoggerMessage(EventId = 141, Level = LogLevel.Information, Message = "{Count} after-commit action(s) of committed transactions were owed in the logs and are delivered again")]
+    public static partial void AfterCommitOwedAtStart(ILogger logger, int count);
+
+    [LoggerMessage(EventId = 142, Level = LogLevel.Warning, Message = "The record that after-commit actions were delivered could not be logged; they will be delivered again after a restart")]
+    public static partial void AfterCommitMarkFailed(ILogger logger, Exception exception);
 }

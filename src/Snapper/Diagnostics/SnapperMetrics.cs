@@ -23,6 +23,8 @@ internal sealed class SnapperMetrics : IDisposable
     private readonly Counter<long> promoted;
     private readonly Counter<long> reconnaissance;
     private readonly Histogram<double> checkpointDuration;
+    private readonly Counter<long> afterCommitAttempts;
+    private readonly UpDownCounter<long> afterCommitOwed;
 
     /// <summary>Creates the instruments.</summary>
     public SnapperMetrics()
@@ -38,6 +40,8 @@ internal sealed class SnapperMetrics : IDisposable
         promoted = meter.CreateCounter<long>(PromotedInstrument, "{transaction}", "ACTs run as PACTs (ActOptions.Promote), by outcome and start: act after an ACT attempt lost its race, pact at once while most ACTs were losing theirs.");
         reconnaissance = meter.CreateCounter<long>(SnapperDiagnostics.ReconnaissanceInstrument, "{run}", "Reconnaissance runs of promoted ACTs whose bodies call their actors in rounds: no lock, batch or log, nothing written; the PACT declares what they called.");
         checkpointDuration = meter.CreateHistogram<double>(SnapperDiagnostics.CheckpointInstrument, "ms", "Checkpoint rounds, from the seals to the truncation, by outcome.");
+        afterCommitAttempts = meter.CreateCounter<long>(SnapperDiagnostics.AfterCommitInstrument, "{attempt}", "Handler attempts on after-commit actions, by outcome (delivered, failed: tried again after a backoff).");
+        afterCommitOwed = meter.CreateUpDownCounter<long>(SnapperDiagnostics.AfterCommitOwedInstrument, "{action}", "After-commit actions of committed transactions not yet taken by a handler on this silo.");
     }
 
     public const string BatchSizeInstrument = SnapperDiagnostics.BatchSizeInstrument;
@@ -75,6 +79,11 @@ internal sealed class SnapperMetrics : IDisposable
     }
 
     internal void BatchFormed(int pacts) => batchSize.Record(pacts);
+
+    internal void AfterCommitOwed(int actions) => afterCommitOwed.Add(actions);
+
+    internal void AfterCommitAttempt(bool delivered, string messageType) =>
+        afterCommitAttempts.Add(1, new KeyValuePair<string, object?>("outcome", delivered ? "delivered" : "failed"), new KeyValuePair<string, object?>("message_type", messageType));
 
     internal void CheckpointRound(TimeSpan elapsed, bool done) =>
         checkpointDuration.Record(elapsed.TotalMilliseconds, new KeyValuePair<string, object?>("outcome", done ? "done" : "failed"));

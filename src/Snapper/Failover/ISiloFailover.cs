@@ -1,3 +1,5 @@
+using System.Collections.Immutable;
+
 namespace Snapper.Failover;
 
 /// <summary>
@@ -23,4 +25,11 @@ internal interface ISiloFailover : IGrainWithStringKey
     /// the roots of the ACTs it prepared for their outcome.
     /// </summary>
     Task Sweep(string silo);
+
+    /// <summary>
+    /// Ring membership → one survivor (the heir), once a failover is done: deliver the after-commit
+    /// actions still owed in the logs of silos that are not among <paramref name="survivors"/> (the one
+    /// failed over, and any earlier heir that died before it had delivered).
+    /// </summary>
+    Task DeliverOwed(ImmutableArray<string> survivors);
 }

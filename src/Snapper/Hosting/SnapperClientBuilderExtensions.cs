@@ -45,7 +45,7 @@ public static class SnapperClientBuilderExtensions
             throw new InvalidOperationException($"AddSnapper was called twice on the same {host}; configure Snapper in one call.");
         }
 
-        AddOptions(services, configure);
+        AddOptions(services, configure, silo: host == "silo");
         services.TryAddSingleton(TimeProvider.System);
         services.TryAddSingleton<SnapperMetrics>();
         services.AddSingleton<ActorResolver>();
@@ -56,9 +56,9 @@ public static class SnapperClientBuilderExtensions
     }
 
     /// <summary>Options from <paramref name="configure"/>, validated when the host starts.</summary>
-    internal static void AddOptions(IServiceCollection services, Action<SnapperBuilder>? configure)
+    internal static void AddOptions(IServiceCollection services, Action<SnapperBuilder>? configure, bool silo)
     {
-        var builder = new SnapperBuilder();
+        var builder = new SnapperBuilder { Services = silo ? services : null };
         configure?.Invoke(builder);
         var options = services.AddOptions<SnapperOptions>();
         foreach (var configuration in builder.Configurations)

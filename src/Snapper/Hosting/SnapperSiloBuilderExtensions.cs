@@ -54,6 +54,9 @@ public static class SnapperSiloBuilderExtensions
         services.AddSingleton<Snapper.Coordination.BatchCommits>();
         services.AddSingleton<CoordinatorInboxes>();
         services.AddSingleton<LogWriterPool>();
+        services.AddSingleton<Snapper.Outbox.AfterCommitHandlers>();
+        services.AddSingleton<Snapper.Outbox.AfterCommitOutbox>();
+        services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>>(sp => sp.GetRequiredService<Snapper.Outbox.AfterCommitOutbox>());
         services.AddSingleton<ActCommitCoordinator>();
         services.AddSingleton<ActOutcomes>();
         services.AddSingleton<CommittedStates>();

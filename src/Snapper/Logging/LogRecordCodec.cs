@@ -75,6 +75,24 @@ internal static class LogRecordCodec
                 WriteInt64s(output, r.Acts);
                 WriteInt64s(output, r.Batches);
                 break;
+            case AfterCommitRecord r:
+                WriteFlag(output, r.Batch);
+                WriteUInt32(output, (uint)r.Actions.Length);
+                foreach (var action in r.Actions)
+                {
+                    WriteActionId(output, action.Id);
+                    WriteBytes(output, action.Message);
+                }
+
+                break;
+            case DeliveredRecord r:
+                WriteUInt32(output, (uint)r.Actions.Length);
+                foreach (var id in r.Actions)
+                {
+                    WriteActionId(output, id);
+                }
+
+                break;
             default:
                 throw new ArgumentException($"No encoding for log record type {record.GetType().Name}.", nameof(record));
         }
@@ -111,6 +129,8 @@ internal static class LogRecordCodec
             LogRecordKind.TidReservation => new TidReservationRecord(tid),
             LogRecordKind.CheckpointSeal => new CheckpointSealRecord(tid),
             LogRecordKind.CommittedDecisions => new CommittedDecisionsRecord(tid) { Acts = reader.Int64s(), Batches = reader.Int64s() },
+            LogRecordKind.AfterCommit => new AfterCommitRecord(tid, reader.Decider(), reader.Actions()),
+            LogRecordKind.Delivered => new DeliveredRecord(tid, reader.ActionIds()),
             _ => throw new InvalidDataException($"Log record of transaction {tid} has unknown kind {(byte)kind}."),
         };
         reader.EnsureEnd(kind);
@@ -122,12 +142,12 @@ internal static class LogRecordCodec
     {
         WriteBytes(output, state);
         WriteInt64(output, version);
-        WriteDelta(output, delta);
+        WriteFlag(output, delta);
     }
 
-    private static void WriteDelta(IBufferWriter<byte> output, bool delta)
+    private static void WriteFlag(IBufferWriter<byte> output, bool value)
     {
-        output.GetSpan(1)[0] = delta ? (byte)1 : (byte)0;
+        output.GetSpan(1)[0] = value ? (byte)1 : (byte)0;
         output.Advance(1);
     }
 
@@ -172,6 +192,13 @@ internal static class LogRecordCodec
         WriteString(output, actor.Key);
     }
 
+    private static void WriteActionId(IBufferWriter<byte> output, AfterCommitId id)
+    {
+        WriteInt64(output, id.Tid);
+        WriteActor(output, id.Actor);
+        WriteUInt32(output, (uint)id.Seq);
+    }
+
     private static void WriteActors(IBufferWriter<byte> output, ImmutableArray<ActorId> actors)
     {
         WriteUInt32(output, (uint)actors.Length);
@@ -212,6 +239,14 @@ internal static class LogRecordCodec
             var other => throw new InvalidDataException($"Log record's state form is {other}; expected 0 (whole) or 1 (delta)."),
         };
 
+        /// <summary>Whose decision an <see cref="AfterCommitRecord"/>'s actions follow: an ACT's (0) or a batch's (1).</summary>
+        public bool Decider() => Byte() switch
+        {
+            0 => false,
+            1 => true,
+            var other => throw new InvalidDataException($"AfterCommit log record's decider is {other}; expected 0 (an ACT) or 1 (a batch)."),
+        };
+
         public ImmutableArray<long> Int64s()
         {
             var count = Length();
@@ -222,6 +257,33 @@ internal static class LogRecordCodec
             }
 
             return values.ToImmutable();
+        }
+
+        public AfterCommitId ActionId() => new(Int64(), Actor(), (int)BinaryPrimitives.ReadUInt32LittleEndian(Take(4)));
+
+        public ImmutableArray<AfterCommitId> ActionIds()
+        {
+            var count = Length();
+            var ids = ImmutableArray.CreateBuilder<AfterCommitId>(Math.Min(count, 1024));
+            for (var i = 0; i < count; i++)
+            {
+                ids.Add(ActionId());
+            }
+
+            return ids.ToImmutable();
+        }
+
+        public ImmutableArray<AfterCommitAction> Actions()
+        {
+            var count = Length();
+            var actions = ImmutableArray.CreateBuilder<AfterCommitAction>(Math.Min(count, 1024));
+            for (var i = 0; i < count; i++)
+            {
+                var id = ActionId();
+                actions.Add(new AfterCommitAction(id.Tid, id.Actor, id.Seq, Take(Length()).ToArray()));
+            }
+
+            return actions.ToImmutable();
         }
 
         public ImmutableArray<ActorId> Actors()

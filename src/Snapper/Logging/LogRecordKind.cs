@@ -32,4 +32,10 @@ internal enum LogRecordKind : byte
 
     /// <summary>A checkpoint, for the CoordCommit and BatchCommit records it truncates: the ACTs and batches that committed.</summary>
     CommittedDecisions = 10,
+
+    /// <summary>The decider of a transaction, just before its decision (or a checkpoint, restating what is still owed): its after-commit actions.</summary>
+    AfterCommit = 11,
+
+    /// <summary>A silo's outbox, once handlers took them: after-commit actions no longer owed.</summary>
+    Delivered = 12,
 }

@@ -1,3 +1,4 @@
+using System.Collections.Immutable;
 using Snapper.Coordination;
 using Snapper.Logging;
 using Snapper.Protocol;
@@ -21,21 +22,22 @@ internal sealed class BatchCompletion(ActorId actor, PactServices services, LogW
     // Sooner still when the batch's coordinator is on this silo and writes the same log: then it
     // goes as soon as the record is queued, with its place in the log, and the coordinator's
     // BatchCommit, queued behind it, fails if it was not written.
-    public void Report(SubBatch batch, ReadOnlyMemory<byte> state, bool delta, long version)
+    // The batch's after-commit actions registered here go along with BatchComplete.
+    public void Report(SubBatch batch, ReadOnlyMemory<byte> state, bool delta, long version, ImmutableArray<AfterCommitAction> actions)
     {
         if (failureReports.Remove(batch.Bid, out var reported))
         {
-            _ = ReportAfter(reported, batch, state, delta, version);
+            _ = ReportAfter(reported, batch, state, delta, version, actions);
             return;
         }
 
         if (logger is null || state.IsEmpty)
         {
-            SendBatchComplete(services, batch, actor);
+            SendBatchComplete(services, batch, actor, actions);
             return;
         }
 
-        var report = new CompletionReport(services, batch, actor, early: ReferenceEquals(services.Loggers.ForCoordinator(batch.Coordinator), logger));
+        var report = new CompletionReport(services, batch, actor, actions, early: ReferenceEquals(services.Loggers.ForCoordinator(batch.Coordinator), logger));
         report.Sequenced(logger.AppendSequenced(new BatchCompleteRecord(batch.Bid, actor, batch.Coordinator, state) { Version = version, Delta = delta }, report.WhenWritten));
     }
 
@@ -44,7 +46,7 @@ internal sealed class BatchCompletion(ActorId actor, PactServices services, LogW
     // that is known; otherwise, or if the coordinator's queue is closed (it is stopping), it goes
     // once the record is written. Sequenced and WhenWritten may come in either order: the flush
     // loop runs on another thread.
-    private sealed class CompletionReport(PactServices services, SubBatch batch, ActorId actor, bool early)
+    private sealed class CompletionReport(PactServices services, SubBatch batch, ActorId actor, ImmutableArray<AfterCommitAction> actions, bool early)
     {
         private readonly Lock gate = new();
         private bool sendWhenWritten;
@@ -52,7 +54,7 @@ internal sealed class BatchCompletion(ActorId actor, PactServices services, LogW
 
         public void Sequenced(long sequence)
         {
-            if (!early || !services.Inboxes.TryPost(batch.Coordinator, CoordinatorMail.BatchComplete(batch.Bid, actor, sequence)))
+            if (!early || !services.Inboxes.TryPost(batch.Coordinator, CoordinatorMail.BatchComplete(batch.Bid, actor, actions, sequence)))
             {
                 Arrive(sequenced: true);
             }
@@ -82,12 +84,12 @@ internal sealed class BatchCompletion(ActorId actor, PactServices services, LogW
                 }
             }
 
-            SendBatchComplete(services, batch, actor);
+            SendBatchComplete(services, batch, actor, actions);
         }
     }
 
     // A PACT of the batch failed here: the coordinator hears of it before the batch's BatchComplete.
-    private async Task ReportAfter(Task reported, SubBatch batch, ReadOnlyMemory<byte> state, bool delta, long version)
+    private async Task ReportAfter(Task reported, SubBatch batch, ReadOnlyMemory<byte> state, bool delta, long version, ImmutableArray<AfterCommitAction> actions)
     {
         try
         {
@@ -104,22 +106,22 @@ internal sealed class BatchCompletion(ActorId actor, PactServices services, LogW
             return;
         }
 
-        SendBatchComplete(services, batch, actor);
+        SendBatchComplete(services, batch, actor, actions);
     }
 
-    private static void SendBatchComplete(PactServices services, SubBatch batch, ActorId actor)
+    private static void SendBatchComplete(PactServices services, SubBatch batch, ActorId actor, ImmutableArray<AfterCommitAction> actions)
     {
-        if (!services.Inboxes.TryPost(batch.Coordinator, CoordinatorMail.BatchComplete(batch.Bid, actor)))
+        if (!services.Inboxes.TryPost(batch.Coordinator, CoordinatorMail.BatchComplete(batch.Bid, actor, actions)))
         {
-            _ = SendBatchCompleteCall(services, batch, actor); // its coordinator is on another silo
+            _ = SendBatchCompleteCall(services, batch, actor, actions); // its coordinator is on another silo
         }
     }
 
-    private static async Task SendBatchCompleteCall(PactServices services, SubBatch batch, ActorId actor)
+    private static async Task SendBatchCompleteCall(PactServices services, SubBatch batch, ActorId actor, ImmutableArray<AfterCommitAction> actions)
     {
         try
         {
-            await services.Coordinator(batch.Coordinator).BatchComplete(batch.Bid, actor);
+            await services.Coordinator(batch.Coordinator).BatchComplete(batch.Bid, actor, actions);
         }
         catch (Exception e)
         {

@@ -291,6 +291,7 @@ internal sealed partial class PactParticipant<TState>
         var running = working is null || schedule.Running is null ? null : new BatchState(schedule.Running.Bid, schedule.Running.Coordinator, workingVersion, services.Serializer.Serialize(working));
         return new PactHandover(schedule, completed, running)
         {
+            Actions = [.. pendingActions.Select(p => (p.Key, p.Value.ToImmutableArray()))],
             LastCommittedBid = versions.LastCommittedBid,
             MovedRoots = [.. movedRoots.Select(m => (m.Key, m.Value))],
             AbortedEarly = [.. abortedEarly.Select(a => (a.Key, a.Value.Bid, a.Value.Cause))],
@@ -313,6 +314,11 @@ internal sealed partial class PactParticipant<TState>
         foreach (var (tid, bid, cause) in handover.AbortedEarly)
         {
             abortedEarly.TryAdd(tid, (bid, cause));
+        }
+
+        foreach (var (bid, actions) in handover.Actions)
+        {
+            pendingActions[bid] = [.. actions];
         }
 
         foreach (var batch in handover.Completed)
@@ -407,6 +413,11 @@ internal sealed partial class PactParticipant<TState>
 
     private (PactAbortAnswer Answer, List<(long Bid, string Coordinator, TState State, long Version)> Changed) TakeBack(long tid)
     {
+        foreach (var actions in pendingActions.Values)
+        {
+            actions.RemoveAll(a => a.Tid == tid); // its coordinator drops those already sent
+        }
+
         if (accesses.TakeBack(tid, versions.ActReads) is not { } write)
         {
             return (PactAbortAnswer.Clean, []); // it wrote nothing here, or that was taken back already
@@ -443,6 +454,14 @@ internal sealed partial class PactParticipant<TState>
     private void Forget(Func<long, bool> resolved)
     {
         completion.Forget(resolved);
+        if (pendingActions.Count > 0)
+        {
+            foreach (var bid in pendingActions.Keys.Where(resolved).ToList())
+            {
+                pendingActions.Remove(bid);
+            }
+        }
+
         if (abortedEarly.Count == 0)
         {
             return; // the usual case, on every BatchCommit

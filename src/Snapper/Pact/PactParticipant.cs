@@ -54,6 +54,11 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
     // declared is released (ReleasePact). Only for PACTs that declare an actor besides the root.
     private readonly Dictionary<long, int[]> callsFromRoot = new();
 
+    // After-commit actions registered here by PACTs of batches not completed here yet, by bid: they
+    // go to the coordinator with the batch's BatchComplete, which logs those of the PACTs that
+    // did not abort with its BatchCommit. A PACT that aborts alone takes its own with it.
+    private readonly Dictionary<long, List<AfterCommitAction>> pendingActions = new();
+
     // Batches an earlier activation handed over (Resume): their accesses before that are not known here.
     private readonly HashSet<long> handedOver = new();
 
@@ -89,17 +94,43 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
 
     ValueTask<TState> ITransactionEngine<TState>.GetState(TxnContext ctx, AccessMode mode) => new(GetState(ctx, mode));
 
-    public TState GetState(TxnContext ctx, AccessMode mode)
+    /// <summary>An after-commit action of the PACT, registered in its turn here: kept with its batch until the batch completes here.</summary>
+    public void AfterCommit(TxnContext ctx, object message)
+    {
+        InTurn(ctx, nameof(AfterCommit));
+        if (!pendingActions.TryGetValue(ctx.Bid, out var actions))
+        {
+            pendingActions[ctx.Bid] = actions = [];
+        }
+
+        var seq = 0;
+        foreach (var earlier in actions)
+        {
+            seq += earlier.Tid == ctx.Tid ? 1 : 0;
+        }
+
+        actions.Add(services.AfterCommit.Register(ctx.Tid, Id, seq, message));
+    }
+
+    // The PACT's turn here, in which alone it may touch this actor; refused if it is aborting.
+    private ScheduledPact InTurn(TxnContext ctx, string operation)
     {
         if (schedule.CurrentTurn(ctx.Bid) is not { } pact || pact.Tid != ctx.Tid)
         {
-            throw new SnapperException($"GetState on {Id} with the context of {ctx} outside that PACT's turn on {Id}; a PACT reaches an actor only through CallActor.");
+            throw new SnapperException($"{operation} on {Id} with the context of {ctx} outside that PACT's turn on {Id}; a PACT reaches an actor only through CallActor.");
         }
 
         if (pact.AbortedBy is not null)
         {
             throw pact.Refusal();
         }
+
+        return pact;
+    }
+
+    public TState GetState(TxnContext ctx, AccessMode mode)
+    {
+        var pact = InTurn(ctx, nameof(GetState));
 
         if (mode == AccessMode.ReadWrite && !pact.Wrote)
         {
@@ -414,6 +445,6 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
         working = workingBase = null;
         versions.BatchCompleted(batch.Bid, batch.Coordinator, written, workingVersion);
         var (state, delta) = written is null || logger is null ? (ReadOnlyMemory<byte>.Empty, false) : versions.LogForm.Encode(services.Serializer, builtFrom, written);
-        completion.Report(batch, state, delta, workingVersion);
+        completion.Report(batch, state, delta, workingVersion, pendingActions.Remove(batch.Bid, out var actions) ? [.. actions] : []);
     }
 }

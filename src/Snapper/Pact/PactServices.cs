@@ -5,6 +5,7 @@ using Snapper.Coordination;
 using Snapper.Diagnostics;
 using Snapper.Grains;
 using Snapper.Logging;
+using Snapper.Outbox;
 using Snapper.Protocol;
 using Snapper.Serialization;
 using Snapper.State;
@@ -22,7 +23,8 @@ internal sealed class PactServices(
     BatchCommits batchCommits,
     CoordinatorReferences coordinators,
     TimeProvider clock,
-    ILoggerFactory loggerFactory) : ActorServices(options, resolver, logs, serializer, metrics, clock, loggerFactory)
+    AfterCommitHandlers afterCommit,
+    ILoggerFactory loggerFactory) : ActorServices(options, resolver, logs, serializer, metrics, clock, afterCommit, loggerFactory)
 {
     /// <summary>NewPact and BatchComplete to this silo's coordinators, in process.</summary>
     public CoordinatorInboxes Inboxes { get; } = inboxes;

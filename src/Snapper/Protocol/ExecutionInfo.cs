@@ -1,3 +1,4 @@
+using Snapper.Logging;
 
 namespace Snapper.Protocol;
 
@@ -31,6 +32,17 @@ internal sealed class ExecutionInfo
     /// <summary>Undecided ACTs whose prepared state it read (Thorp's commit dependencies); null while none.</summary>
     [Id(4)]
     public HashSet<ActDependency>? Dependencies { get; private set; }
+
+    /// <summary>
+    /// The after-commit actions registered in the call tree, by id (null while none): the root logs
+    /// them with its decision. Keyed, since an actor reports what it learned with every call's
+    /// answer and the same action may come back along two paths.
+    /// </summary>
+    [Id(5)]
+    public Dictionary<AfterCommitId, AfterCommitAction>? Actions { get; private set; }
+
+    /// <summary>An actor of the tree registered <paramref name="action"/>.</summary>
+    public void AddAction(AfterCommitAction action) => (Actions ??= [])[action.Id] = action;
 
     /// <summary>
     /// Notes that <paramref name="actor"/> took <paramref name="calls"/> calls in the role
@@ -75,6 +87,14 @@ internal sealed class ExecutionInfo
         if (other.Bounds is { } bounds)
         {
             (Bounds ??= new HybridBounds()).Merge(bounds);
+        }
+
+        if (other.Actions is { } actions)
+        {
+            foreach (var action in actions.Values)
+            {
+                AddAction(action);
+            }
         }
     }
 

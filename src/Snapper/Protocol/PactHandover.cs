@@ -1,4 +1,5 @@
 using System.Collections.Immutable;
+using Snapper.Logging;
 
 namespace Snapper.Protocol;
 
@@ -24,6 +25,10 @@ internal sealed record PactHandover(
     /// <summary>PACTs rooted on the actor known aborted before their root learned it.</summary>
     [Id(5)]
     public ImmutableArray<(long Tid, long Bid, Exception Cause)> AbortedEarly { get; init; } = [];
+
+    /// <summary>After-commit actions registered on the actor by PACTs of batches not completed there yet.</summary>
+    [Id(6)]
+    public ImmutableArray<(long Bid, ImmutableArray<AfterCommitAction> Actions)> Actions { get; init; } = [];
 }
 
 /// <summary>The state batch <paramref name="Bid"/> left (or is writing) on the actor, as <paramref name="Version"/>; empty if it wrote nothing here.</summary>

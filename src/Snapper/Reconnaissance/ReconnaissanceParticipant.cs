@@ -88,6 +88,13 @@ internal sealed class ReconnaissanceParticipant<TState>(ActorId id, ActorService
     /// <summary>Reconnaissance <paramref name="run"/> has ended: what it wrote here goes.</summary>
     public void End(Guid run) => writes.End(run);
 
+    /// <summary>Nothing: a reconnaissance is no transaction and never commits; the PACT run after it registers its actions.</summary>
+    public void AfterCommit(TxnContext ctx, object message)
+    {
+        ArgumentNullException.ThrowIfNull(message);
+        ScopeOf(ctx, nameof(AfterCommit));
+    }
+
     public ValueTask<TState> GetState(TxnContext ctx, AccessMode mode)
     {
         var scope = ScopeOf(ctx, nameof(GetState));

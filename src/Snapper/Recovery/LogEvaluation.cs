@@ -41,6 +41,12 @@ internal sealed class LogEvaluation
     /// <summary>The highest tid or bid in any record (0 for none).</summary>
     public long MaxTid { get; }
 
+    /// <summary>
+    /// The after-commit actions of committed transactions that no <see cref="DeliveredRecord"/>
+    /// says were delivered, each with the log that holds it (null where the records were given without names).
+    /// </summary>
+    public IReadOnlyList<(string? Log, AfterCommitAction Action)> Owed { get; init; } = [];
+
     /// <summary>Evaluates <paramref name="records"/>, every log's in its own order (logs one after another).</summary>
     public static LogEvaluation Of(IReadOnlyList<LogRecord> records)
     {
@@ -76,7 +82,7 @@ internal sealed class LogEvaluation
     public static async Task<(LogEvaluation Evaluation, int Records, bool Gaps)> ReadAsync(ILogStorage storage, bool othersWrite, CancellationToken cancellationToken)
     {
         var evaluator = new LogEvaluationBuilder();
-        var counts = await LogScan.TwiceAsync(storage, (_, _, record) => evaluator.AddDecision(record), evaluator.Decide, (_, _, record) => evaluator.AddState(record), cancellationToken);
+        var counts = await LogScan.TwiceAsync(storage, (_, _, record) => evaluator.AddDecision(record), evaluator.Decide, (log, _, record) => evaluator.AddState(record, log), cancellationToken);
         try
         {
             return (evaluator.Result(), counts.Values.Sum(), false);

@@ -5,7 +5,7 @@ namespace Snapper.Recovery;
 /// <summary>
 /// Builds a <see cref="LogEvaluation"/> in its two passes (see its remarks), fed one record at a
 /// time so nobody has to hold the logs: <see cref="AddDecision(LogRecord)"/> for every record, then
-/// <see cref="Decide"/>, then <see cref="AddState(LogRecord)"/> for the same records, then
+/// <see cref="Decide"/>, then <see cref="AddState(LogRecord, string)"/> for the same records, then
 /// <see cref="Result"/>. The span overloads take encoded records and decode only those the pass
 /// uses (a pass 1 decodes decisions only; pass 2 the states that count).
 /// </summary>
@@ -16,6 +16,8 @@ internal sealed class LogEvaluationBuilder
     private readonly HashSet<long> decidedActs = [];
     private readonly HashSet<long> decidedBatches = [];
     private readonly Dictionary<ActorId, StateChain> chains = [];
+    private readonly Dictionary<AfterCommitId, (string? Log, AfterCommitAction Action)> committedActions = [];
+    private readonly HashSet<AfterCommitId> delivered = [];
     private HashSet<long>? committedActs;
     private HashSet<long>? committedBatches;
     private long maxTid;
@@ -63,11 +65,25 @@ internal sealed class LogEvaluationBuilder
         committedBatches = LogEvaluation.CommittedBatchesOf(batchCommits, decidedBatches);
     }
 
-    /// <summary>Pass 2: a record, which counts if it holds a committed state; returns whether it did.</summary>
-    public bool AddState(LogRecord record)
+    /// <summary>
+    /// Pass 2: a record, which counts if it holds a committed state; returns whether it did. It also
+    /// gathers the after-commit actions of committed transactions, in <paramref name="log"/>, and
+    /// those delivered.
+    /// </summary>
+    public bool AddState(LogRecord record, string? log = null)
     {
         switch (record)
         {
+            case AfterCommitRecord actions when (actions.Batch ? CommittedBatches : CommittedActs).Contains(actions.Tid):
+                foreach (var action in actions.Actions)
+                {
+                    committedActions.TryAdd(action.Id, (log, action));
+                }
+
+                return false;
+            case DeliveredRecord done:
+                delivered.UnionWith(done.Actions);
+                return false;
             case CommitRecord { State.IsEmpty: false } commit:
                 Offer(commit.Actor, commit.Version, commit.Delta, commit.State);
                 return true;
@@ -82,26 +98,31 @@ internal sealed class LogEvaluationBuilder
         }
     }
 
-    /// <summary>Pass 2 on an encoded record: only a state that may count is decoded.</summary>
-    public void AddState(ReadOnlySpan<byte> record)
+    /// <summary>Pass 2 on an encoded record of <paramref name="log"/>: only a state that may count, and after-commit actions, are decoded.</summary>
+    public void AddState(ReadOnlySpan<byte> record, string? log = null)
     {
         var (kind, tid) = LogRecordCodec.Peek(record);
         var counts = kind switch
         {
             LogRecordKind.Commit => true,
+            LogRecordKind.AfterCommit or LogRecordKind.Delivered => true, // which decision it follows is inside
             LogRecordKind.Prepare => CommittedActs.Contains(tid),
             LogRecordKind.BatchComplete => CommittedBatches.Contains(tid), // a BatchComplete's tid is its bid
             _ => false,
         };
         if (counts)
         {
-            AddState(LogRecordCodec.Decode(record));
+            AddState(LogRecordCodec.Decode(record), log);
         }
     }
 
+    // The after-commit actions of committed transactions not yet delivered, with the log each is in.
+    private List<(string? Log, AfterCommitAction Action)> Owed() =>
+        [.. committedActions.Where(a => !delivered.Contains(a.Key)).Select(a => a.Value)];
+
     /// <summary>Ends pass 2; a version missing below a committed one means records are missing (<see cref="InvalidDataException"/>).</summary>
     public LogEvaluation Result() =>
-        new(chains.ToDictionary(c => c.Key, c => c.Value.Last(c.Key)), committedActs ?? throw NotDecided(), committedBatches!, maxTid);
+        new(chains.ToDictionary(c => c.Key, c => c.Value.Last(c.Key)), committedActs ?? throw NotDecided(), committedBatches!, maxTid) { Owed = Owed() };
 
     /// <summary>
     /// Ends pass 2 over logs read while transactions went on: each actor's state as far as its
@@ -119,7 +140,7 @@ internal sealed class LogEvaluationBuilder
             }
         }
 
-        return new(states, committedActs ?? throw NotDecided(), committedBatches!, maxTid);
+        return new(states, committedActs ?? throw NotDecided(), committedBatches!, maxTid) { Owed = Owed() };
     }
 
     private static InvalidOperationException NotDecided() => new("The decisions are not known before the first pass has ended (Decide).");

@@ -2,6 +2,7 @@ using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Snapper.Diagnostics;
 using Snapper.Logging;
+using Snapper.Outbox;
 using Snapper.Configuration;
 
 namespace Snapper.Recovery;
@@ -27,6 +28,7 @@ internal sealed class LogRecovery(
     ILocalSiloDetails silo,
     IOptions<SnapperOptions> options,
     CommittedStates recovered,
+    AfterCommitOutbox outbox,
     ILogger<LogRecovery> diagnostics) : ILifecycleParticipant<ISiloLifecycle>
 {
     /// <summary>Runs with the silo's application services, before the silo becomes active and grains serve calls.</summary>
@@ -61,6 +63,16 @@ internal sealed class LogRecovery(
         }
 
         LogMessages.Recovered(diagnostics, recovered.Count, records, recovered.MaxTid);
+
+        // What this silo decided and did not deliver before it stopped or died: its own logs say
+        // so, and nobody else delivers it (the failover delivers what a silo that does not come back owed).
+        var own = writers.All.Select(w => w.Name).ToHashSet(StringComparer.Ordinal);
+        var owed = evaluation.Owed.Where(o => o.Log is { } log && own.Contains(log)).Select(o => o.Action).ToList();
+        if (owed.Count > 0)
+        {
+            LogMessages.AfterCommitOwedAtStart(diagnostics, owed.Count);
+            outbox.Deliver(owed);
+        }
     }
 
     /// <summary>

@@ -4,6 +4,7 @@ using Snapper.Configuration;
 using Snapper.Diagnostics;
 using Snapper.Grains;
 using Snapper.Logging;
+using Snapper.Outbox;
 using Snapper.Serialization;
 
 namespace Snapper.State;
@@ -16,6 +17,7 @@ internal abstract class ActorServices(
     IStateSerializer serializer,
     SnapperMetrics metrics,
     TimeProvider clock,
+    AfterCommitHandlers afterCommit,
     ILoggerFactory loggerFactory)
 {
     public SnapperOptions Options { get; } = options.Value;
@@ -30,6 +32,9 @@ internal abstract class ActorServices(
     public SnapperMetrics Metrics { get; } = metrics;
 
     public TimeProvider Clock { get; } = clock;
+
+    /// <summary>Checks and serializes the after-commit actions user code registers.</summary>
+    public AfterCommitHandlers AfterCommit { get; } = afterCommit;
 
     /// <summary>Where the actors' warnings go.</summary>
     public ILogger Diagnostics { get; } = loggerFactory.CreateLogger("Snapper.Actor");

@@ -12,6 +12,13 @@ internal interface ITransactionEngine<TState>
     ValueTask<TState> GetState(TxnContext ctx, AccessMode mode);
 
     /// <summary>
+    /// Registers an action to run once <paramref name="ctx"/>'s transaction has committed
+    /// (<c>TransactionalActor.AfterCommit</c>): it goes with the transaction to its decider, which
+    /// logs it with the decision.
+    /// </summary>
+    void AfterCommit(TxnContext ctx, object message);
+
+    /// <summary>
     /// Calls another actor within <paramref name="ctx"/>'s transaction. One method serves calls with
     /// and without a result: a <c>Func&lt;TActor, Task&lt;TResult&gt;&gt;</c> is a
     /// <c>Func&lt;TActor, Task&gt;</c>, and <see cref="CallAnswers.ResultOf{TResult}"/> reads the

@@ -22,7 +22,7 @@ public sealed class FolderLayerTests
         ["Configuration", "Diagnostics", "Serialization"], // options, log messages and metrics, state serializers
         ["Logging"],                                         // records, the log writer, storages
         ["Protocol"],                                        // grain interfaces and messages between roles, abort reasons
-        ["Grains", "Scheduling", "Concurrency", "Hybrid"],   // Orleans plumbing; the local schedule; wait-die locks; the hybrid check
+        ["Grains", "Scheduling", "Concurrency", "Hybrid", "Outbox"], // Orleans plumbing; the local schedule; wait-die locks; the hybrid check; after-commit actions
         ["Recovery"],                                        // reading the logs; loading an activation
         ["State", "Failover", "Checkpointing"],              // an actor's state versions; a departed silo; checkpoints
         ["Coordination"],                                    // the token ring and batches

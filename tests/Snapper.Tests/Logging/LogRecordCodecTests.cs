@@ -23,6 +23,10 @@ public sealed class LogRecordCodecTests
         new PrepareRecord(12, A, B, new byte[] { 7 }) { Version = 4, Delta = true },
         new CommitRecord(13, A, new byte[] { 8, 9 }) { Version = 5, Delta = true },
         new BatchCompleteRecord(14, B, "silo-a/1", new byte[] { 1 }) { Version = 6, Delta = true },
+        new AfterCommitRecord(15, Batch: false, [new AfterCommitAction(15, A, 0, [1, 2]), new AfterCommitAction(15, B, 3, [])]),
+        new AfterCommitRecord(16, Batch: true, [new AfterCommitAction(17, B, 0, new byte[70_000])]),
+        new DeliveredRecord(17, [new AfterCommitId(15, A, 0), new AfterCommitId(17, B, 2)]),
+        new DeliveredRecord(0, []),
     ];
 
     public static TheoryData<int> Records() => [.. Enumerable.Range(0, Samples.Length)];

@@ -142,4 +142,25 @@ public sealed class MessageSerializationTests
         Assert.IsType<InvalidOperationException>(back.Failure);
         Assert.Equal("nested boom", back.Failure!.Message);
     }
+
+    [Fact]
+    public void After_commit_actions_cross_the_wire_in_execution_info_and_a_hand_over_and_merge_by_id()
+    {
+        var first = new Snapper.Logging.AfterCommitAction(40, X, 0, [1, 2, 3]);
+        var second = new Snapper.Logging.AfterCommitAction(40, Y, 0, [4]);
+        var nested = new ExecutionInfo();
+        nested.AddAction(second);
+        var info = new ExecutionInfo();
+        info.AddAction(first);
+        info.Merge(nested);
+        info.Merge(nested); // the same action along a second path
+
+        var back = RoundTrip(info);
+        Assert.Equal(new HashSet<Snapper.Logging.AfterCommitId> { first.Id, second.Id }, back.Actions!.Keys.ToHashSet());
+        Assert.Equal([1, 2, 3], back.Actions[first.Id].Message);
+
+        var handover = new PactHandover(new ScheduleHandover(0, 0, [], null, [], [], [], [], [], [], []), [], null) { Actions = [(41L, [second])] };
+        var handed = RoundTrip(handover);
+        Assert.Equal(second.Id, Assert.Single(Assert.Single(handed.Actions).Actions).Id);
+    }
 }
