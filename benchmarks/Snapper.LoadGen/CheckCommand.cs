@@ -10,7 +10,7 @@ namespace Snapper.LoadGen;
 public static class CheckCommand
 {
     /// <summary>Runs the check on the files a parsed <c>check</c> names; returns the exit code.</summary>
-    public static async Task<int> RunAsync((FileInfo[] Histories, FileInfo Dump) files, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken)
+    public static async Task<int> RunAsync((FileInfo[] Histories, FileInfo Dump, FileInfo? Journal) files, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(files.Histories);
         ArgumentNullException.ThrowIfNull(stdout);
@@ -18,7 +18,13 @@ public static class CheckCommand
         var dumpPath = files.Dump.FullName;
 
         // Up front, before a long history is read: the OS's "access denied" for a folder names no flag.
-        foreach (var (flag, path) in files.Histories.Select(f => ("--history", f.FullName)).Append(("--dump", dumpPath)))
+        var paths = files.Histories.Select(f => ("--history", f.FullName)).Append(("--dump", dumpPath));
+        if (files.Journal is { } journalFile)
+        {
+            paths = paths.Append(("--journal", journalFile.FullName));
+        }
+
+        foreach (var (flag, path) in paths)
         {
             if (Directory.Exists(path))
             {
@@ -52,9 +58,31 @@ public static class CheckCommand
             return ExitCodes.Usage;
         }
 
+        AfterCommitChecker.Journal? journal = null;
+        if (files.Journal is { } journalPath)
+        {
+            try
+            {
+                journal = AfterCommitChecker.Read(await File.ReadAllLinesAsync(journalPath.FullName, cancellationToken));
+            }
+            catch (Exception e) when (IsFileProblem(e))
+            {
+                await stderr.WriteLineAsync($"error: --journal {journalPath.FullName}: cannot read the after-commit journal: {e.Message}");
+                return ExitCodes.Usage;
+            }
+        }
+
         var result = ListAppendChecker.Check(history, dump);
         await stdout.WriteAsync(CheckReport.Render(result));
-        return result.Ok ? ExitCodes.Ok : ExitCodes.Failure;
+        var ok = result.Ok;
+        if (journal is not null)
+        {
+            var actions = AfterCommitChecker.Check(history, journal);
+            await stdout.WriteAsync(AfterCommitChecker.Render(actions));
+            ok &= actions.Ok;
+        }
+
+        return ok ? ExitCodes.Ok : ExitCodes.Failure;
     }
 
     private static bool IsFileProblem(Exception e) =>

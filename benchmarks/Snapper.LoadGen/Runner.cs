@@ -168,8 +168,17 @@ public static class Runner
             else
             {
                 var blockers = new AbortBlockers();
-                var workload = new SmallBankWorkload(silo.Client, silo.Grains, options.Actors, options.PactPercent, options.ActAttempts, options.Promote, blockers.Record);
+                var workload = new SmallBankWorkload(silo.Client, silo.Grains, options.Actors, options.PactPercent, options.ActAttempts, options.Promote, blockers.Record, options.AfterCommit);
                 (runs, failed, interrupted) = await RunModesAsync(options, workload.For, workload, null, null, Plan(nemesis, workload, silo, options), blockers, stderr, terminal, cancellationToken);
+                var snapperModes = options.Modes.Where(m => m != ModeNames.Nt && !ModeNames.IsOrleansTxn(m)).ToList();
+                if (options.AfterCommitCompared && snapperModes.Count > 0 && !failed && !interrupted)
+                {
+                    // Snapper's modes again on the same accounts, each transfer now with its notice.
+                    var notifying = new SmallBankWorkload(silo.Client, silo.Grains, options.Actors, options.PactPercent, options.ActAttempts, options.Promote, blockers.Record, notify: true);
+                    var (again, againFailed, againInterrupted) = await RunModesAsync(options with { Modes = snapperModes }, notifying.For, notifying, null, null, Plan(nemesis, notifying, silo, options), blockers, stderr, terminal, cancellationToken);
+                    runs = [.. runs, .. again.Select(run => run with { Mode = $"{run.Mode}+after-commit" })];
+                    (failed, interrupted) = (againFailed, againInterrupted);
+                }
             }
 
             var report = new LoadGenReport(options.Workload, options, cluster, runs);
@@ -241,7 +250,7 @@ public static class Runner
         }
 
         var blockers = new AbortBlockers();
-        var workload = new ListAppendWorkload(silo.Client, options.Actors, options.PactPercent, Record, options.UserAborts, options.Promote, nested: options.Workload == LoadGenCommandLine.Nested, onRetry: blockers.Record);
+        var workload = new ListAppendWorkload(silo.Client, options.Actors, options.PactPercent, Record, options.UserAborts, options.Promote, nested: options.Workload == LoadGenCommandLine.Nested, onRetry: blockers.Record, announce: options.AfterCommit);
         var (runs, failed, interrupted) = await RunModesAsync(options, workload.For, null, workload, null, Plan(nemesis, workload, silo, options), blockers, stderr, terminal, cancellationToken);
 
         if (writer is not null)

@@ -7,26 +7,31 @@ namespace ListAppend;
 public sealed class ListActor : TransactionalActor<TidList>, IListActor
 {
     /// <inheritdoc />
-    public async Task<AppendResult> Append(TxnContext ctx)
+    public async Task<AppendResult> Append(TxnContext ctx, bool announce = false)
     {
         var list = await GetState(ctx, AccessMode.ReadWrite);
         var seen = new AppendResult(Id, list.Count, list.Last);
         list.Add(ctx.Tid);
+        if (announce)
+        {
+            AfterCommit(ctx, new Appended(Id, ctx.Tid));
+        }
+
         return seen;
     }
 
     /// <inheritdoc />
-    public async Task<AppendResult[]> AppendEverywhere(TxnContext ctx, ActorId[] others)
+    public async Task<AppendResult[]> AppendEverywhere(TxnContext ctx, ActorId[] others, bool announce = false)
     {
-        var mine = await Append(ctx);
-        var theirs = await Task.WhenAll(others.Select(o => CallActor<IListActor, AppendResult>(ctx, o, a => a.Append(ctx))));
+        var mine = await Append(ctx, announce);
+        var theirs = await Task.WhenAll(others.Select(o => CallActor<IListActor, AppendResult>(ctx, o, a => a.Append(ctx, announce))));
         return [mine, .. theirs];
     }
 
     /// <inheritdoc />
-    public async Task<AppendResult[]> AppendEverywhereThenRollBack(TxnContext ctx, ActorId[] others)
+    public async Task<AppendResult[]> AppendEverywhereThenRollBack(TxnContext ctx, ActorId[] others, bool announce = false)
     {
-        await AppendEverywhere(ctx, others);
+        await AppendEverywhere(ctx, others, announce);
         throw new TransactionAbortedException(AbortReason.User, $"transaction {ctx.Tid} appended everywhere and rolls back");
     }
 

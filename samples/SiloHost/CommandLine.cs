@@ -104,6 +104,12 @@ public static class CommandLine
         "orleans",
         "fast");
 
+    public static readonly Option<FileInfo?> AfterCommitJournal = new("--after-commit-journal")
+    {
+        Description = "File where the list-append sample's after-commit handler notes each action it takes, fsynced, one line each (repeats of an id dropped and noted as such); LoadGen check --journal reads it. Without it the handler keeps its ids in memory.",
+        HelpName = "file",
+    };
+
     public static readonly Option<bool> Verbose = new("--verbose")
     {
         Description = "Log exceptions whole, and on a failed start every log line instead of one error line.",
@@ -114,7 +120,7 @@ public static class CommandLine
     {
         var root = new RootCommand("A standalone Orleans silo running Snapper and the samples' actors (SmallBank, list-append, TPC-C).")
         {
-            SiloPort, GatewayPort, Primary, Clustering, Redis, Advertise, Name, Logger, LogDir, Connection, Table, LogDelayMs, CheckpointInterval, OrleansLockTimeout, MembershipTimeouts, Verbose,
+            SiloPort, GatewayPort, Primary, Clustering, Redis, Advertise, Name, Logger, LogDir, Connection, Table, LogDelayMs, CheckpointInterval, OrleansLockTimeout, MembershipTimeouts, AfterCommitJournal, Verbose,
         };
         return root;
     }
@@ -180,6 +186,11 @@ public static class CommandLine
             problems.Add($"--advertise {advertised}: --clustering dev runs on loopback (127.0.0.1); to advertise another address use --clustering redis.");
         }
 
+        if (parsed.GetValue(AfterCommitJournal) is { } journal && (Directory.Exists(journal.FullName) || journal.Directory is { Exists: false }))
+        {
+            problems.Add($"--after-commit-journal {journal.FullName}: {(Directory.Exists(journal.FullName) ? "is a folder" : "its folder does not exist")}; give a file to append to.");
+        }
+
         if (parsed.GetValue(SiloPort) == parsed.GetValue(GatewayPort))
         {
             problems.Add("--silo-port and --gateway-port must differ.");
@@ -214,7 +225,8 @@ public static class CommandLine
             parsed.GetValue(CheckpointInterval),
             parsed.GetValue(OrleansLockTimeout),
             parsed.GetValue(Verbose),
-            parsed.GetValue(MembershipTimeouts) == "fast");
+            parsed.GetValue(MembershipTimeouts) == "fast",
+            parsed.GetValue(AfterCommitJournal)?.FullName);
     }
 
     /// <summary><c>host:port</c>, the host a name or an IPv4 address (see <see cref="OptionChecks.Endpoint"/>).</summary>

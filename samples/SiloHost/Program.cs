@@ -5,6 +5,7 @@ using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Orleans.Configuration;
 using SiloHost;
+using ListAppend;
 using SmallBank;
 using Snapper.Configuration;
 using Snapper.LoadGen.Cluster;
@@ -90,7 +91,9 @@ void ConfigureSilo(ISiloBuilder silo)
             o.LogWriteDelay = TimeSpan.FromMilliseconds(options.LogDelayMs);
             o.CheckpointInterval = TimeSpan.FromSeconds(options.CheckpointIntervalSeconds);
         }))
-        .AddOrleansTxnSmallBank(TimeSpan.FromMilliseconds(options.LogDelayMs), options.OrleansLockTimeoutMs is { } ms ? TimeSpan.FromMilliseconds(ms) : null); // LoadGen's orleans-txn modes
+        .AddOrleansTxnSmallBank(TimeSpan.FromMilliseconds(options.LogDelayMs), options.OrleansLockTimeoutMs is { } ms ? TimeSpan.FromMilliseconds(ms) : null) // LoadGen's orleans-txn modes
+        .AddTransferNotices() // the samples' after-commit handlers (LoadGen --after-commit)
+        .AddAppendedJournal(options.AfterCommitJournal);
     if (options.Logger == "azure-table")
     {
         silo.AddSnapperAzureTableLogStorage(o => (o.ConnectionString, o.TableName) = (options.Connection!, options.Table!));

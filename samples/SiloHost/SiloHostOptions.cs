@@ -18,5 +18,6 @@ namespace SiloHost;
 /// <param name="CheckpointIntervalSeconds">Seconds between checkpoints of the logs (0: none).</param>
 /// <param name="OrleansLockTimeoutMs">The lock timeouts of Orleans' own transactions (LoadGen's orleans-txn modes), or null for Orleans' defaults.</param>
 /// <param name="Verbose">Exceptions logged whole, and a failed start's log lines written.</param>
+/// <param name="AfterCommitJournal">Where the list-append sample's after-commit handler notes what it took, or null (in memory).</param>
 /// <param name="FastMembership">Orleans' membership timing lowered for a test cluster on one machine (<see cref="MembershipTiming.Fast"/>), instead of Orleans' own.</param>
-public sealed record SiloHostOptions(int SiloPort, int GatewayPort, IPEndPoint? Primary, string Name, string Logger, DirectoryInfo? LogDirectory, int LogDelayMs, string Clustering = "dev", string? Redis = null, IPAddress? Advertise = null, string? Connection = null, string? Table = null, int CheckpointIntervalSeconds = 60, int? OrleansLockTimeoutMs = null, bool Verbose = false, bool FastMembership = false);
+public sealed record SiloHostOptions(int SiloPort, int GatewayPort, IPEndPoint? Primary, string Name, string Logger, DirectoryInfo? LogDirectory, int LogDelayMs, string Clustering = "dev", string? Redis = null, IPAddress? Advertise = null, string? Connection = null, string? Table = null, int CheckpointIntervalSeconds = 60, int? OrleansLockTimeoutMs = null, bool Verbose = false, bool FastMembership = false, string? AfterCommitJournal = null);

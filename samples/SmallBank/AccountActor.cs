@@ -74,6 +74,11 @@ public sealed class AccountActor : TransactionalActor<Account>, IAccountActor
 
         account.Checking -= debit;
         await Task.WhenAll(input.To.Select(to => CallActor<IAccountActor>(ctx, to, a => a.DepositChecking(ctx, input.Amount))));
+        if (input.Notify)
+        {
+            AfterCommit(ctx, new TransferNotice(Id, input.To, input.Amount)); // sent only if the transfer commits
+        }
+
         return account.Checking;
     }
 }

@@ -4,6 +4,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Orleans.Configuration;
+using ListAppend;
 using SmallBank;
 using Snapper.LoadGen.Nemesis;
 using Snapper.LoadGen.Options;
@@ -163,7 +164,9 @@ public sealed class EmbeddedCluster : ILoadGenCluster
                         o.DeclarationTimeout = Min(o.DeclarationTimeout, CallFaults.ResponseTimeout);
                     }
                 }))
-                .AddOrleansTxnSmallBank(TimeSpan.FromMilliseconds(options.LogDelayMs), options.OrleansLockTimeoutMs is { } ms ? TimeSpan.FromMilliseconds(ms) : null);
+                .AddOrleansTxnSmallBank(TimeSpan.FromMilliseconds(options.LogDelayMs), options.OrleansLockTimeoutMs is { } ms ? TimeSpan.FromMilliseconds(ms) : null)
+                .AddTransferNotices() // the samples' after-commit handlers (--after-commit)
+                .AddAppendedJournal(path: null);
             if (faults is { Any: true })
             {
                 AddFaults(silo, faults);

@@ -206,6 +206,19 @@ public static class LoadGenCommandLine
         Validators = { r => Range(r, 0, 100) },
     };
 
+    private static readonly Option<bool> AfterCommit = new("--after-commit")
+    {
+        Description = "Each append registers an after-commit action, taken by the silos' handler once its transaction committed (SiloHost --after-commit-journal notes them for check --journal).",
+    };
+
+    private static readonly Option<string> SmallBankAfterCommit = OneOf(
+        "--after-commit",
+        "off",
+        "Each Snapper transfer registers an after-commit action, a notice from the payer that the silos' handler takes once it committed: on; both runs every mode twice, without and then with it, the second reported as MODE+after-commit.",
+        "off",
+        "on",
+        "both");
+
     private static readonly Option<int> Warehouses = Count("--warehouses", 2, "Warehouses of each mode's database.");
 
     private static readonly Option<int> PactAttempts = Count("--pact-attempts", 1, "Times RunPact runs a PACT that an earlier batch's abort cascaded into (1-1000).");
@@ -232,6 +245,12 @@ public static class LoadGenCommandLine
         Required = true,
     };
 
+    private static readonly Option<FileInfo?> CheckJournal = new("--journal")
+    {
+        Description = "Also check the after-commit journal the silos kept (SiloHost --after-commit-journal) for runs with --after-commit: every committed transaction's actions taken, none of an aborted one's, each id once.",
+        HelpName = "file",
+    };
+
     private static readonly Option<double> IdleDuration = WithAtMost(Seconds("--duration", 10, "Seconds the idle silo's CPU use is measured."), LoadGenValidation.MaxSeconds);
 
     private static readonly Option<DirectoryInfo> FiguresOut = new("--out")
@@ -255,13 +274,13 @@ public static class LoadGenCommandLine
     {
         return new RootCommand("Snapper's load generator: runs a workload in several transaction modes, one after another on one cluster, each on its own keys, and reports throughput, aborts and latency.")
         {
-            Workload(SmallBank, "SmallBank MultiTransfer: one account pays --txn-size - 1 others (orleans-txn: the same on Orleans' own transactions).", ModeNames.Default, ModeNames.Supported, ActAttempts, PactAttempts, OrleansLockTimeout),
-            Workload(ListAppend, "Each transaction appends its tid to the lists of --txn-size actors; --verify or check tests the history Elle-style.", [ModeNames.Pact, ModeNames.Act], [ModeNames.Pact, ModeNames.Act, ModeNames.ActElr, ModeNames.Hybrid], History, Dump, UserAborts),
+            Workload(SmallBank, "SmallBank MultiTransfer: one account pays --txn-size - 1 others (orleans-txn: the same on Orleans' own transactions).", ModeNames.Default, ModeNames.Supported, ActAttempts, PactAttempts, OrleansLockTimeout, SmallBankAfterCommit),
+            Workload(ListAppend, "Each transaction appends its tid to the lists of --txn-size actors; --verify or check tests the history Elle-style.", [ModeNames.Pact, ModeNames.Act], [ModeNames.Pact, ModeNames.Act, ModeNames.ActElr, ModeNames.Hybrid], History, Dump, UserAborts, AfterCommit),
             Workload(Nested, "Each transaction runs a random call tree (up to 3 levels, 3 calls a node, nested calls one after another or in parallel, actors coming back in their own tree, nodes that throw or swallow a failure), appending once on every actor it reaches; --verify or check tests the history as listappend's.", [ModeNames.Pact, ModeNames.Act], [ModeNames.Pact, ModeNames.Act, ModeNames.ActElr, ModeNames.Hybrid], History, Dump, NestedUserAborts, NestedActors, NestedTxnSize, NestedPipeline),
             Workload(TpcC, "TPC-C's five transactions at the standard mix on a database loaded per mode; one row per transaction type.", [ModeNames.Pact, ModeNames.Act, ModeNames.Hybrid], [ModeNames.Pact, ModeNames.Act, ModeNames.Hybrid], Warehouses, NewOrderOnly, PactAttempts),
             new Command(Check, "Check a listappend history against its list dump: lost, duplicated, misplaced or aborted appends and cycles. Exit 0 consistent, 1 violations, 2 unreadable files.")
             {
-                CheckHistory, CheckDump,
+                CheckHistory, CheckDump, CheckJournal,
             },
             new Command(Idle, "Start an embedded silo, run one PACT and one ACT, then measure the process's CPU use while nothing runs.")
             {
@@ -313,18 +332,19 @@ public static class LoadGenCommandLine
         };
         return command.Name switch
         {
-            SmallBank => options with { ActAttempts = parsed.GetValue(ActAttempts), PactAttempts = parsed.GetValue(PactAttempts), OrleansLockTimeoutMs = parsed.GetValue(OrleansLockTimeout) },
-            ListAppend or Nested => options with { History = parsed.GetValue(History)?.FullName, Dump = parsed.GetValue(Dump)?.FullName, UserAborts = parsed.GetValue(Own(command, UserAborts)) },
+            SmallBank => options with { ActAttempts = parsed.GetValue(ActAttempts), PactAttempts = parsed.GetValue(PactAttempts), OrleansLockTimeoutMs = parsed.GetValue(OrleansLockTimeout), AfterCommit = parsed.GetValue(SmallBankAfterCommit) == "on", AfterCommitCompared = parsed.GetValue(SmallBankAfterCommit) == "both" },
+            ListAppend => options with { History = parsed.GetValue(History)?.FullName, Dump = parsed.GetValue(Dump)?.FullName, UserAborts = parsed.GetValue(Own(command, UserAborts)), AfterCommit = parsed.GetValue(AfterCommit) },
+            Nested => options with { History = parsed.GetValue(History)?.FullName, Dump = parsed.GetValue(Dump)?.FullName, UserAborts = parsed.GetValue(Own(command, UserAborts)) },
             TpcC => options with { Warehouses = parsed.GetValue(Warehouses), NewOrderOnly = parsed.GetValue(NewOrderOnly), PactAttempts = parsed.GetValue(PactAttempts) },
             _ => options,
         };
     }
 
     /// <summary>The files of a parsed <c>check</c>.</summary>
-    public static (FileInfo[] Histories, FileInfo Dump) CheckFiles(ParseResult parsed)
+    public static (FileInfo[] Histories, FileInfo Dump, FileInfo? Journal) CheckFiles(ParseResult parsed)
     {
         ArgumentNullException.ThrowIfNull(parsed);
-        return (parsed.GetValue(CheckHistory)!, parsed.GetValue(CheckDump)!);
+        return (parsed.GetValue(CheckHistory)!, parsed.GetValue(CheckDump)!, parsed.GetValue(CheckJournal));
     }
 
     /// <summary>The measured seconds of a parsed <c>idle</c>.</summary>

@@ -123,6 +123,12 @@ public sealed record LoadGenOptions
     /// <summary>listappend: the percentage of transactions that roll back after appending everywhere (<c>--user-aborts</c>).</summary>
     public int UserAborts { get; init; }
 
+    /// <summary>smallbank, listappend: each transaction registers after-commit actions (<c>--after-commit</c>): a notice per transfer, an <c>Appended</c> per list.</summary>
+    public bool AfterCommit { get; init; }
+
+    /// <summary>smallbank: every mode runs twice, without and then with after-commit actions (<c>--after-commit both</c>).</summary>
+    public bool AfterCommitCompared { get; init; }
+
     /// <summary>smallbank and tpcc: how many times RunPact runs a PACT aborted by a cascade (<c>--pact-attempts</c>).</summary>
     public int PactAttempts { get; init; } = 1;
 

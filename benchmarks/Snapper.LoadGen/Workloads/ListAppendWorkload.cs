@@ -24,6 +24,7 @@ public sealed class ListAppendWorkload : IWorkloadActors
     private readonly ActOptions actElr;
     private readonly Action<HistoryEntry> record;
     private readonly bool nested;
+    private readonly bool announce;
 
     // Transactions whose tid is known and whose outcome is not recorded yet: at cut-off they are
     // recorded as unknown. Whoever flips Done first records the transaction, exactly once.
@@ -38,8 +39,10 @@ public sealed class ListAppendWorkload : IWorkloadActors
     /// <param name="promote">An ACT aborted for a concurrency reason runs again as a PACT (<c>--promote</c>).</param>
     /// <param name="nested">Run call trees (<c>nested</c>), not one call per actor.</param>
     /// <param name="onRetry">Told of each ACT attempt that aborted and runs again (<see cref="ActOptions.OnRetry"/>).</param>
-    public ListAppendWorkload(ISnapperClient client, int actors, int pactPercent, Action<HistoryEntry> record, int userAbortPercent = 0, bool promote = true, bool nested = false, Action<TransactionAbortedException>? onRetry = null)
+    /// <param name="announce">Each append registers an <see cref="Appended"/> after-commit action (<c>--after-commit</c>).</param>
+    public ListAppendWorkload(ISnapperClient client, int actors, int pactPercent, Action<HistoryEntry> record, int userAbortPercent = 0, bool promote = true, bool nested = false, Action<TransactionAbortedException>? onRetry = null, bool announce = false)
     {
+        this.announce = announce;
         this.nested = nested;
         act = ActOptions.Default with { Promote = promote, OnRetry = onRetry };
         actElr = ActOptions.EarlyRelease with { Promote = promote, OnRetry = onRetry };
@@ -162,7 +165,7 @@ public sealed class ListAppendWorkload : IWorkloadActors
             actors[i] = others[i - 1].Key;
         }
 
-        return IssueAsync(run, mode, first, actors, (actor, ctx) => rollBack ? actor.AppendEverywhereThenRollBack(ctx, others) : actor.AppendEverywhere(ctx, others), () => Declare(first, others));
+        return IssueAsync(run, mode, first, actors, (actor, ctx) => rollBack ? actor.AppendEverywhereThenRollBack(ctx, others, announce) : actor.AppendEverywhere(ctx, others, announce), () => Declare(first, others));
     }
 
     // Runs one transaction starting with `call` on `first`, reaching `actors`, and records it.

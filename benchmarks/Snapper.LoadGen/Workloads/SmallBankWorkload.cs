@@ -28,6 +28,7 @@ public sealed class SmallBankWorkload : IWorkloadActors
     private readonly ActorId[] plainIds;
     private readonly IPlainAccountActor?[] plainAccounts;
     private readonly int pactPercent;
+    private readonly bool notify;
 
     private readonly KeyBlockIds<IAccountActor> accounts;
 
@@ -36,8 +37,10 @@ public sealed class SmallBankWorkload : IWorkloadActors
     /// <param name="actors">Accounts per mode (<c>--actors</c>).</param>
     /// <param name="pactPercent">Hybrid: the percentage of MultiTransfers issued as PACTs.</param>
     /// <param name="onRetry">Told of each ACT attempt that aborted and runs again (<see cref="ActOptions.OnRetry"/>).</param>
-    public SmallBankWorkload(ISnapperClient client, IGrainFactory grains, int actors, int pactPercent = 90, int actAttempts = 1, bool promote = true, Action<TransactionAbortedException>? onRetry = null)
+    /// <param name="notify">Each Snapper transfer sends a <see cref="TransferNotice"/> once committed (<c>--after-commit</c>).</param>
+    public SmallBankWorkload(ISnapperClient client, IGrainFactory grains, int actors, int pactPercent = 90, int actAttempts = 1, bool promote = true, Action<TransactionAbortedException>? onRetry = null, bool notify = false)
     {
+        this.notify = notify;
         ArgumentNullException.ThrowIfNull(client);
         ArgumentNullException.ThrowIfNull(grains);
         ArgumentOutOfRangeException.ThrowIfLessThan(actors, 1);
@@ -154,7 +157,7 @@ public sealed class SmallBankWorkload : IWorkloadActors
             to[i - 1] = ids[keys[i]];
         }
 
-        var input = new MultiTransferInput(Amount, to);
+        var input = new MultiTransferInput(Amount, to, notify);
         return client.RunAct<IAccountActor, decimal>(ids[keys[0]], (a, ctx) => a.MultiTransfer(ctx, input), options, CancellationToken.None);
     }
 
@@ -169,7 +172,7 @@ public sealed class SmallBankWorkload : IWorkloadActors
             declared = declared.And(to[i - 1]);
         }
 
-        var input = new MultiTransferInput(Amount, to);
+        var input = new MultiTransferInput(Amount, to, notify);
         return client.RunPact<IAccountActor, decimal>(ids[keys[0]], (a, ctx) => a.MultiTransfer(ctx, input), declared, CancellationToken.None);
     }
 

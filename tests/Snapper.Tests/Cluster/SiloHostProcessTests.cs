@@ -73,6 +73,8 @@ public sealed class SiloHostProcessTests
     [InlineData("--membership-timeouts", "--membership-timeouts quick")]
     [InlineData("--connection", "--connection garbage")] // the memory logger's: another logger's flag
     [InlineData("--table", "--table x")]
+    [InlineData("--after-commit-journal", "--after-commit-journal /nonexistent-folder/journal.tsv")]
+    [InlineData("--after-commit-journal", "--after-commit-journal /tmp")]
     [InlineData("--table", "--logger azure-table --table x!")] // not an Azure table name
     [InlineData("--advertise", "--advertise 10.9.8.7")] // dev clustering runs on loopback
     public async Task A_bad_flag_exits_2_with_one_line_naming_it(string flag, string commandLine)

@@ -106,6 +106,9 @@ public sealed partial class CommandLineTests
     [InlineData("--warehouses", "tpcc --warehouses 100000")] // gigabytes loading before a line
     [InlineData("--history", "check --history /tmp --dump /tmp/snapper-no-dump.json")] // a folder: "access denied"
     [InlineData("--dump", "check --history /tmp/snapper-no-history.jsonl --dump /tmp")]
+    [InlineData("--journal", "check --history /tmp/snapper-no-history.jsonl --dump /tmp/snapper-no-dump.json --journal /tmp")]
+    [InlineData("--after-commit", "smallbank --after-commit twice")]
+    [InlineData("--after-commit", "tpcc --after-commit")] // not a flag of tpcc's
     public async Task Bad_flags_exit_2_with_one_error_line_naming_the_flag_before_any_load(string named, string commandLine)
     {
         var (stdout, stderr) = (new StringWriter(), new StringWriter());
