@@ -16,13 +16,15 @@ namespace Snapper;
 /// coordinator's for a PACT), outside any grain and outside the transaction, after the caller may
 /// already have been answered. A throw, or running past <see cref="Configuration.SnapperOptions.AfterCommitAttemptTimeout"/>,
 /// is logged, counted (<c>snapper.after_commit.attempts</c>, outcome <c>failed</c>) and tried again
-/// after a growing backoff, without holding up other actions or transactions.</para>
+/// after a growing backoff, without holding up other actions or transactions. An attempt past the
+/// timeout is not stopped: the next may run beside it, so drop repeats atomically (an insert that
+/// fails on a taken id, say).</para>
 /// </remarks>
 public interface IAfterCommitHandler<in TMessage>
 {
     /// <summary>Carries out <paramref name="message"/>, or drops it if <paramref name="context"/>'s id was seen before.</summary>
     /// <param name="message">What the actor registered.</param>
     /// <param name="context">The action's stable id and where it came from.</param>
-    /// <param name="cancellationToken">Signalled when the attempt timed out or the silo stops (the action stays owed).</param>
+    /// <param name="cancellationToken">Signalled when the silo stops (the action stays owed, and is delivered after its restart).</param>
     Task HandleAsync(TMessage message, AfterCommitContext context, CancellationToken cancellationToken);
 }

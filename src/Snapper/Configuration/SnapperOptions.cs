@@ -52,8 +52,8 @@ public sealed class SnapperOptions
     public TimeSpan TransactionTimeout { get; set; } = DefaultTransactionTimeout;
 
     /// <summary>
-    /// How long one attempt of an after-commit handler may run before it is cancelled and tried
-    /// again (<c>IAfterCommitHandler</c>) (100 ms to 1 hour); default 30 s.
+    /// How long one attempt of an after-commit handler may run before the action is tried again
+    /// beside it (<c>IAfterCommitHandler</c>) (100 ms to 1 hour); default 30 s.
     /// </summary>
     public TimeSpan AfterCommitAttemptTimeout { get; set; } = TimeSpan.FromSeconds(30);
 

@@ -31,26 +31,16 @@ internal sealed class AfterCommitHandlers(IServiceProvider services, Serializer 
         return new AfterCommitAction(tid, actor, seq, serializer.SerializeToArray<object>(message));
     }
 
-    /// <summary>The message's type name, for logs and metrics; "(undecodable)" if it does not decode.</summary>
-    public string TypeOf(AfterCommitAction action)
-    {
-        try
-        {
-            return serializer.Deserialize<object>(action.Message)?.GetType().Name ?? "(null)";
-        }
-        catch (Exception)
-        {
-            return "(undecodable)";
-        }
-    }
-
-    /// <summary>Hands <paramref name="action"/> to its handler; throws what the handler throws, or if none takes it on this silo.</summary>
-    public Task Handle(AfterCommitAction action, int attempt, CancellationToken cancellationToken)
+    /// <summary>
+    /// <paramref name="action"/>'s message, decoded, and its handler's call; throws if it does not
+    /// decode or no handler takes it on this silo.
+    /// </summary>
+    public (object Message, Func<object, AfterCommitContext, CancellationToken, Task> Dispatch) Prepare(AfterCommitAction action)
     {
         var message = serializer.Deserialize<object>(action.Message) ?? throw new InvalidDataException($"After-commit action {action.Id} decoded to null.");
         var dispatch = DispatcherFor(message.GetType())
             ?? throw new SnapperException($"No handler takes after-commit action {action.Id} of type {message.GetType().FullName} on this silo: add AddAfterCommitHandler<{message.GetType().Name}, …>() to AddSnapper.");
-        return dispatch(message, new AfterCommitContext(action.Id.ToString(), action.Tid, action.Actor, attempt), cancellationToken);
+        return (message, dispatch);
     }
 
     private Func<object, AfterCommitContext, CancellationToken, Task>? DispatcherFor(Type type) =>

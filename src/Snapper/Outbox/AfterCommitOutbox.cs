@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using System.Collections.Immutable;
+using System.Threading.Channels;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Snapper.Configuration;
@@ -10,20 +11,26 @@ namespace Snapper.Outbox;
 
 /// <summary>
 /// A silo's outbox: delivers the after-commit actions of the transactions this silo decided, once
-/// each decision is durable, and those its logs still owe when it starts
+/// each decision is final, and those its logs still owe when it starts
 /// (docs/architecture.md, "After-commit actions").
 /// </summary>
 /// <remarks>
-/// <para>Each action is tried until its handler returns, with a doubling backoff between failed
-/// attempts (100 ms up to <see cref="SnapperOptions.AfterCommitMaxBackoff"/>), and no action
-/// waits for another: a failing handler holds up nothing but its own actions. Once taken, the action
-/// is noted in the log (<see cref="DeliveredRecord"/>, several per record, not waited for): what a
-/// crash keeps from being noted is delivered again, at least once.</para>
-/// <para>Actions owed at start wait for the silo to be active, since a handler may call grains.
-/// When the silo stops, attempts under way are cancelled and the rest stays owed in the log.</para>
+/// <para>Deciders hand actions over without waiting (a queue); a few workers on the thread pool, never
+/// a grain's scheduler, hand each to its handler. A handler that completes at once costs no task of
+/// its own; one that awaits goes on beside the others (at most <see cref="MaxInFlight"/> at a time),
+/// bounded by <see cref="SnapperOptions.AfterCommitAttemptTimeout"/>. A failed attempt is tried again
+/// after a doubling backoff (100 ms up to <see cref="SnapperOptions.AfterCommitMaxBackoff"/>), off the
+/// queue, so a failing handler holds up nothing but its own actions.</para>
+/// <para>Once taken, an action is noted in the log (<see cref="DeliveredRecord"/>, many per record,
+/// not waited for): what a crash keeps from being noted is delivered again, at least once. Actions
+/// owed at start wait for the silo to be active, since a handler may call grains. When the silo
+/// stops, the workers stop and the rest stays owed in the log.</para>
 /// </remarks>
 internal sealed class AfterCommitOutbox : ILifecycleParticipant<ISiloLifecycle>, IDisposable
 {
+    /// <summary>Handler attempts that await, under way at once; more wait for one to end.</summary>
+    internal const int MaxInFlight = 1024;
+
     private static readonly TimeSpan FirstBackoff = TimeSpan.FromMilliseconds(100);
 
     private readonly AfterCommitHandlers handlers;
@@ -33,8 +40,9 @@ internal sealed class AfterCommitOutbox : ILifecycleParticipant<ISiloLifecycle>,
     private readonly SnapperOptions settings;
     private readonly ILogger diagnostics;
     private readonly CancellationTokenSource stopping = new();
+    private readonly Channel<AfterCommitAction> queue = Channel.CreateUnbounded<AfterCommitAction>(new UnboundedChannelOptions { AllowSynchronousContinuations = false });
+    private readonly SemaphoreSlim inFlight = new(MaxInFlight, MaxInFlight);
     private readonly ConcurrentQueue<AfterCommitId> delivered = new();
-    private readonly TaskCompletionSource active = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private int marking; // 1 while a DeliveredRecord is being appended
     private long owed;
 
@@ -53,11 +61,15 @@ internal sealed class AfterCommitOutbox : ILifecycleParticipant<ISiloLifecycle>,
 
     /// <summary>Starts delivering once the silo is active; stops (the rest stays owed) when it stops.</summary>
     public void Participate(ISiloLifecycle lifecycle) =>
-        lifecycle.Subscribe(nameof(AfterCommitOutbox), ServiceLifecycleStage.Active, _ =>
+        lifecycle.Subscribe(nameof(AfterCommitOutbox), ServiceLifecycleStage.Active, started =>
         {
-            active.TrySetResult();
+            for (var i = 0; i < Math.Max(2, Environment.ProcessorCount); i++)
+            {
+                _ = Task.Run(Work, CancellationToken.None);
+            }
+
             return Task.CompletedTask;
-        }, _ =>
+        }, stopped =>
         {
             stopping.Cancel();
             return Task.CompletedTask;
@@ -65,7 +77,7 @@ internal sealed class AfterCommitOutbox : ILifecycleParticipant<ISiloLifecycle>,
 
     /// <summary>
     /// The transaction that registered <paramref name="actions"/> has committed, and its decision
-    /// is durable (or nothing is logged): they are delivered from now on.
+    /// is final (or nothing is logged): they are delivered from now on.
     /// </summary>
     public void Deliver(IEnumerable<AfterCommitAction> actions)
     {
@@ -73,54 +85,129 @@ internal sealed class AfterCommitOutbox : ILifecycleParticipant<ISiloLifecycle>,
         {
             Interlocked.Increment(ref owed);
             metrics.AfterCommitOwed(1);
-            _ = Run(action);
+            queue.Writer.TryWrite(action); // unbounded: never refused
         }
     }
 
-    private async Task Run(AfterCommitAction action)
+    private async Task Work()
     {
         try
         {
-            await active.Task.WaitAsync(stopping.Token);
-            for (var attempt = 1; ; attempt++)
+            var reader = queue.Reader;
+            while (await reader.WaitToReadAsync(stopping.Token))
             {
-                Exception failure;
-                using (var bounded = CancellationTokenSource.CreateLinkedTokenSource(stopping.Token))
+                while (reader.TryRead(out var action))
                 {
-                    bounded.CancelAfter(settings.AfterCommitAttemptTimeout);
-                    try
+                    var attempt = Attempt(action, 1);
+                    if (!attempt.IsCompleted)
                     {
-                        // Off the caller's flow: a decider's grain context, or the logger's thread.
-                        await Task.Run(() => handlers.Handle(action, attempt, bounded.Token), bounded.Token).WaitAsync(bounded.Token);
-                        metrics.AfterCommitAttempt(delivered: true, handlers.TypeOf(action));
-                        Delivered(action.Id);
-                        return;
-                    }
-                    catch (OperationCanceledException) when (stopping.IsCancellationRequested)
-                    {
-                        return; // still owed in the log: the next start delivers it
-                    }
-                    catch (Exception e)
-                    {
-                        failure = e is OperationCanceledException ? new TimeoutException($"the handler ran past AfterCommitAttemptTimeout ({settings.AfterCommitAttemptTimeout})", e) : e;
+                        await inFlight.WaitAsync(stopping.Token);
+                        _ = Release(attempt);
                     }
                 }
-
-                var backoff = Backoff(attempt);
-                metrics.AfterCommitAttempt(delivered: false, handlers.TypeOf(action));
-                LogMessages.AfterCommitFailed(diagnostics, failure, action.Id.ToString(), handlers.TypeOf(action), attempt, backoff);
-                await Task.Delay(backoff, clock, stopping.Token);
             }
         }
         catch (OperationCanceledException) when (stopping.IsCancellationRequested)
         {
-            // The silo stops: the action stays owed in the log.
+            // The silo stops: what is queued stays owed in the log.
+        }
+    }
+
+    private async Task Release(Task attempt)
+    {
+        try
+        {
+            await attempt;
         }
         finally
         {
-            Interlocked.Decrement(ref owed);
-            metrics.AfterCommitOwed(-1);
+            inFlight.Release();
         }
+    }
+
+    // One attempt, then a retry after a backoff if it failed; completes at once when the handler did.
+    private Task Attempt(AfterCommitAction action, int attempt)
+    {
+        Task handling;
+        string type = "(undecodable)";
+        try
+        {
+            var (message, dispatch) = handlers.Prepare(action);
+            type = message.GetType().Name;
+            handling = dispatch(message, new AfterCommitContext(action.Id.ToString(), action.Tid, action.Actor, attempt), stopping.Token);
+        }
+        catch (Exception e)
+        {
+            handling = Task.FromException(e);
+        }
+
+        if (handling.IsCompletedSuccessfully)
+        {
+            Taken(action, type);
+            return Task.CompletedTask;
+        }
+
+        return Finish(action, attempt, type, handling);
+    }
+
+    private async Task Finish(AfterCommitAction action, int attempt, string type, Task handling)
+    {
+        try
+        {
+            await handling.WaitAsync(settings.AfterCommitAttemptTimeout, clock, stopping.Token);
+            Taken(action, type);
+            return;
+        }
+        catch (OperationCanceledException) when (stopping.IsCancellationRequested)
+        {
+            Ended(); // still owed in the log: the next start delivers it
+            return;
+        }
+        catch (Exception e)
+        {
+            var failure = e is TimeoutException && !handling.IsCompleted
+                ? new TimeoutException($"the handler ran past AfterCommitAttemptTimeout ({settings.AfterCommitAttemptTimeout}); tried again beside it", e)
+                : e;
+            var backoff = Backoff(attempt);
+            metrics.AfterCommitAttempt(delivered: false, type);
+            LogMessages.AfterCommitFailed(diagnostics, failure, action.Id.ToString(), type, attempt, backoff);
+            _ = Retry(action, attempt + 1, backoff);
+        }
+    }
+
+    private async Task Retry(AfterCommitAction action, int attempt, TimeSpan backoff)
+    {
+        try
+        {
+            await Task.Delay(backoff, clock, stopping.Token);
+        }
+        catch (OperationCanceledException)
+        {
+            Ended();
+            return;
+        }
+
+        await Attempt(action, attempt);
+    }
+
+    private void Taken(AfterCommitAction action, string type)
+    {
+        metrics.AfterCommitAttempt(delivered: true, type);
+        Ended();
+        if (loggers.Enabled)
+        {
+            delivered.Enqueue(action.Id);
+            if (Interlocked.CompareExchange(ref marking, 1, 0) == 0)
+            {
+                _ = Mark();
+            }
+        }
+    }
+
+    private void Ended()
+    {
+        Interlocked.Decrement(ref owed);
+        metrics.AfterCommitOwed(-1);
     }
 
     // 100 ms, doubling up to the maximum, each within ±20% so that actions failing together do not
@@ -134,36 +221,24 @@ internal sealed class AfterCommitOutbox : ILifecycleParticipant<ISiloLifecycle>,
 
     // Notes delivered actions in the log, as many per record as have gathered while the last one
     // was appended.
-    private void Delivered(AfterCommitId id)
-    {
-        if (!loggers.Enabled)
-        {
-            return;
-        }
-
-        delivered.Enqueue(id);
-        if (Interlocked.CompareExchange(ref marking, 1, 0) == 0)
-        {
-            _ = Mark();
-        }
-    }
-
     private async Task Mark()
     {
         while (true)
         {
             var ids = ImmutableArray.CreateBuilder<AfterCommitId>();
+            var highest = 0L;
             while (ids.Count < 4096 && delivered.TryDequeue(out var id))
             {
                 ids.Add(id);
+                highest = Math.Max(highest, id.Tid);
             }
 
             if (ids.Count > 0)
             {
                 try
                 {
-                    var logger = loggers.All[(int)(ids[0].Tid % loggers.All.Count)];
-                    await logger.Append(new DeliveredRecord(ids.Max(i => i.Tid), ids.ToImmutable()));
+                    var logger = loggers.All[(int)(highest % loggers.All.Count)];
+                    await logger.Append(new DeliveredRecord(highest, ids.ToImmutable()));
                 }
                 catch (Exception e)
                 {
