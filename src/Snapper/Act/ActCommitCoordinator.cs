@@ -172,19 +172,19 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool l
             var logged = false;
             if ((writers.Length > 0 || actions.Length > 0) && loggers.For(ctx.Root) is { } coordinatorLog)
             {
-                var actionsWritten = actions.Length > 0 ? coordinatorLog.Append(new AfterCommitRecord(tid, Batch: false, actions)) : Task.CompletedTask;
+
                 // The point of no return (docs/architecture.md, "When an early-released ACT has
                 // committed"): once this record is appended it may become durable at any moment,
                 // and recovery then decides from it and its dependencies' records alone. So from
                 // here on only what recovery can also see may abort this ACT: its own record
                 // failing to become durable, or a dependency aborting. Never the deadline.
-                var durable = coordinatorLog.Append(new CoordCommitRecord(tid) { DependsOn = CommitDependency.Tids(info) });
+                var commitRecord = new CoordCommitRecord(tid) { DependsOn = CommitDependency.Tids(info) };
+                var durable = actions.Length > 0 ? coordinatorLog.AppendBefore(new AfterCommitRecord(tid, Batch: false, actions), commitRecord) : coordinatorLog.Append(commitRecord);
                 logged = true;
                 act.SetDecided(true); // ordered after its dependencies' records
                 try
                 {
                     await durable;
-                    await actionsWritten;
                 }
                 catch (Exception e)
                 {
@@ -219,9 +219,8 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool l
 
         try
         {
-            var actionsWritten = actions.Length > 0 ? coordinatorLog.Append(new AfterCommitRecord(ctx.Tid, Batch: false, actions)) : Task.CompletedTask;
-            await coordinatorLog.Append(new CoordCommitRecord(ctx.Tid) { DependsOn = dependsOn });
-            await actionsWritten;
+            var decision = new CoordCommitRecord(ctx.Tid) { DependsOn = dependsOn };
+            await (actions.Length > 0 ? coordinatorLog.AppendBefore(new AfterCommitRecord(ctx.Tid, Batch: false, actions), decision) : coordinatorLog.Append(decision));
         }
         catch (Exception e)
         {

@@ -307,12 +307,12 @@ internal sealed class BatchPipeline(
         {
             if (log is not null)
             {
-                // The actions just before the decision in the same log: durable whenever it is.
+                // The actions just before the decision in the same log, which is durable only if they are.
                 var actions = OwedActions(batch);
-                var actionsWritten = actions.Length > 0 ? log.Append(new AfterCommitRecord(batch.Bid, Batch: true, actions)) : Task.CompletedTask;
                 var record = new BatchCommitRecord(batch.Bid) { DependsOn = batch.CommitDependency };
-                await (batch.SequencedFrom == 0 ? log.Append(record) : log.AppendAfter(record, batch.SequencedFrom, batch.SequencedThrough));
-                await actionsWritten;
+                await (actions.Length > 0 ? log.AppendBefore(new AfterCommitRecord(batch.Bid, Batch: true, actions), record, batch.SequencedFrom, batch.SequencedThrough)
+                    : batch.SequencedFrom == 0 ? log.Append(record)
+                    : log.AppendAfter(record, batch.SequencedFrom, batch.SequencedThrough));
             }
         }
         catch (Exception e)

@@ -59,6 +59,7 @@ internal sealed class RingMembership(
             tokenIssued = true;
             var token = new BatchToken { LastTid = view.TidFloor, View = view, Generation = view.Epoch, Passes = 1 };
             await GrainFactory.GetGrain<ICoordinator>(view.Members[0]).PassToken(token, token.Passes);
+            _ = DeliverOwed(deadIncarnation: null, joining: silo); // logs of silos of an earlier run that are not back
         }
 
         return view;
@@ -118,7 +119,7 @@ internal sealed class RingMembership(
             }
 
             LogMessages.FailoverDone(diagnostics, silo, clock.GetElapsedTime(started), unresolved, members.Length, through);
-            _ = DeliverOwed([.. survivors.Order(StringComparer.Ordinal)]);
+            _ = DeliverOwed(incarnation);
         }
         catch
         {
@@ -148,23 +149,43 @@ internal sealed class RingMembership(
 
     private ICoordinator Coordinator(string key) => GrainFactory.GetGrain<ICoordinator>(key);
 
-    // The first survivor by name delivers what the departed silos' logs still owe; not awaited, so
-    // the ring does not wait for a read of every log. If it dies before it has, the next failover's
-    // heir finds those actions still owed.
-    private async Task DeliverOwed(ImmutableArray<string> survivors)
+    // What the logs of silos no longer alive still owe (after-commit actions): delivered by the first
+    // live silo by name (the heir), without the ring waiting for its read of every log. A live
+    // silo, one still joining included, delivers its own logs' at its start. Tried a few times, and
+    // again at the next failover, which finds whatever is still owed.
+    private async Task DeliverOwed(string? deadIncarnation, string? joining = null)
     {
-        if (survivors.IsEmpty)
+        var alive = cluster.CurrentSnapshot.Members.Values
+            .Where(m => m.Status != SiloStatus.Dead && m.SiloAddress.ToParsableString() != deadIncarnation)
+            .Select(m => m.Name)
+            .Append(joining)
+            .OfType<string>()
+            .Distinct(StringComparer.Ordinal)
+            .Order(StringComparer.Ordinal)
+            .ToImmutableArray();
+        var heir = cluster.CurrentSnapshot.Members.Values.Where(m => m.Status == SiloStatus.Active).Select(m => m.Name).Append(joining).OfType<string>().Order(StringComparer.Ordinal).FirstOrDefault();
+        if (heir is null)
         {
             return;
         }
 
-        try
+        for (var attempt = 1; ; attempt++)
         {
-            await SiloFailover(survivors[0]).DeliverOwed(survivors);
-        }
-        catch (Exception e)
-        {
-            LogMessages.CoordinatorMessageFailed(diagnostics, e, "ring membership", survivors[0]);
+            try
+            {
+                await SiloFailover(heir).DeliverOwed(alive);
+                return;
+            }
+            catch (Exception e) when (attempt < 3)
+            {
+                LogMessages.CoordinatorMessageFailed(diagnostics, e, "ring membership", heir);
+                await Task.Delay(TimeSpan.FromSeconds(attempt), clock);
+            }
+            catch (Exception e)
+            {
+                LogMessages.CoordinatorMessageFailed(diagnostics, e, "ring membership", heir);
+                return;
+            }
         }
     }
 

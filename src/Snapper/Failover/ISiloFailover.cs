@@ -27,9 +27,10 @@ internal interface ISiloFailover : IGrainWithStringKey
     Task Sweep(string silo);
 
     /// <summary>
-    /// Ring membership → one survivor (the heir), once a failover is done: deliver the after-commit
-    /// actions still owed in the logs of silos that are not among <paramref name="survivors"/> (the one
-    /// failed over, and any earlier heir that died before it had delivered).
+    /// Ring membership → one live silo (the heir), once a failover is done or the ring first forms:
+    /// deliver the after-commit actions still owed in the logs of silos not among <paramref name="alive"/>
+    /// (the one failed over, an earlier heir that died before it had delivered, the silos of an earlier
+    /// run that did not come back).
     /// </summary>
-    Task DeliverOwed(ImmutableArray<string> survivors);
+    Task DeliverOwed(ImmutableArray<string> alive);
 }

@@ -26,12 +26,12 @@ internal sealed class SiloFailover(ActiveActors active, ActorResolver actors, De
     public Task Sweep(string silo) =>
         Task.WhenAll(active.Ids.ToArray().Select(actor => actors.Participant(actor).ResolveDeparted(silo)));
 
-    public async Task DeliverOwed(ImmutableArray<string> survivors)
+    public async Task DeliverOwed(ImmutableArray<string> alive)
     {
         // On the thread pool: reading every log is CPU work that must not hold this grain's turn.
         var (evaluation, _, _) = await Task.Run(() => LogEvaluation.ReadAsync(storage, othersWrite: true, CancellationToken.None));
         var orphaned = evaluation.Owed
-            .Where(o => o.Log is { } log && !survivors.Any(silo => LogWriterPool.IsLogOf(log, silo)))
+            .Where(o => o.Log is { } log && !alive.Any(silo => LogWriterPool.IsLogOf(log, silo)))
             .Select(o => o.Action)
             .ToList();
         outbox.Deliver(orphaned);

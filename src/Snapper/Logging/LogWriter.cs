@@ -86,6 +86,18 @@ internal sealed class LogWriter
         return entry.Durable;
     }
 
+    /// <summary>
+    /// Appends <paramref name="first"/>, then <paramref name="decision"/>, which may be durable only
+    /// if <paramref name="first"/> and the records sequenced <paramref name="from"/> through
+    /// <paramref name="through"/> (0: none) are (<see cref="AppendAfter"/>): the two may land in
+    /// different groups, and a group that failed does not stop the next one from being written.
+    /// </summary>
+    public Task AppendBefore(LogRecord first, LogRecord decision, long from = 0, long through = 0)
+    {
+        var sequenced = AppendSequenced(first, static _ => { });
+        return AppendAfter(decision, from == 0 ? sequenced : Math.Min(from, sequenced), Math.Max(through, sequenced));
+    }
+
     /// <summary>As <see cref="Append(LogRecord)"/>, for a record a checkpoint writes: it does not count as activity (<see cref="QuietSinceSeal"/>).</summary>
     public Task AppendCheckpoint(LogRecord record)
     {

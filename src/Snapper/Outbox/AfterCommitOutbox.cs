@@ -40,7 +40,7 @@ internal sealed class AfterCommitOutbox : ILifecycleParticipant<ISiloLifecycle>,
     private readonly SnapperOptions settings;
     private readonly ILogger diagnostics;
     private readonly CancellationTokenSource stopping = new();
-    private readonly Channel<AfterCommitAction> queue = Channel.CreateUnbounded<AfterCommitAction>(new UnboundedChannelOptions { AllowSynchronousContinuations = false });
+    private readonly Channel<(AfterCommitAction Action, int Attempt)> queue = Channel.CreateUnbounded<(AfterCommitAction, int)>(new UnboundedChannelOptions { AllowSynchronousContinuations = false });
     private readonly SemaphoreSlim inFlight = new(MaxInFlight, MaxInFlight);
     private readonly ConcurrentQueue<AfterCommitId> delivered = new();
     private int marking; // 1 while a DeliveredRecord is being appended
@@ -85,7 +85,7 @@ internal sealed class AfterCommitOutbox : ILifecycleParticipant<ISiloLifecycle>,
         {
             Interlocked.Increment(ref owed);
             metrics.AfterCommitOwed(1);
-            queue.Writer.TryWrite(action); // unbounded: never refused
+            queue.Writer.TryWrite((action, 1)); // unbounded: never refused
         }
     }
 
@@ -96,9 +96,9 @@ internal sealed class AfterCommitOutbox : ILifecycleParticipant<ISiloLifecycle>,
             var reader = queue.Reader;
             while (await reader.WaitToReadAsync(stopping.Token))
             {
-                while (reader.TryRead(out var action))
+                while (reader.TryRead(out var next))
                 {
-                    var attempt = Attempt(action, 1);
+                    var attempt = Attempt(next.Action, next.Attempt); // catches what the handler throws
                     if (!attempt.IsCompleted)
                     {
                         await inFlight.WaitAsync(stopping.Token);
@@ -125,7 +125,9 @@ internal sealed class AfterCommitOutbox : ILifecycleParticipant<ISiloLifecycle>,
         }
     }
 
-    // One attempt, then a retry after a backoff if it failed; completes at once when the handler did.
+    // One attempt; a failed one is queued again after a backoff. Completes at once when the handler
+    // did, else once the handler has ended (an attempt past its timeout is tried again beside it,
+    // but keeps its place among the MaxInFlight until it ends, so a hung handler cannot pile up more).
     private Task Attempt(AfterCommitAction action, int attempt)
     {
         Task handling;
@@ -134,7 +136,8 @@ internal sealed class AfterCommitOutbox : ILifecycleParticipant<ISiloLifecycle>,
         {
             var (message, dispatch) = handlers.Prepare(action);
             type = message.GetType().Name;
-            handling = dispatch(message, new AfterCommitContext(action.Id.ToString(), action.Tid, action.Actor, attempt), stopping.Token);
+            handling = dispatch(message, new AfterCommitContext(action.Id.ToString(), action.Tid, action.Actor, attempt), stopping.Token)
+                ?? Task.FromException(new InvalidOperationException($"the {type} handler returned no task"));
         }
         catch (Exception e)
         {
@@ -173,21 +176,29 @@ internal sealed class AfterCommitOutbox : ILifecycleParticipant<ISiloLifecycle>,
             LogMessages.AfterCommitFailed(diagnostics, failure, action.Id.ToString(), type, attempt, backoff);
             _ = Retry(action, attempt + 1, backoff);
         }
+
+        try
+        {
+            await handling; // a timed-out attempt keeps its place until it ends
+        }
+        catch (Exception)
+        {
+            // Counted and logged above.
+        }
     }
 
+    // Queued again after the backoff: a retry goes through the same bound as a first attempt.
     private async Task Retry(AfterCommitAction action, int attempt, TimeSpan backoff)
     {
         try
         {
             await Task.Delay(backoff, clock, stopping.Token);
+            queue.Writer.TryWrite((action, attempt));
         }
         catch (OperationCanceledException)
         {
             Ended();
-            return;
         }
-
-        await Attempt(action, attempt);
     }
 
     private void Taken(AfterCommitAction action, string type)

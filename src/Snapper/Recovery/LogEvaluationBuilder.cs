@@ -44,6 +44,9 @@ internal sealed class LogEvaluationBuilder
                 decidedActs.UnionWith(d.Acts);
                 decidedBatches.UnionWith(d.Batches);
                 break;
+            case DeliveredRecord done:
+                delivered.UnionWith(done.Actions); // known before pass 2, which then keeps only what is owed
+                break;
         }
     }
 
@@ -52,7 +55,7 @@ internal sealed class LogEvaluationBuilder
     {
         var (kind, tid) = LogRecordCodec.Peek(record);
         maxTid = Math.Max(maxTid, tid);
-        if (kind is LogRecordKind.CoordCommit or LogRecordKind.BatchCommit or LogRecordKind.CommittedDecisions)
+        if (kind is LogRecordKind.CoordCommit or LogRecordKind.BatchCommit or LogRecordKind.CommittedDecisions or LogRecordKind.Delivered)
         {
             AddDecision(LogRecordCodec.Decode(record));
         }
@@ -67,8 +70,8 @@ internal sealed class LogEvaluationBuilder
 
     /// <summary>
     /// Pass 2: a record, which counts if it holds a committed state; returns whether it did. It also
-    /// gathers the after-commit actions of committed transactions, in <paramref name="log"/>, and
-    /// those delivered.
+    /// gathers the after-commit actions of committed transactions, in <paramref name="log"/>, that
+    /// pass 1 found no note of delivery for.
     /// </summary>
     public bool AddState(LogRecord record, string? log = null)
     {
@@ -77,12 +80,12 @@ internal sealed class LogEvaluationBuilder
             case AfterCommitRecord actions when (actions.Batch ? CommittedBatches : CommittedActs).Contains(actions.Tid):
                 foreach (var action in actions.Actions)
                 {
-                    committedActions.TryAdd(action.Id, (log, action));
+                    if (!delivered.Contains(action.Id))
+                    {
+                        committedActions.TryAdd(action.Id, (log, action));
+                    }
                 }
 
-                return false;
-            case DeliveredRecord done:
-                delivered.UnionWith(done.Actions);
                 return false;
             case CommitRecord { State.IsEmpty: false } commit:
                 Offer(commit.Actor, commit.Version, commit.Delta, commit.State);
@@ -105,7 +108,8 @@ internal sealed class LogEvaluationBuilder
         var counts = kind switch
         {
             LogRecordKind.Commit => true,
-            LogRecordKind.AfterCommit or LogRecordKind.Delivered => true, // which decision it follows is inside
+            // Its decider's flag is the byte after the header: ACT (0) or batch (1).
+            LogRecordKind.AfterCommit => record.Length > 10 && (record[10] == 1 ? CommittedBatches : CommittedActs).Contains(tid),
             LogRecordKind.Prepare => CommittedActs.Contains(tid),
             LogRecordKind.BatchComplete => CommittedBatches.Contains(tid), // a BatchComplete's tid is its bid
             _ => false,

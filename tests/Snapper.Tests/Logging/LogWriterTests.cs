@@ -2,6 +2,7 @@ using System.Runtime.CompilerServices;
 using Microsoft.Extensions.Logging.Abstractions;
 using Snapper.Diagnostics;
 using Snapper.Logging;
+using Snapper.Tests.Infrastructure;
 
 namespace Snapper.Tests.Logging;
 
@@ -102,6 +103,36 @@ public sealed class LogWriterTests
     }
 
     [Fact]
+    public async Task A_decision_appended_after_its_after_commit_actions_is_never_written_without_them_nor_without_the_records_it_names()
+    {
+        // Every group holding actions fails: the decision, in their group, fails with it. (In the
+        // next group it would fail unwritten, as any AppendAfter whose record was lost does.)
+        var storage = new SlowStorage { FailIf = group => group.Any(r => LogRecordCodec.Peek(r.Span).Kind == LogRecordKind.AfterCommit) };
+        storage.Release.SetResult();
+        using var metrics = new SnapperMetrics();
+        var logger = new LogWriter("log", storage, metrics, NullLogger.Instance);
+        var actor = ActorId.Create<Infrastructure.ITestActor>("a");
+        var decided = logger.AppendBefore(new AfterCommitRecord(1, Batch: false, [new AfterCommitAction(1, actor, 0, [1])]), new CoordCommitRecord(1));
+        await Assert.ThrowsAsync<IOException>(() => decided.WaitAsync(TimeSpan.FromSeconds(5)));
+
+        // A batch's decision names its participants' records too (BatchComplete queued in this
+        // log): one of them lost, the decision fails unwritten though its own group is written.
+        storage.FailIf = null;
+        var lost = new TaskCompletionSource<Exception?>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var blocked = new SlowStorage { FailNext = true };
+        var batchLog = new LogWriter("batch-log", blocked, metrics, NullLogger.Instance);
+        var participant = batchLog.AppendSequenced(new CoordCommitRecord(2), failure => lost.SetResult(failure));
+        await blocked.Entered.Task.WaitAsync(TimeSpan.FromSeconds(5));
+        var batchDecided = batchLog.AppendBefore(new AfterCommitRecord(3, Batch: true, [new AfterCommitAction(3, actor, 0, [1])]), new BatchCommitRecord(3), participant, participant);
+        blocked.Release.SetResult();
+
+        Assert.IsType<IOException>(await lost.Task.WaitAsync(TimeSpan.FromSeconds(5)));
+        await Assert.ThrowsAsync<IOException>(() => batchDecided.WaitAsync(TimeSpan.FromSeconds(5)));
+        Assert.Empty(await LogStorageContents.ReadAllAsync(storage.Inner, "log"));
+        Assert.DoesNotContain(await LogStorageContents.ReadAllAsync(blocked.Inner, "batch-log"), r => LogRecordCodec.Peek(r).Kind == LogRecordKind.BatchCommit);
+    }
+
+    [Fact]
     public async Task The_failed_groups_of_one_outage_are_remembered_as_one_range()
     {
         var storage = new SlowStorage { FailWrites = 3 };
@@ -149,13 +180,16 @@ public sealed class LogWriterTests
         /// <summary>How many of the next writes fail.</summary>
         public int FailWrites { get; set; }
 
+        /// <summary>Fails every write of a group it says so of.</summary>
+        public Func<IReadOnlyList<ReadOnlyMemory<byte>>, bool>? FailIf { get; set; }
+
         public async Task AppendAsync(string log, IReadOnlyList<ReadOnlyMemory<byte>> group, CancellationToken cancellationToken)
         {
             Entered.TrySetResult();
             await Release.Task;
-            if (FailWrites > 0)
+            if (FailWrites > 0 || FailIf?.Invoke(group) == true)
             {
-                FailWrites--;
+                FailWrites = Math.Max(0, FailWrites - 1);
                 throw new IOException("disk on fire");
             }
 
