@@ -131,6 +131,13 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
     public void AfterCommit(TxnContext ctx, object message)
     {
         var record = Running(ctx, nameof(AfterCommit));
+        if (CallScope.Current is not { Answered: false } scope || scope.Tid != ctx.Tid)
+        {
+            // Its call has answered (a task the method did not await runs on): the action would
+            // not reach the root, and the ACT would commit without it.
+            throw new SnapperException($"AfterCommit on {Id} in {ctx} outside a running call of that transaction on {Id}: await every task that registers an action before the method returns.");
+        }
+
         record.Learned.AddAction(services.AfterCommit.Register(ctx.Tid, Id, record.ActionsRegistered++, message));
     }
 
@@ -246,6 +253,7 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
             await AwaitStrayCalls(ctx, scope);
         }
 
+        scope.Answer();
         return new CallReport(Report(record), failure);
     }
 

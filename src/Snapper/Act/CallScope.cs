@@ -28,6 +28,11 @@ internal sealed class CallScope(long tid)
     /// <summary>Calls started from this scope that have not returned.</summary>
     public int InFlight => inFlight;
 
+    /// <summary>The call has answered: its flow may go on in a task it did not await, but what that does is not reported.</summary>
+    public bool Answered { get; private set; }
+
+    public void Answer() => Answered = true;
+
     public void Started() => inFlight++;
 
     public void Ended()

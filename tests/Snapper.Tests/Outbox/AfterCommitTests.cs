@@ -118,6 +118,21 @@ public sealed class AfterCommitTests
     }
 
     [Fact]
+    public async Task An_ACT_action_registered_after_its_call_answered_is_refused_not_dropped()
+    {
+        var deliveries = new Deliveries();
+        await using var silo = await Start(deliveries);
+
+        await silo.Client.RunAct<INotifierActor>(Actor("root"), (x, ctx) => x.CallLaterThenWait(ctx, Actor("late"), "late"));
+
+        var refused = await deliveries.Stray.Task.WaitAsync(TimeSpan.FromSeconds(20));
+        await Task.Delay(200);
+        Assert.DoesNotContain("late", deliveries.Texts);
+        Assert.IsType<SnapperException>(refused);
+        Assert.Contains("outside a running call", refused!.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task An_action_no_handler_takes_aborts_its_transaction_with_one_line_naming_the_registration()
     {
         var deliveries = new Deliveries();

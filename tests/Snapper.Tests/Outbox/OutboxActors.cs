@@ -43,10 +43,44 @@ public interface INotifierActor : ITransactionalActor, IGrainWithStringKey
 
     /// <summary>Reads, registering nothing.</summary>
     Task<int> Read(TxnContext ctx);
+
+    /// <summary>Returns at once, leaving a task that registers <paramref name="text"/> after its call answered.</summary>
+    Task NotifyLater(TxnContext ctx, string text);
+
+    /// <summary>Calls <paramref name="next"/>'s <see cref="NotifyLater"/>, then keeps the transaction running a while.</summary>
+    Task CallLaterThenWait(TxnContext ctx, ActorId next, string text);
 }
 
-public sealed class NotifierActor : TransactionalActor<Tally>, INotifierActor
+public sealed class NotifierActor(Deliveries deliveries) : TransactionalActor<Tally>, INotifierActor
 {
+    public async Task CallLaterThenWait(TxnContext ctx, ActorId next, string text)
+    {
+        await CallActor<INotifierActor>(ctx, next, a => a.NotifyLater(ctx, text));
+        await deliveries.Stray.Task.WaitAsync(TimeSpan.FromSeconds(10)); // the callee's record stays while this runs
+    }
+
+    public async Task NotifyLater(TxnContext ctx, string text)
+    {
+        (await GetState(ctx, AccessMode.ReadWrite)).Value++;
+        _ = Later();
+
+        async Task Later()
+        {
+            await Task.Delay(200); // back on this activation, after the call answered
+            try
+            {
+                AfterCommit(ctx, new Notice(text));
+            }
+            catch (Exception e)
+            {
+                deliveries.Stray.TrySetResult(e);
+                return;
+            }
+
+            deliveries.Stray.TrySetResult(null);
+        }
+    }
+
     public async Task Notify(TxnContext ctx, string text, bool write)
     {
         var state = await GetState(ctx, write ? AccessMode.ReadWrite : AccessMode.Read);
@@ -111,6 +145,9 @@ public sealed class Deliveries
 
     /// <summary>While set, the handler waits for it (or its cancellation) before it takes anything.</summary>
     public TaskCompletionSource? Hold { get; set; }
+
+    /// <summary>What a registration after its call answered met (null: nothing).</summary>
+    public TaskCompletionSource<Exception?> Stray { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
     /// <summary>If set, <see cref="Hold"/> holds the handler only on the silo of this name.</summary>
     public string? HoldOn { get; set; }
