@@ -76,7 +76,7 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool l
             if (actions.Length > 0)
             {
                 // Nothing to commit but the actions: their record and a CoordCommit make them owed.
-                await LogDecision(ctx, actions, [], writers, to);
+                await LogDecision(ctx, actions, writers, to);
                 outbox.Deliver(actions);
             }
 
@@ -128,7 +128,7 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool l
         prepare?.Stop();
         using var commit = SnapperTracing.StartPhase(SnapperTracing.Commit);
 
-        await LogDecision(ctx, actions, [], writers, to);
+        await LogDecision(ctx, actions, writers, to);
 
         // Decided: from here on the transaction is committed whatever happens to a Commit message.
         outbox.Deliver(actions);
@@ -172,7 +172,6 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool l
             var logged = false;
             if ((writers.Length > 0 || actions.Length > 0) && loggers.For(ctx.Root) is { } coordinatorLog)
             {
-
                 // The point of no return (docs/architecture.md, "When an early-released ACT has
                 // committed"): once this record is appended it may become durable at any moment,
                 // and recovery then decides from it and its dependencies' records alone. So from
@@ -210,7 +209,7 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool l
 
     // The root's decision: the after-commit actions, if any, then CoordCommit, in its log (none
     // when nothing is logged). A failure aborts every writer and throws.
-    private async Task LogDecision(TxnContext ctx, ImmutableArray<AfterCommitAction> actions, ImmutableArray<long> dependsOn, List<ActorId> writers, Recipients to)
+    private async Task LogDecision(TxnContext ctx, ImmutableArray<AfterCommitAction> actions, List<ActorId> writers, Recipients to)
     {
         if (loggers.For(ctx.Root) is not { } coordinatorLog)
         {
@@ -219,7 +218,7 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool l
 
         try
         {
-            var decision = new CoordCommitRecord(ctx.Tid) { DependsOn = dependsOn };
+            var decision = new CoordCommitRecord(ctx.Tid);
             await (actions.Length > 0 ? coordinatorLog.AppendBefore(new AfterCommitRecord(ctx.Tid, Batch: false, actions), decision) : coordinatorLog.Append(decision));
         }
         catch (Exception e)
