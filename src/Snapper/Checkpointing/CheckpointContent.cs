@@ -145,7 +145,6 @@ internal sealed class CheckpointContent
         private readonly List<AfterCommitRecord> sealedActions = [];
         private readonly List<AfterCommitId> sealedDelivered = [];
         private readonly HashSet<AfterCommitId> keptActions = [];
-        private readonly HashSet<AfterCommitId> delivered = [];
 
         public LogEvaluationBuilder Evaluator { get; } = new();
 
@@ -162,10 +161,6 @@ internal sealed class CheckpointContent
         public void SecondPass(string log, int index, LogRecord record)
         {
             var committed = Evaluator.AddState(record);
-            if (record is DeliveredRecord notes)
-            {
-                delivered.UnionWith(notes.Actions);
-            }
 
             if (index >= seals.GetValueOrDefault(log))
             {
@@ -234,7 +229,7 @@ internal sealed class CheckpointContent
             var actions = new List<LogRecord>();
             foreach (var r in sealedActions)
             {
-                if (r.Actions.Where(a => !delivered.Contains(a.Id)).ToImmutableArray() is { Length: > 0 } owed)
+                if (r.Actions.Where(a => !Evaluator.Delivered.Contains(a.Id)).ToImmutableArray() is { Length: > 0 } owed)
                 {
                     actions.Add(r with { Actions = owed });
                     (r.Batch ? batches : acts).Add(r.Tid); // it counts only with its decision

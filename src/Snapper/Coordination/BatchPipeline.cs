@@ -302,13 +302,14 @@ internal sealed class BatchPipeline(
         }
 
         batch.Phase = BatchPhase.Committing;
+        batch.OwedActions = OwedActions(batch);
         batch.Decided.TrySetResult(BatchOutcome.CommitLogging);
         try
         {
             if (log is not null)
             {
                 // The actions just before the decision in the same log, which is durable only if they are.
-                var actions = OwedActions(batch);
+                var actions = batch.OwedActions;
                 var record = new BatchCommitRecord(batch.Bid) { DependsOn = batch.CommitDependency };
                 await (actions.Length > 0 ? log.AppendBefore(new AfterCommitRecord(batch.Bid, Batch: true, actions), record, batch.SequencedFrom, batch.SequencedThrough)
                     : batch.SequencedFrom == 0 ? log.Append(record)
@@ -351,9 +352,9 @@ internal sealed class BatchPipeline(
 
         Resolve(batch, BatchOutcome.Commit);
         batchCommits.Announce(key, batch.Bid);
-        if (OwedActions(batch) is { Length: > 0 } actions)
+        if (batch.OwedActions.Length > 0)
         {
-            outbox.Deliver(actions);
+            outbox.Deliver(batch.OwedActions);
         }
     }
 

@@ -37,6 +37,9 @@ internal sealed class EmittedBatch(long bid, long previousBid, string? previousC
     /// <summary>The after-commit actions its participants sent with BatchComplete (null while none): logged with its BatchCommit, but for those of PACTs that failed.</summary>
     public List<AfterCommitAction>? Actions { get; set; }
 
+    /// <summary>Set as it decides to commit: <see cref="Actions"/> but those of PACTs that failed (no PACT fails after that), logged with its BatchCommit and delivered once it resolves.</summary>
+    public ImmutableArray<AfterCommitAction> OwedActions { get; set; } = [];
+
     /// <summary>Participants that have not sent BatchComplete yet.</summary>
     public HashSet<ActorId> Pending { get; } = [.. participants];
 

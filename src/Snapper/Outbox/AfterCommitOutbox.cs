@@ -44,7 +44,6 @@ internal sealed class AfterCommitOutbox : ILifecycleParticipant<ISiloLifecycle>,
     private readonly SemaphoreSlim inFlight = new(MaxInFlight, MaxInFlight);
     private readonly ConcurrentQueue<AfterCommitId> delivered = new();
     private int marking; // 1 while a DeliveredRecord is being appended
-    private long owed;
 
     public AfterCommitOutbox(AfterCommitHandlers handlers, LogWriterPool loggers, SnapperMetrics metrics, TimeProvider clock, IOptions<SnapperOptions> options, ILoggerFactory loggerFactory)
     {
@@ -55,9 +54,6 @@ internal sealed class AfterCommitOutbox : ILifecycleParticipant<ISiloLifecycle>,
         settings = options.Value;
         diagnostics = loggerFactory.CreateLogger("Snapper.Outbox");
     }
-
-    /// <summary>Actions committed and not yet taken by a handler here.</summary>
-    public long Owed => Interlocked.Read(ref owed);
 
     /// <summary>Starts delivering once the silo is active; stops (the rest stays owed) when it stops.</summary>
     public void Participate(ISiloLifecycle lifecycle) =>
@@ -83,7 +79,6 @@ internal sealed class AfterCommitOutbox : ILifecycleParticipant<ISiloLifecycle>,
     {
         foreach (var action in actions)
         {
-            Interlocked.Increment(ref owed);
             metrics.AfterCommitOwed(1);
             queue.Writer.TryWrite((action, 1)); // unbounded: never refused
         }
@@ -217,7 +212,6 @@ internal sealed class AfterCommitOutbox : ILifecycleParticipant<ISiloLifecycle>,
 
     private void Ended()
     {
-        Interlocked.Decrement(ref owed);
         metrics.AfterCommitOwed(-1);
     }
 

@@ -25,6 +25,9 @@ internal sealed class LogEvaluationBuilder
     /// <summary>The ACTs that committed; known from <see cref="Decide"/> on.</summary>
     public IReadOnlySet<long> CommittedActs => committedActs ?? throw NotDecided();
 
+    /// <summary>The after-commit actions noted delivered; known from <see cref="Decide"/> on (pass 1 gathers them).</summary>
+    public IReadOnlySet<AfterCommitId> Delivered => delivered;
+
     /// <summary>The PACT batches that committed; known from <see cref="Decide"/> on.</summary>
     public IReadOnlySet<long> CommittedBatches => committedBatches ?? throw NotDecided();
 
@@ -120,9 +123,8 @@ internal sealed class LogEvaluationBuilder
         }
     }
 
-    // The after-commit actions of committed transactions not yet delivered, with the log each is in.
-    private List<(string? Log, AfterCommitAction Action)> Owed() =>
-        [.. committedActions.Where(a => !delivered.Contains(a.Key)).Select(a => a.Value)];
+    // The after-commit actions of committed transactions not yet delivered (pass 2 kept only those), with the log each is in.
+    private List<(string? Log, AfterCommitAction Action)> Owed() => [.. committedActions.Values];
 
     /// <summary>Ends pass 2; a version missing below a committed one means records are missing (<see cref="InvalidDataException"/>).</summary>
     public LogEvaluation Result() =>
