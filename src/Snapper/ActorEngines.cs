@@ -148,7 +148,17 @@ internal sealed class ActorEngines<TState>
 
         if (ctx.Mode == TxnMode.Pact)
         {
-            await Pact.InvokePact(ctx, context.Invoke);
+            try
+            {
+                await Pact.InvokePact(ctx, context.Invoke);
+            }
+            catch (Exception e)
+            {
+                Pact.Answered(ctx, context.SourceId, null, e);
+                throw;
+            }
+
+            Pact.Answered(ctx, context.SourceId, context.Response?.Result, null);
             return;
         }
 

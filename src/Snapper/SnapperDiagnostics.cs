@@ -52,4 +52,10 @@ public static class SnapperDiagnostics
 
     /// <summary>After-commit actions owed on this silo: committed, not yet taken by a handler.</summary>
     public const string AfterCommitOwedInstrument = "snapper.after_commit.owed";
+
+    /// <summary>
+    /// Nested calls of PACTs whose answer was late (lost or held up on the way) and that went on
+    /// with the answer their callee gave again, instead of waiting for the response timeout.
+    /// </summary>
+    public const string LateAnswerInstrument = "snapper.pact.late_answers";
 }

@@ -165,6 +165,8 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
 
     Task<PactAbortAnswer> ISnapperParticipant.AbortPact(long bid, long tid, Exception cause) => PactParticipant.AbortPact(bid, tid, cause);
 
+    Task<LateCallAnswer> ISnapperParticipant.PactCallAnswer(long tid, GrainId caller) => Task.FromResult(PactParticipant.AnswerOf(tid, caller));
+
     Task ISnapperParticipant.ReleasePact(long bid, long tid)
     {
         PactParticipant.Schedule.Release(bid, tid);

@@ -163,7 +163,7 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
             }
             finally
             {
-                waited.End(ctx.Tid, waiting);
+                waited.End(ctx.Tid, waiting, out _);
             }
 
             return CallAnswers.ResultOf<TResult>(answer);

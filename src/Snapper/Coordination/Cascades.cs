@@ -198,7 +198,7 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
     {
         try
         {
-            return await actors.Participant(actor).DescribeWait(bid).WaitAsync(UnresponsiveAfter, clock);
+            return await Insistently.Ask(() => actors.Participant(actor).DescribeWait(bid), clock).WaitAsync(UnresponsiveAfter, clock);
         }
         catch (TimeoutException)
         {
@@ -407,7 +407,7 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
         {
             try
             {
-                await actors.Participant(actor).OnAbort(bid, through, causes);
+                await Insistently.Ask(() => actors.Participant(actor).OnAbort(bid, through, causes), clock);
                 return;
             }
             catch (Exception e) when (attempt < RollbackAttempts)

@@ -48,7 +48,7 @@ internal sealed class CoordinatorReferences(IGrainFactory grains, IServiceProvid
 
             try
             {
-                return await question(Get(coordinator), bid);
+                return await Insistently.Ask(() => question(Get(coordinator), bid), TimeProvider.System);
             }
             catch (TimeoutException)
             {

@@ -131,4 +131,10 @@ internal static partial class LogMessages
 
     [LoggerMessage(EventId = 142, Level = LogLevel.Warning, Message = "The record that after-commit actions were delivered could not be logged; they will be delivered again after a restart")]
     public static partial void AfterCommitMarkFailed(ILogger logger, Exception exception);
+
+    [LoggerMessage(EventId = 150, Level = LogLevel.Debug, Message = "PACT {Tid}'s call into {Callee} was not answered in {Waited}; the callee gave its answer again")]
+    public static partial void LateAnswerRecovered(ILogger logger, long tid, ActorId callee, TimeSpan waited);
+
+    [LoggerMessage(EventId = 151, Level = LogLevel.Debug, Message = "PACT {Tid}'s late call into {Callee}: asking the callee for its answer failed; asked again later")]
+    public static partial void LateAnswerNotAsked(ILogger logger, Exception exception, long tid, ActorId callee);
 }

@@ -25,6 +25,7 @@ internal sealed class SnapperMetrics : IDisposable
     private readonly Histogram<double> checkpointDuration;
     private readonly Counter<long> afterCommitAttempts;
     private readonly UpDownCounter<long> afterCommitOwed;
+    private readonly Counter<long> lateAnswers;
 
     /// <summary>Creates the instruments.</summary>
     public SnapperMetrics()
@@ -42,6 +43,7 @@ internal sealed class SnapperMetrics : IDisposable
         checkpointDuration = meter.CreateHistogram<double>(SnapperDiagnostics.CheckpointInstrument, "ms", "Checkpoint rounds, from the seals to the truncation, by outcome.");
         afterCommitAttempts = meter.CreateCounter<long>(SnapperDiagnostics.AfterCommitInstrument, "{attempt}", "Handler attempts on after-commit actions, by outcome (delivered, failed: tried again after a backoff).");
         afterCommitOwed = meter.CreateUpDownCounter<long>(SnapperDiagnostics.AfterCommitOwedInstrument, "{action}", "After-commit actions of committed transactions not yet taken by a handler on this silo.");
+        lateAnswers = meter.CreateCounter<long>(SnapperDiagnostics.LateAnswerInstrument, "{call}", "Nested PACT calls whose answer was late and that went on with the answer their callee gave again.");
     }
 
     public const string BatchSizeInstrument = SnapperDiagnostics.BatchSizeInstrument;
@@ -81,6 +83,8 @@ internal sealed class SnapperMetrics : IDisposable
     internal void BatchFormed(int pacts) => batchSize.Record(pacts);
 
     internal void AfterCommitOwed(int actions) => afterCommitOwed.Add(actions);
+
+    internal void LateAnswerRecovered() => lateAnswers.Add(1);
 
     internal void AfterCommitAttempt(bool delivered, string messageType) =>
         afterCommitAttempts.Add(1, new KeyValuePair<string, object?>("outcome", delivered ? "delivered" : "failed"), new KeyValuePair<string, object?>("message_type", messageType));

@@ -11,6 +11,7 @@ using Snapper.Logging.FileStorage;
 using Snapper.Pact;
 using Snapper.Recovery;
 using Snapper.Serialization;
+using Snapper.State;
 using Snapper;
 using Snapper.Configuration;
 using Snapper.Hosting;
@@ -73,6 +74,7 @@ public static class SnapperSiloBuilderExtensions
         services.AddSingleton<IDepartures>(sp => sp.GetRequiredService<Snapper.Failover.DepartedSilos>());
         services.AddSingleton<ActivationLoader>();
         services.AddSingleton<ActServices>();
+        services.AddSingleton<LateAnswers>();
         services.AddSingleton<PactServices>();
         silo.AddOutgoingGrainCallFilter<ExecutionInfoCallFilter>();
         return silo;

@@ -129,8 +129,11 @@ internal sealed class BatchCompletion(ActorId actor, PactServices services, LogW
         }
     }
 
-    private static Task FailBatchHere(PactServices services, SubBatch batch, ActorId actor, Exception e) =>
-        services.Coordinator(batch.Coordinator).Fail(batch.Bid, 0, new TransactionAbortedException(AbortReason.Failure, $"actor {actor} could not log the state of batch {batch.Bid}: {e.Message}", e));
+    private static Task FailBatchHere(PactServices services, SubBatch batch, ActorId actor, Exception e)
+    {
+        var failure = new TransactionAbortedException(AbortReason.Failure, $"actor {actor} could not log the state of batch {batch.Bid}: {e.Message}", e);
+        return Insistently.Ask(() => services.Coordinator(batch.Coordinator).Fail(batch.Bid, 0, failure), services.Clock);
+    }
 
     /// <summary>
     /// A PACT of batch <c>ctx.Bid</c> failed here: its coordinator is told now, and the batch's
@@ -146,7 +149,8 @@ internal sealed class BatchCompletion(ActorId actor, PactServices services, LogW
             return; // this actor has already taken the batch's abort
         }
 
-        var report = services.Coordinator(ctx.Coordinator!).Fail(ctx.Bid, ctx.Tid, failure);
+        // Asked again when its answer is late: a lost one would fail the whole batch (ReportAfter).
+        var report = Insistently.Ask(() => services.Coordinator(ctx.Coordinator!).Fail(ctx.Bid, ctx.Tid, failure), services.Clock);
         failureReports[ctx.Bid] = failureReports.TryGetValue(ctx.Bid, out var earlier) ? Task.WhenAll(earlier, report) : report;
     }
 

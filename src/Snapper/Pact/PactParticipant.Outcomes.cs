@@ -454,6 +454,7 @@ internal sealed partial class PactParticipant<TState>
     private void Forget(Func<long, bool> resolved)
     {
         completion.Forget(resolved);
+        served.Forget(resolved);
         if (pendingActions.Count > 0)
         {
             foreach (var bid in pendingActions.Keys.Where(resolved).ToList())

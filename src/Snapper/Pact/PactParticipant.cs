@@ -68,6 +68,9 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
 
     // The calls this actor's PACTs wait on, and the going actors they must not call back into.
     private readonly WaitedCalls waited = new();
+
+    // The answers given here to PACTs' nested calls, for callers whose answer is late (PactCallAnswer).
+    private readonly ServedCalls served = new();
     private ActorMovingException? leaving; // set by Leave: this activation is going
     private TaskCompletionSource? left;     // completed by Leave, for waits that must not hold the activation
     private TState? working;
@@ -206,17 +209,20 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
 
                     var answer = call(callee);
                     PassOnGoing(ctx.Tid, target);
-                    var waiting = waited.Await(ctx.Tid, target, answer);
+                    var waiting = waited.Await(ctx.Tid, target, answer, services.LateAnswers, Id);
+                    bool recovered;
+                    object? given;
                     try
                     {
                         await waiting;
                     }
                     finally
                     {
-                        waited.End(ctx.Tid, waiting);
+                        recovered = waited.End(ctx.Tid, waiting, out given);
                     }
 
-                    return CallAnswers.ResultOf<TResult>(answer);
+                    // The callee's answer given again when the call's own was late (LateAnswers).
+                    return recovered ? (given is TResult result ? result : default!) : CallAnswers.ResultOf<TResult>(answer);
                 }
                 catch (ActorMovingException) when (services.Clock.GetUtcNow() < ctx.Deadline)
                 {
@@ -432,6 +438,12 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
             schedule.Exit(ctx);
         }
     }
+
+    /// <summary>A nested call of PACT <paramref name="ctx"/> from <paramref name="caller"/> was answered: kept until its batch resolves here, for a caller whose answer is late.</summary>
+    public void Answered(TxnContext ctx, GrainId? caller, object? result, Exception? failure) => served.Answered(ctx.Tid, ctx.Bid, caller, result, failure);
+
+    /// <summary><see cref="ISnapperParticipant.PactCallAnswer"/>: the answer this actor gave PACT <paramref name="tid"/>'s call from <paramref name="caller"/>, if it has one.</summary>
+    public LateCallAnswer AnswerOf(long tid, GrainId caller) => served.AnswerOf(tid, caller);
 
     void IPactSide.BatchStarted(SubBatch batch) => working = null;
 

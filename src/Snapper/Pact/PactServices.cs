@@ -24,10 +24,14 @@ internal sealed class PactServices(
     CoordinatorReferences coordinators,
     TimeProvider clock,
     AfterCommitHandlers afterCommit,
+    LateAnswers lateAnswers,
     ILoggerFactory loggerFactory) : ActorServices(options, resolver, logs, serializer, metrics, clock, afterCommit, loggerFactory)
 {
     /// <summary>NewPact and BatchComplete to this silo's coordinators, in process.</summary>
     public CoordinatorInboxes Inboxes { get; } = inboxes;
+
+    /// <summary>The PACT calls this silo's actors wait on, asked about when their answers are late.</summary>
+    public LateAnswers LateAnswers { get; } = lateAnswers;
 
     /// <summary>BatchCommit as this silo learns it: once per silo, not per actor.</summary>
     public BatchCommits BatchCommits { get; } = batchCommits;

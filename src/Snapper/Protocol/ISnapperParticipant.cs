@@ -42,6 +42,15 @@ internal interface ISnapperParticipant : IGrain
     Task<PactAbortAnswer> AbortPact(long bid, long tid, Exception cause);
 
     /// <summary>
+    /// The silo of a caller whose call of PACT <paramref name="tid"/> into this actor has not been
+    /// answered long after such calls usually are → this actor: the answer it gave that call, if it
+    /// ran here (<see cref="State.LateAnswers"/>). An answer lost or held up on the way (a pause, a
+    /// dropped message) then costs its PACT, and every batch behind it on the caller, one more round
+    /// trip instead of the response timeout. <paramref name="caller"/> is the calling actor's grain.
+    /// </summary>
+    Task<LateCallAnswer> PactCallAnswer(long tid, GrainId caller);
+
+    /// <summary>
     /// A PACT's root → an actor it declared, one-way: the body of PACT <paramref name="tid"/> of
     /// batch <paramref name="bid"/> has returned, having called here fewer times than declared (as
     /// far as the root counted: it sends this to every declared actor it did not call itself as

@@ -47,20 +47,25 @@ internal sealed class WaitedCalls
     /// No extra turn on the actor's scheduler: the answer completes the wait on its own thread, and
     /// the caller's await resumes in the actor's turn as it would on the answer.
     /// </remarks>
-    public Task Await(long tid, ActorId target, Task answer)
+    /// <remarks>
+    /// With <paramref name="late"/> (a PACT's call from actor <paramref name="caller"/>), a wait past the usual answer time asks the
+    /// callee for the answer it gave (<see cref="LateAnswers"/>); <see cref="End"/> returns it.
+    /// </remarks>
+    public Task Await(long tid, ActorId target, Task answer, LateAnswers? late = null, ActorId caller = default)
     {
         if (answer.IsCompleted)
         {
             return answer;
         }
 
-        var call = new Waited(tid, target, goingSelf, goingClock);
+        var call = new Waited(tid, target, goingSelf, goingClock, late, caller);
         if (!waiting.TryGetValue(tid, out var calls))
         {
             waiting[tid] = calls = [];
         }
 
         calls.Add(call);
+        late?.Watch(call);
         answer.ContinueWith(static (answered, state) => ((Waited)state!).Answered(answered), call, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
         return call.Task;
     }
@@ -77,15 +82,22 @@ internal sealed class WaitedCalls
         goingClock = clock;
     }
 
-    /// <summary>The wait <paramref name="wait"/> that <see cref="Await"/> returned for <paramref name="tid"/> is over.</summary>
-    public void End(long tid, Task wait)
+    /// <summary>
+    /// The wait <paramref name="wait"/> that <see cref="Await"/> returned for <paramref name="tid"/>
+    /// is over. True if it ended with the answer the callee gave again (<see cref="LateAnswers"/>),
+    /// not the call's own: then <paramref name="result"/> is what the call returned.
+    /// </summary>
+    public bool End(long tid, Task wait, out object? result)
     {
+        result = null;
+        var recovered = false;
         if (waiting.TryGetValue(tid, out var calls))
         {
             for (var i = 0; i < calls.Count; i++)
             {
                 if (calls[i].Task == wait)
                 {
+                    (recovered, result) = (calls[i].IsRecovered, calls[i].RecoveredResult);
                     calls.RemoveAt(i);
                     break;
                 }
@@ -96,6 +108,8 @@ internal sealed class WaitedCalls
                 waiting.Remove(tid);
             }
         }
+
+        return recovered;
     }
 
     /// <summary>Whether transaction <paramref name="tid"/> has heard that <paramref name="target"/> is going.</summary>
@@ -156,27 +170,53 @@ internal sealed class WaitedCalls
         new(AbortReason.Failure, $"actor {self} is being deactivated, and its call into {target} did not end within {GoingPatience.TotalSeconds:0.#} s (its answer may wait for {self} itself), so the transaction gives it up") { Tid = tid };
 
     // The wait for one answer: completed by the answer or given up, whichever comes first; bounded
-    // (GoingPatience) when made while its activation is going (clock set). The timer completes the
-    // wait on its own thread; the caller resumes in the actor's turn.
-    private sealed class Waited : TaskCompletionSource
+    // (GoingPatience) when made while its activation is going (clock set); or completed by the
+    // answer the callee gives again when the call's own is late (LateAnswers). The timer and the
+    // answers complete the wait on their own threads; the caller resumes in the actor's turn.
+    internal sealed class Waited : TaskCompletionSource
     {
         private readonly long tid;
         private readonly ActorId self;
         private readonly ITimer? patience;
+        private readonly LateAnswers? late;
 
-        public Waited(long tid, ActorId target, ActorId self, TimeProvider? clock)
+        public Waited(long tid, ActorId target, ActorId self, TimeProvider? clock, LateAnswers? late, ActorId caller)
         {
             this.tid = tid;
             this.self = self;
+            this.late = late;
+            Caller = caller;
             Target = target;
             patience = clock?.CreateTimer(static state => ((Waited)state!).TooLong(), this, GoingPatience, Timeout.InfiniteTimeSpan);
         }
 
         public ActorId Target { get; }
 
+        public long Tid => tid;
+
+        /// <summary>The actor that made the call (for <see cref="LateAnswers"/>).</summary>
+        public ActorId Caller { get; }
+
+        // LateAnswers' bookkeeping, under its lock: the list of watched calls, when the call was
+        // made, and when to ask next.
+        internal Waited? Previous { get; set; }
+
+        internal Waited? Next { get; set; }
+
+        internal bool Watched { get; set; }
+
+        internal long Sent { get; set; }
+
+        internal long AskAt { get; set; }
+
+        public bool IsRecovered { get; private set; }
+
+        public object? RecoveredResult { get; private set; }
+
         public void Answered(Task answer)
         {
             patience?.Dispose();
+            late?.Unwatch(this);
             if (answer.IsFaulted)
             {
                 TrySetException(answer.Exception.InnerExceptions);
@@ -191,8 +231,38 @@ internal sealed class WaitedCalls
             }
         }
 
-        public bool GiveUp(Exception refusal) => TrySetException(refusal);
+        public bool GiveUp(Exception refusal)
+        {
+            late?.Unwatch(this);
+            return TrySetException(refusal);
+        }
 
-        private void TooLong() => TrySetException(TooLongWhileGoing(tid, self, Target));
+        /// <summary>The callee gave the answer again (<see cref="LateAnswers"/>): the wait ends with it, as with the call's own.</summary>
+        public void Recover(Protocol.LateCallAnswer answer)
+        {
+            if (Task.IsCompleted)
+            {
+                return;
+            }
+
+            patience?.Dispose();
+            late?.Unwatch(this);
+            if (answer.Failure is { } failure)
+            {
+                TrySetException(failure);
+            }
+            else
+            {
+                RecoveredResult = answer.Result;
+                IsRecovered = true;
+                TrySetResult();
+            }
+        }
+
+        private void TooLong()
+        {
+            late?.Unwatch(this);
+            TrySetException(TooLongWhileGoing(tid, self, Target));
+        }
     }
 }

@@ -64,6 +64,9 @@ public interface ITestActor : ITransactionalActor, IGrainWithStringKey
 
     Task<int> ReadThenAdd(TxnContext ctx, ActorId next, int delta);
 
+    /// <summary>Adds <paramref name="delta"/> here, then returns what <paramref name="next"/>'s <see cref="AddThenRead"/> of <paramref name="nextDelta"/> answers.</summary>
+    Task<int> AddThenCallForValue(TxnContext ctx, int delta, ActorId next, int nextDelta);
+
     Task CopyPlus(TxnContext ctx, ActorId from, int plus, string? read, string? release);
 }
 
@@ -242,6 +245,12 @@ public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestA
     }
 
     /// <summary>Reads this actor, then adds <paramref name="delta"/> on <paramref name="next"/>: a reader and one writer.</summary>
+    public async Task<int> AddThenCallForValue(TxnContext ctx, int delta, ActorId next, int nextDelta)
+    {
+        await Add(ctx, delta);
+        return await CallActor<ITestActor, int>(ctx, next, a => a.AddThenRead(ctx, nextDelta));
+    }
+
     public async Task<int> ReadThenAdd(TxnContext ctx, ActorId next, int delta)
     {
         var own = await Read(ctx);

@@ -48,6 +48,23 @@ public sealed class MessageSerializationTests
     }
 
     [Fact]
+    public void A_late_call_answer_carries_the_callee_s_result_or_failure_with_its_type()
+    {
+        var result = RoundTrip(new LateCallAnswer(true, new TransferNotice(X, [Y], 5m), null));
+        Assert.True(result.Answered);
+        var notice = Assert.IsType<TransferNotice>(result.Result);
+        Assert.Equal((X, Y, 5m), (notice.From, Assert.Single(notice.To), notice.Amount));
+
+        var boxed = RoundTrip(new LateCallAnswer(true, 7, null));
+        Assert.Equal(7, Assert.IsType<int>(boxed.Result));
+
+        var failed = RoundTrip(new LateCallAnswer(true, null, new TransactionAbortedException(AbortReason.User, "boom") { Tid = 3 }));
+        Assert.Equal(AbortReason.User, Assert.IsType<TransactionAbortedException>(failed.Failure).Reason);
+
+        Assert.False(RoundTrip(LateCallAnswer.NotAnswered).Answered);
+    }
+
+    [Fact]
     public void An_abort_keeps_its_reason_tid_and_detail()
     {
         var aborted = new TransactionAbortedException(AbortReason.SerializabilityViolation, "max(BeforeSet) ≥ min(AfterSet)") { Tid = 9, Reached = AccessSet.Of(X).And(Y, 3) };

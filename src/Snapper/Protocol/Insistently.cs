@@ -1,0 +1,85 @@
+namespace Snapper.Protocol;
+
+/// <summary>
+/// Asks a protocol question whose asking twice changes nothing (a query, or a report its receiver
+/// takes once) again each time its answer is late, and takes the first answer that comes.
+/// </summary>
+/// <remarks>
+/// Why: an answer lost or held up on the way (a pause, a dropped message) otherwise costs the
+/// response timeout (30 s by default), and what waits on these answers (a batch's decision, an
+/// abort's rollback, the report of a failed PACT) holds every later batch on its actors with it.
+/// Asked again after <see cref="FirstRepeat"/>, then after twice as long each time (at most
+/// <see cref="LongestRepeat"/>), until an answer comes or a question fails. A question that fails
+/// (its response timeout, or an error) stops the asking: the failure is the answer once every
+/// question still out has failed too, so a callee that is gone fails it within about one response
+/// timeout, as before.
+/// </remarks>
+internal static class Insistently
+{
+    /// <summary>How long the first question waits before it is asked again.</summary>
+    public static readonly TimeSpan FirstRepeat = TimeSpan.FromMilliseconds(50);
+
+    /// <summary>The longest wait between two questions.</summary>
+    public static readonly TimeSpan LongestRepeat = TimeSpan.FromSeconds(1);
+
+    /// <summary>Asks <paramref name="question"/> until it is answered (see the remarks).</summary>
+    public static async Task<T> Ask<T>(Func<Task<T>> question, TimeProvider clock)
+    {
+        var first = question();
+        if (first.IsCompleted)
+        {
+            return await first;
+        }
+
+        List<Task<T>> waiting = [first];
+        var repeat = FirstRepeat;
+        var asking = true;
+        Exception? failure = null;
+        while (true)
+        {
+            using var stopWaiting = new CancellationTokenSource();
+            var wait = asking ? Task.Delay(repeat, clock, stopWaiting.Token) : null;
+            var done = await Task.WhenAny(wait is null ? waiting : [.. waiting, wait]);
+            if (done == wait)
+            {
+                waiting.Add(question());
+                repeat = repeat * 2 < LongestRepeat ? repeat * 2 : LongestRepeat;
+                continue;
+            }
+
+            await stopWaiting.CancelAsync();
+            var answered = (Task<T>)done;
+            waiting.Remove(answered);
+            if (answered.IsCompletedSuccessfully)
+            {
+                Observe(waiting);
+                return answered.Result;
+            }
+
+            asking = false;
+            failure ??= answered.Exception?.InnerException ?? new TaskCanceledException(answered);
+            if (waiting.Count == 0)
+            {
+                System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(failure);
+            }
+        }
+    }
+
+    /// <summary><see cref="Ask{T}"/> for a question without an answer beyond its completion.</summary>
+    public static Task Ask(Func<Task> question, TimeProvider clock) =>
+        Ask(async () =>
+        {
+            await question();
+            return true;
+        }, clock);
+
+    // The questions still out once one was answered: their failures (a late response timeout) are
+    // of no interest, but must not go unobserved.
+    private static void Observe<T>(List<Task<T>> left)
+    {
+        foreach (var question in left)
+        {
+            _ = question.ContinueWith(static t => _ = t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+        }
+    }
+}

@@ -1,0 +1,181 @@
+using System.Diagnostics;
+using Microsoft.Extensions.Logging;
+using Snapper.Diagnostics;
+using Snapper.Grains;
+using Snapper.Protocol;
+
+namespace Snapper.State;
+
+/// <summary>
+/// Silo-wide: the nested calls of PACTs this silo's actors wait on, timed. A call not answered
+/// long after such calls usually are asks its callee for the answer it gave
+/// (<see cref="ISnapperParticipant.PactCallAnswer"/>): if the call ran there, its caller goes on
+/// with that answer instead of waiting for the response timeout.
+/// </summary>
+/// <remarks>
+/// <para>Why: a PACT's caller holds its turn while it waits, so every later PACT and batch on that
+/// actor, and on each actor their batches share, waits with it. An answer lost or held up on the
+/// way after the callee's work is done (a pause of either silo, a dropped message) held them all
+/// for Orleans' response timeout (30 s by default).</para>
+/// <para>Asking costs one round trip and never aborts: the callee answers only with what its call
+/// answered, and a call that has not run there yet (it is on its way, or waits for its turn) is
+/// asked again later, each time after twice as long as it has waited. So the bound can be short:
+/// the first question goes after <see cref="TypicalMultiple"/> times the calls' moving average
+/// answer time, at least <see cref="FirstAskFloor"/> and at most <see cref="AskCeiling"/>.</para>
+/// <para>A lock-guarded list of the waited calls (each call's own object, no allocation) that one
+/// timer looks over every <see cref="Period"/>, running only while calls are watched.</para>
+/// </remarks>
+internal sealed class LateAnswers : IDisposable
+{
+    /// <summary>How long the first question waits at least: far above a loaded silo's ordinary answer time.</summary>
+    public static readonly TimeSpan FirstAskFloor = TimeSpan.FromMilliseconds(10);
+
+    /// <summary>How long a question waits at most after the previous one.</summary>
+    public static readonly TimeSpan AskCeiling = TimeSpan.FromSeconds(1);
+
+    /// <summary>How often the watched calls are looked over.</summary>
+    public static readonly TimeSpan Period = TimeSpan.FromMilliseconds(5);
+
+    private const int TypicalMultiple = 4;
+
+    private readonly ActorResolver resolver;
+    private readonly TimeProvider clock;
+    private readonly SnapperMetrics metrics;
+    private readonly ILogger diagnostics;
+    private readonly Lock gate = new();
+    private readonly ITimer timer;
+    private readonly long floor, ceiling;
+    private WaitedCalls.Waited? first, last;
+    private bool ticking;
+    private long typical; // moving average of the watched calls' answer times, in timestamp ticks
+
+    public LateAnswers(ActorResolver resolver, TimeProvider clock, SnapperMetrics metrics, ILoggerFactory loggerFactory)
+    {
+        this.resolver = resolver;
+        this.clock = clock;
+        this.metrics = metrics;
+        diagnostics = loggerFactory.CreateLogger("Snapper.Pact");
+        floor = ToTimestamp(FirstAskFloor);
+        ceiling = ToTimestamp(AskCeiling);
+        typical = floor / TypicalMultiple;
+        timer = clock.CreateTimer(static state => ((LateAnswers)state!).Tick(), this, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+    }
+
+    /// <summary>A call was made and its answer is not in yet: timed from now.</summary>
+    public void Watch(WaitedCalls.Waited call)
+    {
+        var now = clock.GetTimestamp();
+        lock (gate)
+        {
+            call.Sent = now;
+            call.AskAt = now + Math.Clamp(TypicalMultiple * typical, floor, ceiling);
+            call.Watched = true;
+            call.Previous = last;
+            if (last is null)
+            {
+                first = call;
+            }
+            else
+            {
+                last.Next = call;
+            }
+
+            last = call;
+            if (!ticking)
+            {
+                ticking = true;
+                timer.Change(Period, Period);
+            }
+        }
+    }
+
+    /// <summary>The call's wait is over (answered, given up, or answered again): no longer watched.</summary>
+    public void Unwatch(WaitedCalls.Waited call)
+    {
+        var now = clock.GetTimestamp();
+        lock (gate)
+        {
+            if (!call.Watched)
+            {
+                return;
+            }
+
+            call.Watched = false;
+            if (call.Previous is null)
+            {
+                first = call.Next;
+            }
+            else
+            {
+                call.Previous.Next = call.Next;
+            }
+
+            if (call.Next is null)
+            {
+                last = call.Previous;
+            }
+            else
+            {
+                call.Next.Previous = call.Previous;
+            }
+
+            call.Previous = call.Next = null;
+            typical += ((now - call.Sent) - typical) / 16;
+        }
+    }
+
+    /// <inheritdoc />
+    public void Dispose() => timer.Dispose();
+
+    private void Tick()
+    {
+        var now = clock.GetTimestamp();
+        List<WaitedCalls.Waited>? due = null;
+        lock (gate)
+        {
+            if (first is null)
+            {
+                ticking = false;
+                timer.Change(Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+                return;
+            }
+
+            for (var call = first; call is not null; call = call.Next)
+            {
+                if (call.AskAt <= now)
+                {
+                    call.AskAt = now + Math.Clamp(2 * (now - call.Sent), floor, ceiling);
+                    (due ??= []).Add(call);
+                }
+            }
+        }
+
+        foreach (var call in due ?? [])
+        {
+            _ = Ask(call);
+        }
+    }
+
+    // Asks the callee for the answer it gave; the wait ends with it if there is one. Each time is
+    // asked whether or not the last question was answered (that answer may be the late one), and
+    // the call's own answer (or its response timeout) still ends the wait.
+    private async Task Ask(WaitedCalls.Waited call)
+    {
+        try
+        {
+            var answer = await resolver.Participant(call.Target).PactCallAnswer(call.Tid, resolver.Participant(call.Caller).GetGrainId());
+            if (answer.Answered)
+            {
+                metrics.LateAnswerRecovered();
+                LogMessages.LateAnswerRecovered(diagnostics, call.Tid, call.Target, Stopwatch.GetElapsedTime(call.Sent, clock.GetTimestamp()));
+                call.Recover(answer);
+            }
+        }
+        catch (Exception e)
+        {
+            LogMessages.LateAnswerNotAsked(diagnostics, e, call.Tid, call.Target);
+        }
+    }
+
+    private long ToTimestamp(TimeSpan span) => (long)(span.TotalSeconds * clock.TimestampFrequency);
+}
