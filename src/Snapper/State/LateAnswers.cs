@@ -23,7 +23,8 @@ namespace Snapper.State;
 /// the first question goes after <see cref="TypicalMultiple"/> times the calls' moving average
 /// answer time, at least <see cref="FirstAskFloor"/> and at most <see cref="AskCeiling"/>.</para>
 /// <para>A lock-guarded list of the waited calls (each call's own object, no allocation) that one
-/// timer looks over every <see cref="Period"/>, running only while calls are watched.</para>
+/// timer looks over every <see cref="Period"/>, running only while calls are watched. An answer
+/// only marks its call done (no lock on the answer's path); the next look takes it off the list.</para>
 /// </remarks>
 internal sealed class LateAnswers : IDisposable
 {
@@ -65,11 +66,10 @@ internal sealed class LateAnswers : IDisposable
     public void Watch(WaitedCalls.Waited call)
     {
         var now = clock.GetTimestamp();
+        call.Sent = now;
+        call.AskAt = now + Math.Clamp(TypicalMultiple * Volatile.Read(ref typical), floor, ceiling);
         lock (gate)
         {
-            call.Sent = now;
-            call.AskAt = now + Math.Clamp(TypicalMultiple * typical, floor, ceiling);
-            call.Watched = true;
             call.Previous = last;
             if (last is null)
             {
@@ -89,39 +89,22 @@ internal sealed class LateAnswers : IDisposable
         }
     }
 
-    /// <summary>The call's wait is over (answered, given up, or answered again): no longer watched.</summary>
+    /// <summary>
+    /// The call's wait is over (answered, given up, or answered again): it is no longer asked about,
+    /// and leaves the list at the next look (no lock here, on every answer).
+    /// </summary>
     public void Unwatch(WaitedCalls.Waited call)
     {
-        var now = clock.GetTimestamp();
-        lock (gate)
+        if (call.Done)
         {
-            if (!call.Watched)
-            {
-                return;
-            }
-
-            call.Watched = false;
-            if (call.Previous is null)
-            {
-                first = call.Next;
-            }
-            else
-            {
-                call.Previous.Next = call.Next;
-            }
-
-            if (call.Next is null)
-            {
-                last = call.Previous;
-            }
-            else
-            {
-                call.Next.Previous = call.Previous;
-            }
-
-            call.Previous = call.Next = null;
-            typical += ((now - call.Sent) - typical) / 16;
+            return;
         }
+
+        call.Done = true;
+
+        // A racy average: a lost update only shifts it a little.
+        var answeredAfter = clock.GetTimestamp() - call.Sent;
+        Volatile.Write(ref typical, typical + ((answeredAfter - typical) / 16));
     }
 
     /// <inheritdoc />
@@ -133,20 +116,23 @@ internal sealed class LateAnswers : IDisposable
         List<WaitedCalls.Waited>? due = null;
         lock (gate)
         {
-            if (first is null)
-            {
-                ticking = false;
-                timer.Change(Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
-                return;
-            }
-
             for (var call = first; call is not null; call = call.Next)
             {
-                if (call.AskAt <= now)
+                if (call.Done)
+                {
+                    Unlink(call);
+                }
+                else if (call.AskAt <= now)
                 {
                     call.AskAt = now + Math.Clamp(2 * (now - call.Sent), floor, ceiling);
                     (due ??= []).Add(call);
                 }
+            }
+
+            if (first is null)
+            {
+                ticking = false;
+                timer.Change(Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
             }
         }
 
@@ -154,6 +140,30 @@ internal sealed class LateAnswers : IDisposable
         {
             _ = Ask(call);
         }
+    }
+
+    // Under the gate. The call's Next stays, so the walk over the list goes on from it.
+    private void Unlink(WaitedCalls.Waited call)
+    {
+        if (call.Previous is null)
+        {
+            first = call.Next;
+        }
+        else
+        {
+            call.Previous.Next = call.Next;
+        }
+
+        if (call.Next is null)
+        {
+            last = call.Previous;
+        }
+        else
+        {
+            call.Next.Previous = call.Previous;
+        }
+
+        call.Previous = null;
     }
 
     // Asks the callee for the answer it gave; the wait ends with it if there is one. Each time is

@@ -179,6 +179,7 @@ internal sealed class WaitedCalls
         private readonly ActorId self;
         private readonly ITimer? patience;
         private readonly LateAnswers? late;
+        private bool done;
 
         public Waited(long tid, ActorId target, ActorId self, TimeProvider? clock, LateAnswers? late, ActorId caller)
         {
@@ -197,13 +198,13 @@ internal sealed class WaitedCalls
         /// <summary>The actor that made the call (for <see cref="LateAnswers"/>).</summary>
         public ActorId Caller { get; }
 
-        // LateAnswers' bookkeeping, under its lock: the list of watched calls, when the call was
-        // made, and when to ask next.
+        // LateAnswers' bookkeeping: the list of watched calls (under its lock), when the call was
+        // made, when to ask next, and whether the wait is over (set without the lock).
         internal Waited? Previous { get; set; }
 
         internal Waited? Next { get; set; }
 
-        internal bool Watched { get; set; }
+        internal bool Done { get => Volatile.Read(ref done); set => Volatile.Write(ref done, value); }
 
         internal long Sent { get; set; }
 
