@@ -148,6 +148,7 @@ internal sealed class ActorEngines<TState>
 
         if (ctx.Mode == TxnMode.Pact)
         {
+            Pact.Arrived(ctx);
             try
             {
                 await Pact.InvokePact(ctx, context.Invoke);

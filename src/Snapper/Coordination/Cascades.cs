@@ -198,7 +198,7 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
     {
         try
         {
-            return await Insistently.Ask(() => actors.Participant(actor).DescribeWait(bid), clock).WaitAsync(UnresponsiveAfter, clock);
+            return await Insistently.Ask(() => actors.Participant(actor).DescribeWait(bid), clock, askFor: UnresponsiveAfter).WaitAsync(UnresponsiveAfter, clock);
         }
         catch (TimeoutException)
         {

@@ -183,9 +183,20 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
             throw undeclared;
         }
 
+        LateAnswers? askWhenLate = null;
         if (ctx.Root == Id && callsFromRoot.TryGetValue(ctx.Tid, out var counted))
         {
-            counted[declaredAt]++;
+            // Asked about when late only if it is the PACT's one call on the target (declared once,
+            // the root's first): the callee keeps an answer only then (ServedCalls). A second call
+            // breaks the declaration; the first is then no longer asked about either.
+            if (++counted[declaredAt] == 1 && ctx.Declared!.CallsOn(target) == 1)
+            {
+                askWhenLate = services.LateAnswers;
+            }
+            else
+            {
+                waited.NoLongerAsk(ctx.Tid, target);
+            }
         }
 
         var (callee, outer) = BeginCall<TActor>(target);
@@ -209,7 +220,7 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
 
                     var answer = call(callee);
                     PassOnGoing(ctx.Tid, target);
-                    var waiting = waited.Await(ctx.Tid, target, answer, services.LateAnswers, Id);
+                    var waiting = waited.Await(ctx.Tid, target, answer, askWhenLate, Id);
                     bool recovered;
                     object? given;
                     try
@@ -439,8 +450,11 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
         }
     }
 
+    /// <summary>A nested call of PACT <paramref name="ctx"/> arrived here (<see cref="Answered"/> follows).</summary>
+    public void Arrived(TxnContext ctx) => served.Arrived(ctx.Tid, ctx.Bid);
+
     /// <summary>A nested call of PACT <paramref name="ctx"/> from <paramref name="caller"/> was answered: kept until its batch resolves here, for a caller whose answer is late.</summary>
-    public void Answered(TxnContext ctx, GrainId? caller, object? result, Exception? failure) => served.Answered(ctx.Tid, ctx.Bid, caller, result, failure);
+    public void Answered(TxnContext ctx, GrainId? caller, object? result, Exception? failure) => served.Answered(ctx.Tid, caller, result, failure);
 
     /// <summary><see cref="ISnapperParticipant.PactCallAnswer"/>: the answer this actor gave PACT <paramref name="tid"/>'s call from <paramref name="caller"/>, if it has one.</summary>
     public LateCallAnswer AnswerOf(long tid, GrainId caller) => served.AnswerOf(tid, caller);

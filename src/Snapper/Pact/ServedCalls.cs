@@ -1,3 +1,4 @@
+using Snapper.Grains;
 using Snapper.Protocol;
 
 namespace Snapper.Pact;
@@ -9,9 +10,12 @@ namespace Snapper.Pact;
 /// while every batch behind its PACT waits too.
 /// </summary>
 /// <remarks>
-/// One per PACT engine of an activation, touched only in the actor's turns. A PACT whose calls
-/// reached this actor more than once (a call tree that comes back here, parallel calls) keeps no
-/// answer: which of them a caller asks about could not be told apart, so it waits as before.
+/// One per PACT engine of an activation, touched only in the actor's turns. Calls are counted as
+/// they arrive, and an answer is kept only while its call is the PACT's only one here: a PACT whose
+/// calls reached this actor more than once (a call tree that comes back here, parallel calls)
+/// keeps none, since which of them a caller asks about could not be told apart (and a call still
+/// running must not be given an earlier one's answer). The caller asks only about the one call a
+/// PACT declared on this actor (<see cref="State.LateAnswers"/>).
 /// Dropped when the batch resolves here; a new activation has none (the caller waits as before).
 /// </remarks>
 internal sealed class ServedCalls
@@ -19,22 +23,29 @@ internal sealed class ServedCalls
     private readonly Dictionary<long, Served> served = new();
     private readonly List<long> resolved = new();
 
-    /// <summary>PACT <paramref name="tid"/> of batch <paramref name="bid"/>: its call from <paramref name="caller"/> was answered with <paramref name="result"/> or <paramref name="failure"/>.</summary>
-    public void Answered(long tid, long bid, GrainId? caller, object? result, Exception? failure)
-    {
-        if (caller is not { } from)
-        {
-            return; // not from an actor: nobody will ask
-        }
+    /// <summary>A call of PACT <paramref name="tid"/> of batch <paramref name="bid"/> arrived here (before it runs).</summary>
+    public void Arrived(long tid, long bid) =>
+        served[tid] = served.TryGetValue(tid, out var earlier)
+            ? earlier with { Arrivals = earlier.Arrivals + 1, Answered = false, Result = null, Failure = null }
+            : new Served(bid, 1, default, false, null, null);
 
-        served[tid] = served.TryGetValue(tid, out _)
-            ? new Served(bid, default, null, null, Ambiguous: true)
-            : new Served(bid, from, result, failure, Ambiguous: false);
+    /// <summary>
+    /// The call of PACT <paramref name="tid"/> from <paramref name="caller"/> was answered with
+    /// <paramref name="result"/> or <paramref name="failure"/>: kept if it is the PACT's only call
+    /// here so far. Not an <see cref="ActorMovingException"/>: that is no answer (the caller sends
+    /// the call again, to the next activation).
+    /// </summary>
+    public void Answered(long tid, GrainId? caller, object? result, Exception? failure)
+    {
+        if (caller is { } from && failure is not ActorMovingException && served.TryGetValue(tid, out var call) && call.Arrivals == 1)
+        {
+            served[tid] = call with { Caller = from, Answered = true, Result = result, Failure = failure };
+        }
     }
 
-    /// <summary>The answer PACT <paramref name="tid"/>'s call from <paramref name="caller"/> got here, if there is exactly one.</summary>
+    /// <summary>The answer PACT <paramref name="tid"/>'s call from <paramref name="caller"/> got here, if it is the only call of that PACT that came here.</summary>
     public LateCallAnswer AnswerOf(long tid, GrainId caller) =>
-        served.TryGetValue(tid, out var call) && !call.Ambiguous && call.Caller == caller
+        served.TryGetValue(tid, out var call) && call is { Arrivals: 1, Answered: true } && call.Caller == caller
             ? new LateCallAnswer(true, call.Result, call.Failure)
             : LateCallAnswer.NotAnswered;
 
@@ -62,5 +73,5 @@ internal sealed class ServedCalls
         resolved.Clear();
     }
 
-    private readonly record struct Served(long Bid, GrainId Caller, object? Result, Exception? Failure, bool Ambiguous);
+    private readonly record struct Served(long Bid, int Arrivals, GrainId Caller, bool Answered, object? Result, Exception? Failure);
 }

@@ -8,22 +8,21 @@ namespace Snapper.Protocol;
 /// Why: an answer lost or held up on the way (a pause, a dropped message) otherwise costs the
 /// response timeout (30 s by default), and what waits on these answers (a batch's decision, an
 /// abort's rollback, the report of a failed PACT) holds every later batch on its actors with it.
-/// Asked again after <see cref="FirstRepeat"/>, then after twice as long each time (at most
-/// <see cref="LongestRepeat"/>), until an answer comes or a question fails. A question that fails
-/// (its response timeout, or an error) stops the asking: the failure is the answer once every
-/// question still out has failed too, so a callee that is gone fails it within about one response
-/// timeout, as before.
+/// Asked again after <c>firstRepeat</c> (<see cref="FirstRepeat"/> unless said), then after twice as
+/// long each time (at most <see cref="LongestRepeat"/>), until an answer comes, a question fails
+/// (its response timeout, or an error: that failure is the answer, as it was before), or
+/// <c>askFor</c> has passed (the questions out are then still waited for).
 /// </remarks>
 internal static class Insistently
 {
-    /// <summary>How long the first question waits before it is asked again.</summary>
+    /// <summary>How long the first question waits before it is asked again, unless said.</summary>
     public static readonly TimeSpan FirstRepeat = TimeSpan.FromMilliseconds(50);
 
     /// <summary>The longest wait between two questions.</summary>
     public static readonly TimeSpan LongestRepeat = TimeSpan.FromSeconds(1);
 
     /// <summary>Asks <paramref name="question"/> until it is answered (see the remarks).</summary>
-    public static async Task<T> Ask<T>(Func<Task<T>> question, TimeProvider clock)
+    public static async Task<T> Ask<T>(Func<Task<T>> question, TimeProvider clock, TimeSpan? firstRepeat = null, TimeSpan? askFor = null)
     {
         var first = question();
         if (first.IsCompleted)
@@ -32,12 +31,12 @@ internal static class Insistently
         }
 
         List<Task<T>> waiting = [first];
-        var repeat = FirstRepeat;
-        var asking = true;
-        Exception? failure = null;
+        var repeat = firstRepeat ?? FirstRepeat;
+        var stopAsking = askFor is { } limit ? clock.GetUtcNow() + limit : DateTimeOffset.MaxValue;
         while (true)
         {
             using var stopWaiting = new CancellationTokenSource();
+            var asking = clock.GetUtcNow() + repeat <= stopAsking;
             var wait = asking ? Task.Delay(repeat, clock, stopWaiting.Token) : null;
             var done = await Task.WhenAny(wait is null ? waiting : [.. waiting, wait]);
             if (done == wait)
@@ -50,31 +49,25 @@ internal static class Insistently
             await stopWaiting.CancelAsync();
             var answered = (Task<T>)done;
             waiting.Remove(answered);
-            if (answered.IsCompletedSuccessfully)
-            {
-                Observe(waiting);
-                return answered.Result;
-            }
-
-            asking = false;
-            failure ??= answered.Exception?.InnerException ?? new TaskCanceledException(answered);
-            if (waiting.Count == 0)
-            {
-                System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(failure);
-            }
+            Observe(waiting);
+            return await answered; // its answer, or its failure
         }
     }
 
     /// <summary><see cref="Ask{T}"/> for a question without an answer beyond its completion.</summary>
-    public static Task Ask(Func<Task> question, TimeProvider clock) =>
-        Ask(async () =>
-        {
-            await question();
-            return true;
-        }, clock);
+    public static Task Ask(Func<Task> question, TimeProvider clock, TimeSpan? firstRepeat = null, TimeSpan? askFor = null) =>
+        Ask(
+            async () =>
+            {
+                await question();
+                return true;
+            },
+            clock,
+            firstRepeat,
+            askFor);
 
-    // The questions still out once one was answered: their failures (a late response timeout) are
-    // of no interest, but must not go unobserved.
+    // The questions still out once one was answered or failed: their failures (a late response
+    // timeout) are of no interest, but must not go unobserved.
     private static void Observe<T>(List<Task<T>> left)
     {
         foreach (var question in left)

@@ -48,6 +48,7 @@ internal sealed class LateAnswers : IDisposable
     private readonly long floor, ceiling;
     private WaitedCalls.Waited? first, last;
     private bool ticking;
+    private bool disposed;
     private long typical; // moving average of the watched calls' answer times, in timestamp ticks
 
     public LateAnswers(ActorResolver resolver, TimeProvider clock, SnapperMetrics metrics, ILoggerFactory loggerFactory)
@@ -59,7 +60,10 @@ internal sealed class LateAnswers : IDisposable
         floor = ToTimestamp(FirstAskFloor);
         ceiling = ToTimestamp(AskCeiling);
         typical = floor / TypicalMultiple;
-        timer = clock.CreateTimer(static state => ((LateAnswers)state!).Tick(), this, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+        using (ExecutionContext.SuppressFlow()) // the ticks carry nothing of whoever built this
+        {
+            timer = clock.CreateTimer(static state => ((LateAnswers)state!).Tick(), this, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+        }
     }
 
     /// <summary>A call was made and its answer is not in yet: timed from now.</summary>
@@ -81,7 +85,7 @@ internal sealed class LateAnswers : IDisposable
             }
 
             last = call;
-            if (!ticking)
+            if (!ticking && !disposed)
             {
                 ticking = true;
                 timer.Change(Period, Period);
@@ -90,10 +94,11 @@ internal sealed class LateAnswers : IDisposable
     }
 
     /// <summary>
-    /// The call's wait is over (answered, given up, or answered again): it is no longer asked about,
-    /// and leaves the list at the next look (no lock here, on every answer).
+    /// The call's wait is over (<paramref name="answered"/> by its own answer, or given up, or
+    /// answered again): it is no longer asked about, and leaves the list at the next look (no lock
+    /// here, on every answer). Only a call's own answers make the average answer time.
     /// </summary>
-    public void Unwatch(WaitedCalls.Waited call)
+    public void Unwatch(WaitedCalls.Waited call, bool answered)
     {
         if (call.Done)
         {
@@ -101,14 +106,23 @@ internal sealed class LateAnswers : IDisposable
         }
 
         call.Done = true;
-
-        // A racy average: a lost update only shifts it a little.
-        var answeredAfter = clock.GetTimestamp() - call.Sent;
-        Volatile.Write(ref typical, typical + ((answeredAfter - typical) / 16));
+        if (answered)
+        {
+            // A racy average: a lost update only shifts it a little.
+            var answeredAfter = clock.GetTimestamp() - call.Sent;
+            Volatile.Write(ref typical, typical + ((answeredAfter - typical) / 16));
+        }
     }
 
     /// <inheritdoc />
-    public void Dispose() => timer.Dispose();
+    public void Dispose()
+    {
+        lock (gate)
+        {
+            disposed = true;
+            timer.Dispose();
+        }
+    }
 
     private void Tick()
     {
@@ -116,9 +130,10 @@ internal sealed class LateAnswers : IDisposable
         List<WaitedCalls.Waited>? due = null;
         lock (gate)
         {
-            for (var call = first; call is not null; call = call.Next)
+            for (WaitedCalls.Waited? call = first, next; call is not null; call = next)
             {
-                if (call.Done)
+                next = call.Next;
+                if (call.Done || !call.Askable)
                 {
                     Unlink(call);
                 }
@@ -129,7 +144,7 @@ internal sealed class LateAnswers : IDisposable
                 }
             }
 
-            if (first is null)
+            if (first is null && !disposed)
             {
                 ticking = false;
                 timer.Change(Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
@@ -142,7 +157,7 @@ internal sealed class LateAnswers : IDisposable
         }
     }
 
-    // Under the gate. The call's Next stays, so the walk over the list goes on from it.
+    // Under the gate.
     private void Unlink(WaitedCalls.Waited call)
     {
         if (call.Previous is null)
@@ -163,7 +178,7 @@ internal sealed class LateAnswers : IDisposable
             call.Next.Previous = call.Previous;
         }
 
-        call.Previous = null;
+        call.Previous = call.Next = null;
     }
 
     // Asks the callee for the answer it gave; the wait ends with it if there is one. Each time is

@@ -112,6 +112,22 @@ internal sealed class WaitedCalls
         return recovered;
     }
 
+    /// <summary>
+    /// Transaction <paramref name="tid"/> calls <paramref name="target"/> again: its calls there
+    /// waited on now are no longer asked about when late (<see cref="LateAnswers"/>), since which of
+    /// them an answer given again belongs to could not be told.
+    /// </summary>
+    public void NoLongerAsk(long tid, ActorId target)
+    {
+        foreach (var call in waiting.GetValueOrDefault(tid) ?? [])
+        {
+            if (call.Target == target)
+            {
+                call.Askable = false;
+            }
+        }
+    }
+
     /// <summary>Whether transaction <paramref name="tid"/> has heard that <paramref name="target"/> is going.</summary>
     public bool IsGoing(long tid, ActorId target) => going.TryGetValue(tid, out var actors) && actors.Contains(target);
 
@@ -180,6 +196,7 @@ internal sealed class WaitedCalls
         private readonly ITimer? patience;
         private readonly LateAnswers? late;
         private bool done;
+        private bool askable = true;
 
         public Waited(long tid, ActorId target, ActorId self, TimeProvider? clock, LateAnswers? late, ActorId caller)
         {
@@ -206,6 +223,9 @@ internal sealed class WaitedCalls
 
         internal bool Done { get => Volatile.Read(ref done); set => Volatile.Write(ref done, value); }
 
+        /// <summary>False once the transaction called the same actor again (<see cref="NoLongerAsk"/>): an answer given again is then not taken.</summary>
+        internal bool Askable { get => Volatile.Read(ref askable); set => Volatile.Write(ref askable, value); }
+
         internal long Sent { get; set; }
 
         internal long AskAt { get; set; }
@@ -217,7 +237,7 @@ internal sealed class WaitedCalls
         public void Answered(Task answer)
         {
             patience?.Dispose();
-            late?.Unwatch(this);
+            late?.Unwatch(this, answered: true);
             if (answer.IsFaulted)
             {
                 TrySetException(answer.Exception.InnerExceptions);
@@ -234,20 +254,20 @@ internal sealed class WaitedCalls
 
         public bool GiveUp(Exception refusal)
         {
-            late?.Unwatch(this);
+            late?.Unwatch(this, answered: false);
             return TrySetException(refusal);
         }
 
         /// <summary>The callee gave the answer again (<see cref="LateAnswers"/>): the wait ends with it, as with the call's own.</summary>
         public void Recover(Protocol.LateCallAnswer answer)
         {
-            if (Task.IsCompleted)
+            if (Task.IsCompleted || !Askable)
             {
                 return;
             }
 
             patience?.Dispose();
-            late?.Unwatch(this);
+            late?.Unwatch(this, answered: false);
             if (answer.Failure is { } failure)
             {
                 TrySetException(failure);
@@ -262,7 +282,7 @@ internal sealed class WaitedCalls
 
         private void TooLong()
         {
-            late?.Unwatch(this);
+            late?.Unwatch(this, answered: false);
             TrySetException(TooLongWhileGoing(tid, self, Target));
         }
     }

@@ -67,6 +67,12 @@ public interface ITestActor : ITransactionalActor, IGrainWithStringKey
     /// <summary>Adds <paramref name="delta"/> here, then returns what <paramref name="next"/>'s <see cref="AddThenRead"/> of <paramref name="nextDelta"/> answers.</summary>
     Task<int> AddThenCallForValue(TxnContext ctx, int delta, ActorId next, int nextDelta);
 
+    /// <summary>Calls <paramref name="next"/> twice: <see cref="AddThenRead"/> of 1, then <see cref="AddThenReadBetweenGates"/> of 10; returns the second answer.</summary>
+    Task<int> CallTwiceForSecondValue(TxnContext ctx, ActorId next, string locked, string release);
+
+    /// <summary>Adds <paramref name="delta"/>, signals <paramref name="locked"/>, waits for <paramref name="release"/>, then answers the value.</summary>
+    Task<int> AddThenReadBetweenGates(TxnContext ctx, int delta, string locked, string release);
+
     Task CopyPlus(TxnContext ctx, ActorId from, int plus, string? read, string? release);
 }
 
@@ -249,6 +255,20 @@ public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestA
     {
         await Add(ctx, delta);
         return await CallActor<ITestActor, int>(ctx, next, a => a.AddThenRead(ctx, nextDelta));
+    }
+
+    public async Task<int> CallTwiceForSecondValue(TxnContext ctx, ActorId next, string locked, string release)
+    {
+        await CallActor<ITestActor, int>(ctx, next, a => a.AddThenRead(ctx, 1));
+        return await CallActor<ITestActor, int>(ctx, next, a => a.AddThenReadBetweenGates(ctx, 10, locked, release));
+    }
+
+    public async Task<int> AddThenReadBetweenGates(TxnContext ctx, int delta, string locked, string release)
+    {
+        await Add(ctx, delta);
+        gates.Signal(locked);
+        await gates.Until(release);
+        return await Read(ctx);
     }
 
     public async Task<int> ReadThenAdd(TxnContext ctx, ActorId next, int delta)

@@ -1,8 +1,10 @@
+using Snapper.Grains;
 using Snapper.Pact;
+using Snapper.Tests.Infrastructure;
 
 namespace Snapper.Tests.Pact;
 
-/// <summary><see cref="ServedCalls"/>: the answer a PACT's one call got here is given again to its caller only, until its batch resolves.</summary>
+/// <summary><see cref="ServedCalls"/>: the answer a PACT's only call here got is given again to its caller only, until its batch resolves.</summary>
 public sealed class ServedCallsTests
 {
     private static readonly GrainId Caller = GrainId.Create("caller", "a");
@@ -12,7 +14,9 @@ public sealed class ServedCallsTests
     public void The_answer_is_given_to_its_caller_until_its_batch_resolves()
     {
         var served = new ServedCalls();
-        served.Answered(tid: 11, bid: 10, Caller, result: 5, failure: null);
+        served.Arrived(tid: 11, bid: 10);
+        Assert.False(served.AnswerOf(11, Caller).Answered); // running: no answer yet
+        served.Answered(11, Caller, result: 5, failure: null);
 
         var answer = served.AnswerOf(11, Caller);
         Assert.True(answer.Answered);
@@ -27,22 +31,31 @@ public sealed class ServedCallsTests
     }
 
     [Fact]
-    public void A_PACT_that_called_here_twice_gets_no_answer_again()
+    public void A_second_call_of_the_PACT_still_running_here_is_not_given_the_first_one_s_answer()
     {
         var served = new ServedCalls();
-        served.Answered(11, 10, Caller, 1, null);
-        served.Answered(11, 10, Caller, 2, null); // a call back into this actor, or parallel calls: which was asked is unknown
+        served.Arrived(11, 10);
+        served.Answered(11, Caller, 1, null);
+        served.Arrived(11, 10); // the same PACT calls here again (sequentially, in parallel, or back through another actor)
         Assert.False(served.AnswerOf(11, Caller).Answered);
+        served.Answered(11, Caller, 2, null);
+        Assert.False(served.AnswerOf(11, Caller).Answered); // and keeps no answer once two came
     }
 
     [Fact]
-    public void A_failure_is_given_again_as_the_answer_and_a_call_from_outside_an_actor_is_not_kept()
+    public void A_failure_is_given_again_but_a_moving_activation_and_a_call_from_outside_an_actor_are_not_kept()
     {
         var served = new ServedCalls();
-        served.Answered(11, 10, Caller, null, new InvalidOperationException("boom"));
+        served.Arrived(11, 10);
+        served.Answered(11, Caller, null, new InvalidOperationException("boom"));
         Assert.IsType<InvalidOperationException>(served.AnswerOf(11, Caller).Failure);
 
-        served.Answered(12, 10, caller: null, 3, null);
-        Assert.False(served.AnswerOf(12, default).Answered);
+        served.Arrived(12, 10);
+        served.Answered(12, Caller, null, new ActorMovingException(ActorId.Create<ITestActor>("going")));
+        Assert.False(served.AnswerOf(12, Caller).Answered); // no answer: the call goes to the next activation
+
+        served.Arrived(13, 10);
+        served.Answered(13, null, 3, null);
+        Assert.False(served.AnswerOf(13, default).Answered);
     }
 }

@@ -1,6 +1,7 @@
 using Microsoft.Extensions.DependencyInjection;
 using Orleans.Configuration;
 using Snapper.Coordination;
+using Snapper.State;
 using Snapper.Tests.Infrastructure;
 
 namespace Snapper.Tests.Regression;
@@ -35,6 +36,26 @@ public sealed class LateAnswerRegressionTests
         Assert.Equal(1, await Read(silo, x));
         Assert.Equal(6, await Read(silo, y));
         holder.Release();
+    }
+
+    /// <summary>
+    /// A PACT calls an actor twice; the second call runs there long past the bound at which a late
+    /// answer is asked about. Its caller must get the second call's answer (11), never the first's
+    /// (1), which the callee had already given (review of the first version, which gave it).
+    /// </summary>
+    [Fact]
+    public async Task A_second_call_still_running_is_not_answered_with_the_first_call_s_answer()
+    {
+        await using var silo = await StartHolding("nothing is held");
+        var (x, y) = (ActorId.Create<ITestActor>("twice-x"), ActorId.Create<ITestActor>("twice-y"));
+
+        var pact = silo.Client.RunPact<ITestActor, int>(x, (a, ctx) => a.CallTwiceForSecondValue(ctx, y, "second-running", "second-release"), AccessSet.Of(x).And(y, 2));
+        await silo.Gates.Until("second-running");
+        await Task.Delay(LateAnswers.AskCeiling); // every bound of the watch has passed
+        silo.Gates.Signal("second-release");
+
+        Assert.Equal(11, await pact.WaitAsync(Bound));
+        Assert.Equal(11, await Read(silo, y));
     }
 
     /// <summary>
