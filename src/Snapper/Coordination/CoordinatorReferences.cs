@@ -12,7 +12,6 @@ namespace Snapper.Coordination;
 internal sealed class CoordinatorReferences(IGrainFactory grains, IServiceProvider services)
 {
     private static readonly TimeSpan Retry = TimeSpan.FromMilliseconds(100);
-    private static readonly TimeSpan LongPollRepeat = TimeSpan.FromMilliseconds(250);
     private readonly ConcurrentDictionary<string, ICoordinator> references = new(StringComparer.Ordinal);
     private readonly Lazy<DepartedSilos?> departed = new(services.GetService<DepartedSilos>); // none on a client
 
@@ -49,8 +48,7 @@ internal sealed class CoordinatorReferences(IGrainFactory grains, IServiceProvid
 
             try
             {
-                // Long polls: a decision may take a while for reasons of its own, so asked again later than a report.
-                return await Insistently.Ask(() => question(Get(coordinator), bid), TimeProvider.System, LongPollRepeat);
+                return await question(Get(coordinator), bid);
             }
             catch (TimeoutException)
             {

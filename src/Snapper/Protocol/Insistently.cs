@@ -11,7 +11,10 @@ namespace Snapper.Protocol;
 /// Asked again after <c>firstRepeat</c> (<see cref="FirstRepeat"/> unless said), then after twice as
 /// long each time (at most <see cref="LongestRepeat"/>), until an answer comes, a question fails
 /// (its response timeout, or an error: that failure is the answer, as it was before), or
-/// <c>askFor</c> has passed (the questions out are then still waited for).
+/// <c>askFor</c> (<see cref="AskFor"/> unless said) has passed: the questions out are then still
+/// waited for. Bounded, since each question waits at its receiver: a receiver that is slow for a
+/// reason of its own (a silo failing over) must not collect a question a second. Not for long polls
+/// (a wait whose answer comes when something else happens): those would pile up the same way.
 /// </remarks>
 internal static class Insistently
 {
@@ -20,6 +23,9 @@ internal static class Insistently
 
     /// <summary>The longest wait between two questions.</summary>
     public static readonly TimeSpan LongestRepeat = TimeSpan.FromSeconds(1);
+
+    /// <summary>How long questions are asked again, unless said: five more at most.</summary>
+    public static readonly TimeSpan AskFor = TimeSpan.FromSeconds(2);
 
     /// <summary>Asks <paramref name="question"/> until it is answered (see the remarks).</summary>
     public static async Task<T> Ask<T>(Func<Task<T>> question, TimeProvider clock, TimeSpan? firstRepeat = null, TimeSpan? askFor = null)
@@ -32,7 +38,7 @@ internal static class Insistently
 
         List<Task<T>> waiting = [first];
         var repeat = firstRepeat ?? FirstRepeat;
-        var stopAsking = askFor is { } limit ? clock.GetUtcNow() + limit : DateTimeOffset.MaxValue;
+        var stopAsking = clock.GetUtcNow() + (askFor ?? AskFor);
         while (true)
         {
             using var stopWaiting = new CancellationTokenSource();
