@@ -193,7 +193,7 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
             {
                 askWhenLate = services.LateAnswers;
             }
-            else
+            else if (ctx.Declared!.CallsOn(target) == 1)
             {
                 waited.NoLongerAsk(ctx.Tid, target);
             }
@@ -451,10 +451,23 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
     }
 
     /// <summary>A nested call of PACT <paramref name="ctx"/> arrived here (<see cref="Answered"/> follows).</summary>
-    public void Arrived(TxnContext ctx) => served.Arrived(ctx.Tid, ctx.Bid);
+    /// <remarks>Kept only for an actor the PACT declared once: no caller asks about another (CallActor).</remarks>
+    public void Arrived(TxnContext ctx)
+    {
+        if (ctx.Declared?.CallsOn(Id) == 1)
+        {
+            served.Arrived(ctx.Tid, ctx.Bid);
+        }
+    }
 
     /// <summary>A nested call of PACT <paramref name="ctx"/> from <paramref name="caller"/> was answered: kept until its batch resolves here, for a caller whose answer is late.</summary>
-    public void Answered(TxnContext ctx, GrainId? caller, object? result, Exception? failure) => served.Answered(ctx.Tid, caller, result, failure);
+    public void Answered(TxnContext ctx, GrainId? caller, object? result, Exception? failure)
+    {
+        if (ctx.Declared?.CallsOn(Id) == 1)
+        {
+            served.Answered(ctx.Tid, caller, result, failure);
+        }
+    }
 
     /// <summary><see cref="ISnapperParticipant.PactCallAnswer"/>: the answer this actor gave PACT <paramref name="tid"/>'s call from <paramref name="caller"/>, if it has one.</summary>
     public LateCallAnswer AnswerOf(long tid, GrainId caller) => served.AnswerOf(tid, caller);
