@@ -39,4 +39,11 @@ public enum AbortReason
     /// reconnaissance found no end to its body (past the deadline, or too many calls).
     /// </summary>
     Timeout = 9,
+
+    /// <summary>
+    /// A PACT's call had not reached its actor long after such calls usually do (a slow network, a
+    /// paused sender), so the PACT gave up its turn there instead of holding up every batch behind
+    /// it. <c>RunPact</c> runs such a PACT again at once, in a new batch, without giving up again.
+    /// </summary>
+    LateCall = 10,
 }

@@ -165,7 +165,7 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
 
     Task<PactAbortAnswer> ISnapperParticipant.AbortPact(long bid, long tid, Exception cause) => PactParticipant.AbortPact(bid, tid, cause);
 
-    Task<LateCallAnswer> ISnapperParticipant.PactCallAnswer(long tid, GrainId caller) => Task.FromResult(PactParticipant.AnswerOf(tid, caller));
+    Task<LateCallAnswer> ISnapperParticipant.PactCallAnswer(long bid, long tid, GrainId caller, string? refuseAheadFor) => Task.FromResult(PactParticipant.AnswerOf(bid, tid, caller, refuseAheadFor));
 
     Task ISnapperParticipant.ReleasePact(long bid, long tid)
     {

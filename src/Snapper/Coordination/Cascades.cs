@@ -276,14 +276,14 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
             return false;
         }
 
-        return answer.Undone && (await Task.WhenAll(answer.Readers.Select(reader => AbortReader(reader, tid, actor)))).All(told => told);
+        return answer.Undone && (await Task.WhenAll(answer.Readers.Select(reader => AbortReader(reader, tid, actor, cause)))).All(told => told);
     }
 
     // A PACT read the write of aborted PACT tid: it aborts too, told to its coordinator (answered
     // at once, before the batch of tid decides). False if that coordinator could not be told.
-    private async Task<bool> AbortReader(PactRef reader, long tid, ActorId actor)
+    private async Task<bool> AbortReader(PactRef reader, long tid, ActorId actor, Exception writerAbort)
     {
-        var cause = reader.ReadAbortedWrite(tid, actor);
+        var cause = reader.ReadAbortedWrite(tid, actor, writerAbort);
         if (reader.Coordinator == key)
         {
             pipeline.Fail(reader.Bid, reader.Tid, cause);

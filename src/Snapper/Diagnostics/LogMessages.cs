@@ -135,6 +135,9 @@ internal static partial class LogMessages
     [LoggerMessage(EventId = 150, Level = LogLevel.Debug, Message = "PACT {Tid}'s call into {Callee} was not answered in {Waited}; the callee gave its answer again")]
     public static partial void LateAnswerRecovered(ILogger logger, long tid, ActorId callee, TimeSpan waited);
 
+    [LoggerMessage(EventId = 152, Level = LogLevel.Debug, Message = "PACT {Tid}'s call into {Callee} had not reached it after {Waited}: refused ahead there, the PACT runs again")]
+    public static partial void LateCallRefusedAhead(ILogger logger, long tid, ActorId callee, TimeSpan waited);
+
     [LoggerMessage(EventId = 151, Level = LogLevel.Debug, Message = "PACT {Tid}'s late call into {Callee}: asking the callee for its answer failed; asked again later")]
     public static partial void LateAnswerNotAsked(ILogger logger, Exception exception, long tid, ActorId callee);
 }

@@ -43,7 +43,7 @@ internal sealed class SnapperMetrics : IDisposable
         checkpointDuration = meter.CreateHistogram<double>(SnapperDiagnostics.CheckpointInstrument, "ms", "Checkpoint rounds, from the seals to the truncation, by outcome.");
         afterCommitAttempts = meter.CreateCounter<long>(SnapperDiagnostics.AfterCommitInstrument, "{attempt}", "Handler attempts on after-commit actions, by outcome (delivered, failed: tried again after a backoff).");
         afterCommitOwed = meter.CreateUpDownCounter<long>(SnapperDiagnostics.AfterCommitOwedInstrument, "{action}", "After-commit actions of committed transactions not yet taken by a handler on this silo.");
-        lateAnswers = meter.CreateCounter<long>(SnapperDiagnostics.LateAnswerInstrument, "{call}", "Nested PACT calls whose answer was late and that went on with the answer their callee gave again.");
+        lateAnswers = meter.CreateCounter<long>(SnapperDiagnostics.LateAnswerInstrument, "{call}", "Nested PACT calls whose answer was late, by outcome: answered (the caller went on with the answer its callee gave again), refused_ahead (the call had not reached its callee, which refused it ahead: the PACT aborted as LateCall and ran again).");
     }
 
     public const string BatchSizeInstrument = SnapperDiagnostics.BatchSizeInstrument;
@@ -84,7 +84,7 @@ internal sealed class SnapperMetrics : IDisposable
 
     internal void AfterCommitOwed(int actions) => afterCommitOwed.Add(actions);
 
-    internal void LateAnswerRecovered() => lateAnswers.Add(1);
+    internal void LateAnswerRecovered(bool refusedAhead) => lateAnswers.Add(1, new KeyValuePair<string, object?>("outcome", refusedAhead ? "refused_ahead" : "answered"));
 
     internal void AfterCommitAttempt(bool delivered, string messageType) =>
         afterCommitAttempts.Add(1, new KeyValuePair<string, object?>("outcome", delivered ? "delivered" : "failed"), new KeyValuePair<string, object?>("message_type", messageType));

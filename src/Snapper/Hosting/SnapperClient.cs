@@ -151,6 +151,7 @@ internal sealed class SnapperClient(
             }
         }
 
+        var lateCallRuns = 0;
         for (var attempt = 1; ; attempt++)
         {
             // Each attempt joins a new batch: a cascade that aborted the last one is over for it.
@@ -159,7 +160,7 @@ internal sealed class SnapperClient(
             {
                 try
                 {
-                    return await TransactionBody.Run(body, actor, ctx with { Start = true });
+                    return await TransactionBody.Run(body, actor, ctx with { Start = true, GivesUpLateCalls = lateCallRuns < MaxLateCallRuns });
                 }
                 catch (ActorMovingException) when (clock.GetUtcNow() < ctx.Deadline)
                 {
@@ -173,6 +174,19 @@ internal sealed class SnapperClient(
             catch (TransactionAbortedException aborted) when (aborted.Reason == AbortReason.Cascading && attempt < settings.MaxPactAttempts && !cancellationToken.IsCancellationRequested)
             {
                 metrics.Retried(TxnMode.Pact);
+            }
+            catch (TransactionAbortedException aborted) when (aborted.Reason == AbortReason.LateCall && lateCallRuns < 2 * MaxLateCallRuns && !cancellationToken.IsCancellationRequested)
+            {
+                // It gave up its turn for a call that was late on its way, so that the batches
+                // behind it did not wait, or read the write of a PACT that did: run again at once,
+                // not counted. After MaxLateCallRuns runs it waits for its calls.
+                lateCallRuns++;
+                attempt--;
+                metrics.Retried(TxnMode.Pact);
+            }
+            catch (TransactionAbortedException aborted) when (aborted.Reason == AbortReason.LateCall)
+            {
+                throw Aborts.AsCascading(aborted); // read the writes of PACTs that gave up, again and again
             }
         }
     }
@@ -293,7 +307,7 @@ internal sealed class SnapperClient(
                     declared = await Reconnoitre(first, actor, body, declared, site, atOnce: actAbort is null);
                 }
             }
-            catch (TransactionAbortedException cascaded) when (cascaded.Reason == AbortReason.Cascading && cascades++ < settings.MaxPactAttempts && !cancellationToken.IsCancellationRequested)
+            catch (TransactionAbortedException cascaded) when (cascaded.Reason is AbortReason.Cascading or AbortReason.LateCall && cascades++ < settings.MaxPactAttempts && !cancellationToken.IsCancellationRequested)
             {
                 declared = (ctx ?? placement?.Placed)?.Declared ?? declared;
                 onRetry?.Invoke(cascaded);
@@ -302,7 +316,7 @@ internal sealed class SnapperClient(
             catch (TransactionAbortedException aborted)
             {
                 metrics.Promoted(committed: false, atOnce: actAbort is null); // Failure too: no coordinator could take it
-                if (aborted.Reason is AbortReason.DeclarationError or AbortReason.Cascading)
+                if (aborted.Reason is AbortReason.DeclarationError or AbortReason.Cascading or AbortReason.LateCall)
                 {
                     // The promoted runs gave up: promoted at once, the transaction runs as an ACT;
                     // after an ACT attempt, the caller hears why that attempt lost its race.
@@ -373,6 +387,13 @@ internal sealed class SnapperClient(
             return await RunPlaced(actor, body, placed);
         }
     }
+
+    /// <summary>
+    /// Runs of a PACT that may give up a late call (<see cref="AbortReason.LateCall"/>); the run after
+    /// them waits for its calls. A late call is rare and independent of the run, so few runs are
+    /// enough for all but a share of PACTs too small to hold up many batches.
+    /// </summary>
+    internal const int MaxLateCallRuns = 4;
 
     /// <summary>Promoted runs at most, for a body whose calls depend on data that keeps changing.</summary>
     internal const int MaxPromotedRuns = 16;

@@ -142,16 +142,19 @@ internal sealed class BatchCompletion(ActorId actor, PactServices services, LogW
     /// Cascading while its own batch is fine, and that PACT must still abort. Reporting a batch a
     /// cascade already aborts is harmless.
     /// </summary>
-    public void Fail(TxnContext ctx, Exception failure)
+    public void Fail(TxnContext ctx, Exception failure) => Fail(ctx.Bid, ctx.Tid, ctx.Coordinator!, failure);
+
+    /// <summary><see cref="Fail(TxnContext, Exception)"/> for PACT <paramref name="tid"/> of batch <paramref name="bid"/> of <paramref name="coordinator"/>.</summary>
+    public void Fail(long bid, long tid, string coordinator, Exception failure)
     {
-        if (schedule.IsAborted(ctx.Bid))
+        if (schedule.IsAborted(bid))
         {
             return; // this actor has already taken the batch's abort
         }
 
         // Asked again when its answer is late: a lost one would fail the whole batch (ReportAfter).
-        var report = Insistently.Ask(() => services.Coordinator(ctx.Coordinator!).Fail(ctx.Bid, ctx.Tid, failure), services.Clock);
-        failureReports[ctx.Bid] = failureReports.TryGetValue(ctx.Bid, out var earlier) ? Task.WhenAll(earlier, report) : report;
+        var report = Insistently.Ask(() => services.Coordinator(coordinator).Fail(bid, tid, failure), services.Clock);
+        failureReports[bid] = failureReports.TryGetValue(bid, out var earlier) ? Task.WhenAll(earlier, report) : report;
     }
 
     /// <summary>The batches <paramref name="resolved"/> names are decided: their failure reports are no longer needed.</summary>

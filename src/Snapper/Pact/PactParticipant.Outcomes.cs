@@ -380,7 +380,7 @@ internal sealed partial class PactParticipant<TState>
                 await pact!.TurnEnded!.Task; // its write was taken back when its turn ended
                 return PactAbortAnswer.Clean;
             case PactStanding.TurnEnded or PactStanding.BatchCompleted:
-                return await TakeBackAndLog(tid);
+                return await TakeBackAndLog(tid, cause);
             default:
                 return PactAbortAnswer.Clean;
         }
@@ -388,9 +388,9 @@ internal sealed partial class PactParticipant<TState>
 
     // Takes back an aborted PACT's write here, and with it every access made after it, then logs
     // the completed batches whose state changed, so recovery finds them without it.
-    private async Task<PactAbortAnswer> TakeBackAndLog(long tid)
+    private async Task<PactAbortAnswer> TakeBackAndLog(long tid, Exception cause)
     {
-        var (answer, changed) = TakeBack(tid);
+        var (answer, changed) = TakeBack(tid, cause);
         if (logger is not null)
         {
             foreach (var (bid, coordinator, state, version) in changed)
@@ -411,7 +411,7 @@ internal sealed partial class PactParticipant<TState>
         return answer;
     }
 
-    private (PactAbortAnswer Answer, List<(long Bid, string Coordinator, TState State, long Version)> Changed) TakeBack(long tid)
+    private (PactAbortAnswer Answer, List<(long Bid, string Coordinator, TState State, long Version)> Changed) TakeBack(long tid, Exception cause)
     {
         foreach (var actions in pendingActions.Values)
         {
@@ -444,7 +444,7 @@ internal sealed partial class PactParticipant<TState>
         {
             if (schedule.Running is { } batch && batch.Bid == reader.Bid)
             {
-                schedule.AbortPact(reader.Bid, reader.Tid, reader.ReadAbortedWrite(tid, Id), out _);
+                schedule.AbortPact(reader.Bid, reader.Tid, reader.ReadAbortedWrite(tid, Id, cause), out _);
             }
         }
 

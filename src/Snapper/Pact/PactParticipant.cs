@@ -220,7 +220,7 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
 
                     var answer = call(callee);
                     PassOnGoing(ctx.Tid, target);
-                    var waiting = waited.Await(ctx.Tid, target, answer, askWhenLate, Id);
+                    var waiting = waited.Await(ctx.Tid, target, answer, askWhenLate, Id, new LateCallTerms(ctx.Bid, ctx.Coordinator, ctx.GivesUpLateCalls));
                     bool recovered;
                     object? given;
                     try
@@ -289,6 +289,7 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
         // the outcome and answers the caller.
         var outcome = new TaskCompletionSource();
         outcomes[ctx.Tid] = (ctx.Bid, outcome);
+
         using var span = SnapperTracing.StartTransaction(ctx);
         var execute = SnapperTracing.StartPhase(SnapperTracing.Execute);
         if (ctx.Declared is { Count: > 1 } declared && !ctx.Promoted)
@@ -298,7 +299,22 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
 
         try
         {
-            await InvokePact(ctx, invoke);
+            try
+            {
+                await Enter(ctx);
+            }
+            catch (TransactionAbortedException refused)
+            {
+                // The call never ran: its PACT aborted before it came, or its batch is gone from here
+                // (a start call late past the declaration timeout, say). That is the answer: the
+                // outcome must not wait for a later batch's commit, which would answer "committed".
+                outcomes.Remove(ctx.Tid);
+                abortedEarly.Remove(ctx.Tid);
+                outcome.TrySetException(Aborts.AbortedBy(ctx.Tid, refused));
+                throw;
+            }
+
+            await RunInTurn(ctx, invoke);
             ReleaseUncalled(ctx);
         }
         catch (ActorMovingException)
@@ -405,6 +421,13 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
     /// <summary>A call of PACT <paramref name="ctx"/> arrives here: wait for its turn in the local schedule, run it (<paramref name="invoke"/>), count it out.</summary>
     public async Task InvokePact(TxnContext ctx, Func<Task> invoke)
     {
+        await Enter(ctx);
+        await RunInTurn(ctx, invoke);
+    }
+
+    // Waits for the turn of ctx's call here; throws, the failure reported, if the call is refused.
+    private async Task Enter(TxnContext ctx)
+    {
         if (ctx.Declared is not { } declared || declared.CallsOn(Id) == 0)
         {
             var undeclared = Aborts.Undeclared(ctx.Tid, Id, 1, $"PACT {ctx.Tid} called actor {Id}, which its declaration does not name");
@@ -430,7 +453,11 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
             completion.Fail(ctx, e);
             throw;
         }
+    }
 
+    // Runs ctx's call in its turn here, and counts it out.
+    private async Task RunInTurn(TxnContext ctx, Func<Task> invoke)
+    {
         try
         {
             await invoke();
@@ -469,13 +496,54 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
         }
     }
 
-    /// <summary><see cref="ISnapperParticipant.PactCallAnswer"/>: the answer this actor gave PACT <paramref name="tid"/>'s call from <paramref name="caller"/>, if it has one.</summary>
-    public LateCallAnswer AnswerOf(long tid, GrainId caller) => served.AnswerOf(tid, caller);
+    /// <summary>
+    /// <see cref="ISnapperParticipant.PactCallAnswer"/>: the answer this actor gave PACT
+    /// <paramref name="tid"/>'s call from <paramref name="caller"/>, if it has one. A call that has
+    /// not arrived, of a PACT that aborted here, gets that abort; one whose turn here has not begun
+    /// is refused ahead if <paramref name="refuseAheadFor"/> names its coordinator (<see cref="RefuseAhead"/>).
+    /// </summary>
+    public LateCallAnswer AnswerOf(long bid, long tid, GrainId caller, string? refuseAheadFor)
+    {
+        var answer = served.AnswerOf(tid, caller);
+        if (answer.Answered || served.Knows(tid))
+        {
+            return answer;
+        }
+
+        if (schedule.AbortOf(bid, tid) is { } aborted)
+        {
+            // Refused ahead by an earlier question whose answer was lost, or aborted by its
+            // coordinator meanwhile: the call is refused when it comes, and the caller need not wait.
+            return new LateCallAnswer(true, null, Aborts.PactRefused(tid, aborted));
+        }
+
+        return refuseAheadFor is { } coordinator && RefuseAhead(bid, tid, coordinator, Aborts.LateCall(tid, Id)) is { } refused
+            ? refused
+            : answer;
+    }
+
+    // A call of PACT tid of batch bid has not arrived here, late: if its turn here has not begun,
+    // the PACT aborts here ahead of it. The failure goes to its coordinator before the turn ends,
+    // so this actor's BatchComplete waits for it (the batch may complete here at once), and no
+    // batch commits without the PACT's abort whatever its caller does. Not in a going activation
+    // (it hands its schedule over as it is) nor in a batch handed over by one (its PACTs' aborts
+    // there fail the whole batch).
+    private LateCallAnswer? RefuseAhead(long bid, long tid, string coordinator, TransactionAbortedException refusal)
+    {
+        if (leaving is not null || handedOver.Contains(bid) || !schedule.MayRefuseAhead(bid, tid))
+        {
+            return null;
+        }
+
+        completion.Fail(bid, tid, coordinator, refusal);
+        schedule.RefuseAhead(bid, tid, refusal);
+        return new LateCallAnswer(true, null, refusal, RefusedAhead: true);
+    }
 
     void IPactSide.BatchStarted(SubBatch batch) => working = null;
 
     // In its own turn: nobody read its writes.
-    void IPactSide.AbortedTurnEnded(ScheduledPact pact) => TakeBack(pact.Tid);
+    void IPactSide.AbortedTurnEnded(ScheduledPact pact) => TakeBack(pact.Tid, pact.AbortedBy!);
 
     void IPactSide.BatchCompleted(SubBatch batch)
     {

@@ -43,6 +43,9 @@ internal sealed class ServedCalls
         }
     }
 
+    /// <summary>True if a call of PACT <paramref name="tid"/> has arrived here (it may still wait for its turn).</summary>
+    public bool Knows(long tid) => served.ContainsKey(tid);
+
     /// <summary>The answer PACT <paramref name="tid"/>'s call from <paramref name="caller"/> got here, if it is the only call of that PACT that came here.</summary>
     public LateCallAnswer AnswerOf(long tid, GrainId caller) =>
         served.TryGetValue(tid, out var call) && call is { Arrivals: 1, Answered: true } && call.Caller == caller

@@ -57,6 +57,20 @@ internal static class Aborts
     public static TransactionAbortedException Cascaded(long tid, long bid) =>
         new(AbortReason.Cascading, "aborted with the batches after another PACT that aborted") { Tid = tid, Blocker = AbortBlocker.Batch(default, bid) };
 
+    /// <summary>
+    /// PACT <paramref name="tid"/>'s call into <paramref name="actor"/> had not arrived there long
+    /// after such calls are answered, and was refused ahead (<see cref="State.LateAnswers"/>).
+    /// </summary>
+    public static TransactionAbortedException LateCall(long tid, ActorId actor) =>
+        new(AbortReason.LateCall, $"its call into actor {actor} had not arrived there long after such calls are answered, so it gave up its turn there rather than hold up the batches behind it") { Tid = tid };
+
+    /// <summary>
+    /// A <see cref="AbortReason.LateCall"/> abort the caller would see (a promoted run's, or a run's
+    /// past its reruns, which can only have read a write taken back): told as the cascade it is.
+    /// </summary>
+    public static TransactionAbortedException AsCascading(TransactionAbortedException lateCall) =>
+        new(AbortReason.Cascading, lateCall.Detail, lateCall) { Tid = lateCall.Tid, Blocker = lateCall.Blocker };
+
     /// <summary>A call (or state access) of PACT <paramref name="tid"/> after it aborted because of <paramref name="abortedBy"/>: the reason is its own abort's.</summary>
     public static TransactionAbortedException PactRefused(long tid, Exception? abortedBy) =>
         new(abortedBy is TransactionAbortedException aborted ? aborted.Reason : AbortReason.User, $"PACT {tid} has aborted: {abortedBy?.Message}", abortedBy)

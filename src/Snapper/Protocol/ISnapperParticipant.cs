@@ -47,8 +47,14 @@ internal interface ISnapperParticipant : IGrain
     /// ran here (<see cref="State.LateAnswers"/>). An answer lost or held up on the way (a pause, a
     /// dropped message) then costs its PACT, and every batch behind it on the caller, one more round
     /// trip instead of the response timeout. <paramref name="caller"/> is the calling actor's grain.
+    /// A call of batch <paramref name="bid"/> that has not reached this actor yet, whose turn here has
+    /// not begun, is refused ahead if <paramref name="refuseAheadFor"/> names the batch's coordinator
+    /// (the PACT's first runs): this actor reports the failure there, its turn here ends, the call is
+    /// refused when it comes, and the answer says so. A call that has not come, of a PACT that has
+    /// aborted here already, is answered with that abort.
     /// </summary>
-    Task<LateCallAnswer> PactCallAnswer(long tid, GrainId caller);
+    Task<LateCallAnswer> PactCallAnswer(long bid, long tid, GrainId caller, string? refuseAheadFor);
+
 
     /// <summary>
     /// A PACT's root → an actor it declared, one-way: the body of PACT <paramref name="tid"/> of

@@ -17,11 +17,15 @@ namespace Snapper.State;
 /// actor, and on each actor their batches share, waits with it. An answer lost or held up on the
 /// way after the callee's work is done (a pause of either silo, a dropped message) held them all
 /// for Orleans' response timeout (30 s by default).</para>
-/// <para>Asking costs one round trip and never aborts: the callee answers only with what its call
-/// answered, and a call that has not run there yet (it is on its way, or waits for its turn) is
-/// asked again later, each time after twice as long as it has waited. So the bound can be short:
-/// the first question goes after <see cref="TypicalMultiple"/> times the calls' moving average
-/// answer time, at least <see cref="FirstAskFloor"/> and at most <see cref="AskCeiling"/>.</para>
+/// <para>Asking costs one round trip. The callee answers with what its call answered; a call that
+/// waits there for its turn is asked about again later, each time after twice as long as it has
+/// waited. A call that has not reached the callee at all (a slow network, a paused sender) holds
+/// the PACT's turn there and on the caller, and with it every later batch on both: on a PACT's
+/// first runs (<see cref="LateCallTerms.MayRefuseAhead"/>) the callee refuses it ahead, so the PACT
+/// alone aborts (<see cref="AbortReason.LateCall"/>) and runs again. The first question goes after
+/// <see cref="TypicalMultiple"/> times the calls' moving average answer time, at least
+/// <see cref="FirstAskFloor"/> (<see cref="RefuseAheadFloor"/> where the callee may refuse) and at
+/// most <see cref="AskCeiling"/>.</para>
 /// <para>A lock-guarded list of the waited calls (each call's own object, no allocation) that one
 /// timer looks over every <see cref="Period"/>, running only while calls are watched. An answer
 /// only marks its call done (no lock on the answer's path); the next look takes it off the list.</para>
@@ -30,6 +34,14 @@ internal sealed class LateAnswers : IDisposable
 {
     /// <summary>How long the first question waits at least: far above a loaded silo's ordinary answer time.</summary>
     public static readonly TimeSpan FirstAskFloor = TimeSpan.FromMilliseconds(10);
+
+    /// <summary>
+    /// How long a call waits at least before its callee is asked whether it may refuse it ahead
+    /// (<see cref="LateCallTerms.MayRefuseAhead"/>): a refusal aborts a PACT, and in a batch an ACT
+    /// has read from it aborts the batch, so a hiccup of a loaded silo (a GC pause, a busy thread
+    /// pool) must not look like a call lost on its way.
+    /// </summary>
+    public static readonly TimeSpan RefuseAheadFloor = TimeSpan.FromMilliseconds(50);
 
     /// <summary>How long a question waits at most after the previous one.</summary>
     public static readonly TimeSpan AskCeiling = TimeSpan.FromSeconds(1);
@@ -45,7 +57,7 @@ internal sealed class LateAnswers : IDisposable
     private readonly ILogger diagnostics;
     private readonly Lock gate = new();
     private readonly ITimer timer;
-    private readonly long floor, ceiling;
+    private readonly long floor, ceiling, refuseFloor;
     private WaitedCalls.Waited? first, last;
     private bool ticking;
     private bool disposed;
@@ -59,6 +71,7 @@ internal sealed class LateAnswers : IDisposable
         diagnostics = loggerFactory.CreateLogger("Snapper.Pact");
         floor = ToTimestamp(FirstAskFloor);
         ceiling = ToTimestamp(AskCeiling);
+        refuseFloor = ToTimestamp(RefuseAheadFloor);
         typical = floor / TypicalMultiple;
         using (ExecutionContext.SuppressFlow()) // the ticks carry nothing of whoever built this
         {
@@ -71,7 +84,8 @@ internal sealed class LateAnswers : IDisposable
     {
         var now = clock.GetTimestamp();
         call.Sent = now;
-        call.AskAt = now + Math.Clamp(TypicalMultiple * Volatile.Read(ref typical), floor, ceiling);
+        var askAfter = Math.Clamp(TypicalMultiple * Volatile.Read(ref typical), floor, ceiling);
+        call.AskAt = now + (call.Terms.MayRefuseAhead ? Math.Max(askAfter, refuseFloor) : askAfter);
         lock (gate)
         {
             call.Previous = last;
@@ -188,11 +202,20 @@ internal sealed class LateAnswers : IDisposable
     {
         try
         {
-            var answer = await resolver.Participant(call.Target).PactCallAnswer(call.Tid, resolver.Participant(call.Caller).GetGrainId());
+            var answer = await resolver.Participant(call.Target).PactCallAnswer(call.Terms.Bid, call.Tid, resolver.Participant(call.Caller).GetGrainId(), call.Terms.MayRefuseAhead ? call.Terms.Coordinator : null);
             if (answer.Answered)
             {
-                metrics.LateAnswerRecovered();
-                LogMessages.LateAnswerRecovered(diagnostics, call.Tid, call.Target, Stopwatch.GetElapsedTime(call.Sent, clock.GetTimestamp()));
+                var waited = Stopwatch.GetElapsedTime(call.Sent, clock.GetTimestamp());
+                metrics.LateAnswerRecovered(answer.RefusedAhead);
+                if (answer.RefusedAhead)
+                {
+                    LogMessages.LateCallRefusedAhead(diagnostics, call.Tid, call.Target, waited);
+                }
+                else
+                {
+                    LogMessages.LateAnswerRecovered(diagnostics, call.Tid, call.Target, waited);
+                }
+
                 call.Recover(answer);
             }
         }

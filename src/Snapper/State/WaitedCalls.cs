@@ -49,16 +49,16 @@ internal sealed class WaitedCalls
     /// </remarks>
     /// <remarks>
     /// With <paramref name="late"/> (a PACT's call from actor <paramref name="caller"/>), a wait past the usual answer time asks the
-    /// callee for the answer it gave (<see cref="LateAnswers"/>); <see cref="End"/> returns it.
+    /// callee for the answer it gave, on <paramref name="terms"/> (<see cref="LateAnswers"/>); <see cref="End"/> returns it.
     /// </remarks>
-    public Task Await(long tid, ActorId target, Task answer, LateAnswers? late = null, ActorId caller = default)
+    public Task Await(long tid, ActorId target, Task answer, LateAnswers? late = null, ActorId caller = default, LateCallTerms terms = default)
     {
         if (answer.IsCompleted)
         {
             return answer;
         }
 
-        var call = new Waited(tid, target, goingSelf, goingClock, late, caller);
+        var call = new Waited(tid, target, goingSelf, goingClock, late, caller) { Terms = terms };
         if (!waiting.TryGetValue(tid, out var calls))
         {
             waiting[tid] = calls = [];
@@ -214,6 +214,9 @@ internal sealed class WaitedCalls
 
         /// <summary>The actor that made the call (for <see cref="LateAnswers"/>).</summary>
         public ActorId Caller { get; }
+
+        /// <summary>What the callee is asked when the answer is late (<see cref="LateAnswers"/>).</summary>
+        public LateCallTerms Terms { get; init; }
 
         // LateAnswers' bookkeeping: the list of watched calls (under its lock), when the call was
         // made, when to ask next, and whether the wait is over (set without the lock).

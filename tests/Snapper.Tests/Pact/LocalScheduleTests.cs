@@ -105,6 +105,51 @@ public sealed class LocalScheduleTests
         Assert.Equal(PactStanding.TurnEnded, schedule.AbortPact(20, 20, new InvalidOperationException("again"), out _));
     }
 
+    /// <summary>
+    /// Issue 50: a call late on its way is refused ahead only where its PACT's turn has not begun:
+    /// the turn that waits for it ends (the next PACT's starts), a batch not yet here skips it, and
+    /// the call is refused when it comes. A turn with a call in, waiting or done, is left alone.
+    /// </summary>
+    [Fact]
+    public async Task A_late_call_is_refused_ahead_only_where_its_PACT_s_turn_has_not_begun()
+    {
+        var schedule = new LocalSchedule(Me);
+        var completed = new List<long>();
+        schedule.Attach(new PactSide(completed: b => completed.Add(b.Bid)));
+        var late = new TransactionAbortedException(AbortReason.LateCall, "late");
+
+        Assert.True(RefuseAhead(schedule, 40, 42, late)); // batch 40 has not come here yet
+        schedule.Add(Batch(40, prev: 0, (40, 1), (41, 1), (42, 1), (43, 1)));
+        var waiting = schedule.Enter(Ctx(43, 40)).AsTask(); // in, waiting for its turn
+        Assert.True(RefuseAhead(schedule, 40, 40, late)); // its turn, no call in: the next turn starts
+        Assert.Equal(41, schedule.CurrentPact(40));
+        await schedule.Enter(Ctx(41, 40));
+        Assert.False(RefuseAhead(schedule, 40, 41, late)); // its call runs
+        Assert.False(RefuseAhead(schedule, 40, 43, late)); // its call is in, waiting
+        Assert.False(RefuseAhead(schedule, 40, 40, late)); // refused already
+        schedule.Exit(Ctx(41, 40));
+
+        await waiting.WaitAsync(TimeSpan.FromSeconds(5)); // 42 is skipped
+        schedule.Exit(Ctx(43, 40));
+        Assert.Equal([40], completed);
+        Assert.Equal(AbortReason.LateCall, Assert.Throws<TransactionAbortedException>(() => schedule.Enter(Ctx(40, 40))).Reason);
+        Assert.Equal(AbortReason.LateCall, Assert.Throws<TransactionAbortedException>(() => schedule.Enter(Ctx(42, 40))).Reason);
+        Assert.False(RefuseAhead(schedule, 40, 43, late)); // its batch completed here
+        Assert.Equal(AbortReason.LateCall, Assert.IsType<TransactionAbortedException>(schedule.AbortOf(40, 42)).Reason); // asked again
+        Assert.Null(schedule.AbortOf(40, 43));
+    }
+
+    private static bool RefuseAhead(LocalSchedule schedule, long bid, long tid, Exception cause)
+    {
+        if (!schedule.MayRefuseAhead(bid, tid))
+        {
+            return false;
+        }
+
+        schedule.RefuseAhead(bid, tid, cause);
+        return true;
+    }
+
     [Fact]
     public async Task A_PACT_of_a_completed_batch_is_found_there_until_the_batch_commits()
     {
