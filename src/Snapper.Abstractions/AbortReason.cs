@@ -43,7 +43,8 @@ public enum AbortReason
     /// <summary>
     /// A PACT's call had not reached its actor long after such calls usually do (a slow network, a
     /// paused sender), so the PACT gave up its turn there instead of holding up every batch behind
-    /// it. <c>RunPact</c> runs such a PACT again at once, in a new batch, without giving up again.
+    /// it (a PACT that read its writes aborts with it). <c>RunPact</c> runs such a PACT again at once, in
+    /// a new batch; from its fifth run on it waits for its calls. A caller does not see this reason.
     /// </summary>
     LateCall = 10,
 }

@@ -82,9 +82,9 @@ public sealed record TxnContext
     [Id(12)]
     internal Guid ReconnaissanceRun { get; init; }
 
-    // A PACT's first run by RunPact: its root's call on an actor declared once that is late past
+    // A PACT's first runs by RunPact: its root's call on an actor declared once that is late past
     // the usual answer time may be refused ahead there (AbortReason.LateCall), and RunPact runs it
-    // again without this, so a PACT gives up at most once (State.LateAnswers).
+    // again; its runs after SnapperClient.MaxLateCallRuns go without this (State.LateAnswers).
     [Id(13)]
     internal bool GivesUpLateCalls { get; init; }
 

@@ -310,7 +310,7 @@ internal sealed class SnapperClient(
             catch (TransactionAbortedException cascaded) when (cascaded.Reason is AbortReason.Cascading or AbortReason.LateCall && cascades++ < settings.MaxPactAttempts && !cancellationToken.IsCancellationRequested)
             {
                 declared = (ctx ?? placement?.Placed)?.Declared ?? declared;
-                onRetry?.Invoke(cascaded);
+                onRetry?.Invoke(cascaded.Reason == AbortReason.LateCall ? Aborts.AsCascading(cascaded) : cascaded); // a reader of a write taken back
                 metrics.Retried(TxnMode.Act);
             }
             catch (TransactionAbortedException aborted)

@@ -310,7 +310,8 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
                 // outcome must not wait for a later batch's commit, which would answer "committed".
                 outcomes.Remove(ctx.Tid);
                 abortedEarly.Remove(ctx.Tid);
-                outcome.TrySetException(Aborts.AbortedBy(ctx.Tid, refused));
+                // Without what a refused call "reached": a start call is no call beyond a declaration.
+                outcome.TrySetException(new TransactionAbortedException(refused.Reason, refused.Detail, refused) { Tid = ctx.Tid, Blocker = refused.Blocker });
                 throw;
             }
 
@@ -522,10 +523,12 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
             : answer;
     }
 
-    // A call of PACT tid of batch bid has not arrived here, late: if its turn here has not begun,
-    // the PACT aborts here ahead of it. The failure goes to its coordinator before the turn ends,
-    // so this actor's BatchComplete waits for it (the batch may complete here at once), and no
-    // batch commits without the PACT's abort whatever its caller does. Not in a going activation
+    // A call of PACT tid of batch bid has not reached this engine, late: if its turn here has not
+    // begun, the PACT aborts here ahead of it. The failure goes to its coordinator before the turn
+    // ends, so this actor's BatchComplete waits for it (the batch may complete here at once); the
+    // root, whose call fails with the refusal, reports it too before its own BatchComplete (a body
+    // awaits its calls), which covers a next activation here that does not wait for this report:
+    // no batch commits without the PACT's abort. Not in a going activation
     // (it hands its schedule over as it is) nor in a batch handed over by one (its PACTs' aborts
     // there fail the whole batch).
     private LateCallAnswer? RefuseAhead(long bid, long tid, string coordinator, TransactionAbortedException refusal)
