@@ -220,7 +220,7 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
 
                     var answer = call(callee);
                     PassOnGoing(ctx.Tid, target);
-                    var waiting = waited.Await(ctx.Tid, target, answer, askWhenLate, Id, new LateCallTerms(ctx.Bid, ctx.Coordinator, ctx.GivesUpLateCalls));
+                    var waiting = waited.Await(ctx.Tid, target, answer, askWhenLate, Id, new LateCallTerms(ctx.Bid, ctx.GivesUpLateCalls ? ctx.Coordinator : null));
                     bool recovered;
                     object? given;
                     try
@@ -289,7 +289,6 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
         // the outcome and answers the caller.
         var outcome = new TaskCompletionSource();
         outcomes[ctx.Tid] = (ctx.Bid, outcome);
-
         using var span = SnapperTracing.StartTransaction(ctx);
         var execute = SnapperTracing.StartPhase(SnapperTracing.Execute);
         if (ctx.Declared is { Count: > 1 } declared && !ctx.Promoted)
@@ -501,7 +500,7 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
     /// <see cref="ISnapperParticipant.PactCallAnswer"/>: the answer this actor gave PACT
     /// <paramref name="tid"/>'s call from <paramref name="caller"/>, if it has one. A call that has
     /// not arrived, of a PACT that aborted here, gets that abort; one whose turn here has not begun
-    /// is refused ahead if <paramref name="refuseAheadFor"/> names its coordinator (<see cref="RefuseAhead"/>).
+    /// is refused ahead if <paramref name="refuseAheadFor"/> names its coordinator (see the private <c>RefuseAhead</c>).
     /// </summary>
     public LateCallAnswer AnswerOf(long bid, long tid, GrainId caller, string? refuseAheadFor)
     {
@@ -528,9 +527,8 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
     // ends, so this actor's BatchComplete waits for it (the batch may complete here at once); the
     // root, whose call fails with the refusal, reports it too before its own BatchComplete (a body
     // awaits its calls), which covers a next activation here that does not wait for this report:
-    // no batch commits without the PACT's abort. Not in a going activation
-    // (it hands its schedule over as it is) nor in a batch handed over by one (its PACTs' aborts
-    // there fail the whole batch).
+    // no batch commits without the PACT's abort. Not in a going activation (it hands its schedule
+    // over as it is) nor in a batch handed over by one (its PACTs' aborts there fail the batch).
     private LateCallAnswer? RefuseAhead(long bid, long tid, string coordinator, TransactionAbortedException refusal)
     {
         if (leaving is not null || handedOver.Contains(bid) || !schedule.MayRefuseAhead(bid, tid))
@@ -539,7 +537,7 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
         }
 
         completion.Fail(bid, tid, coordinator, refusal);
-        schedule.RefuseAhead(bid, tid, refusal);
+        schedule.AbortPact(bid, tid, refusal, out _); // the turn ends or is skipped; the call is refused when it comes
         return new LateCallAnswer(true, null, refusal, RefusedAhead: true);
     }
 

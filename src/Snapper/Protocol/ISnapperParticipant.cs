@@ -55,7 +55,6 @@ internal interface ISnapperParticipant : IGrain
     /// </summary>
     Task<LateCallAnswer> PactCallAnswer(long bid, long tid, GrainId caller, string? refuseAheadFor);
 
-
     /// <summary>
     /// A PACT's root → an actor it declared, one-way: the body of PACT <paramref name="tid"/> of
     /// batch <paramref name="bid"/> has returned, having called here fewer times than declared (as

@@ -230,8 +230,8 @@ internal sealed partial class LocalSchedule
 
     /// <summary>
     /// Whether PACT <paramref name="tid"/> of batch <paramref name="bid"/>, whose call is late on its
-    /// way here (it has not arrived), may be refused ahead (<see cref="RefuseAhead"/>): its turn here
-    /// has not begun. False if a call of it has started or waits here for its turn, its turn is over
+    /// way here (it has not arrived), may be aborted here ahead of it (<see cref="AbortPact"/>, which
+    /// ends or skips its turn and refuses the call when it comes): its turn here has not begun. False if a call of it has started or waits here for its turn, its turn is over
     /// (released, or aborted), or its batch completed, resolved or is aborting here.
     /// </summary>
     public bool MayRefuseAhead(long bid, long tid)
@@ -248,13 +248,6 @@ internal sealed partial class LocalSchedule
 
         return bid > HighestCompletedBid && skipped.AbortedBy(bid, tid) is null;
     }
-
-    /// <summary>
-    /// PACT <paramref name="tid"/> of batch <paramref name="bid"/> aborts here ahead of its late
-    /// call (<see cref="MayRefuseAhead"/> holds), as <see cref="AbortPact"/>: the turn that waits for
-    /// the call ends, or is skipped when its batch starts, and the call is refused when it comes.
-    /// </summary>
-    public void RefuseAhead(long bid, long tid, Exception cause) => AbortPact(bid, tid, cause, out _);
 
     /// <summary>Why PACT <paramref name="tid"/> of batch <paramref name="bid"/> aborted here, if it did and its batch is still here.</summary>
     public Exception? AbortOf(long bid, long tid) =>

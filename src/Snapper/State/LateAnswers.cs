@@ -202,7 +202,7 @@ internal sealed class LateAnswers : IDisposable
     {
         try
         {
-            var answer = await resolver.Participant(call.Target).PactCallAnswer(call.Terms.Bid, call.Tid, resolver.Participant(call.Caller).GetGrainId(), call.Terms.MayRefuseAhead ? call.Terms.Coordinator : null);
+            var answer = await resolver.Participant(call.Target).PactCallAnswer(call.Terms.Bid, call.Tid, resolver.Participant(call.Caller).GetGrainId(), call.Terms.RefuseAheadFor);
             if (answer.Answered)
             {
                 var waited = Stopwatch.GetElapsedTime(call.Sent, clock.GetTimestamp());

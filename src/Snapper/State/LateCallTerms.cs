@@ -5,10 +5,13 @@ namespace Snapper.State;
 /// of the call, and whether the callee may refuse the call ahead if it has not reached it yet.
 /// </summary>
 /// <param name="Bid">The batch of the PACT that made the call.</param>
-/// <param name="Coordinator">The coordinator of that batch, which a callee that refuses the call ahead tells.</param>
-/// <param name="MayRefuseAhead">
-/// True on a PACT's first run (<c>TxnContext.GivesUpLateCalls</c>): a call still on its way may be
-/// refused ahead, so the PACT aborts (<see cref="AbortReason.LateCall"/>) and runs again instead of
-/// every batch behind it on both actors waiting for the call.
+/// <param name="RefuseAheadFor">
+/// On a PACT's first runs (<c>TxnContext.GivesUpLateCalls</c>), the coordinator of its batch, which
+/// a callee that refuses the call ahead tells: the PACT then aborts (<see cref="AbortReason.LateCall"/>)
+/// and runs again instead of every batch behind it on both actors waiting for the call. Else null.
 /// </param>
-internal readonly record struct LateCallTerms(long Bid, string? Coordinator, bool MayRefuseAhead);
+internal readonly record struct LateCallTerms(long Bid, string? RefuseAheadFor)
+{
+    /// <summary>True if the callee may refuse the call ahead.</summary>
+    public bool MayRefuseAhead => RefuseAheadFor is not null;
+}

@@ -146,7 +146,7 @@ public sealed class LocalScheduleTests
             return false;
         }
 
-        schedule.RefuseAhead(bid, tid, cause);
+        schedule.AbortPact(bid, tid, cause, out _);
         return true;
     }
 

@@ -48,15 +48,8 @@ public sealed class LateCallRegressionTests
     [Fact]
     public async Task A_start_call_that_comes_after_its_PACT_aborted_and_its_batch_resolved_is_told_so_not_committed()
     {
-        var holder = new HoldCallsOnTheirWay(nameof(ITestActor.Add), calls: 1, TimeSpan.FromSeconds(30));
-        await using var silo = await TestSilo.StartAsync(
-            s => s.Configure(o => o.DeclarationTimeout = TimeSpan.FromMilliseconds(300)),
-            services: services =>
-            {
-                services.AddSingleton(holder);
-                services.AddSingleton<IIncomingGrainCallFilter>(holder);
-                services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = ResponseTimeout);
-            });
+        await using var silo = await StartHolding(calls: 1, TimeSpan.FromSeconds(30), nameof(ITestActor.Add), s => s.Configure(o => o.DeclarationTimeout = TimeSpan.FromMilliseconds(300)));
+        var holder = silo.Services.GetRequiredService<HoldCallsOnTheirWay>();
         var x = ActorId.Create<ITestActor>("start-after-resolution");
 
         var first = silo.Client.RunPact<ITestActor>(x, (a, ctx) => a.Add(ctx, 1), AccessSet.Of(x));
@@ -87,7 +80,8 @@ public sealed class LateCallRegressionTests
         Assert.Equal(5, await Read(silo, y));
     }
 
-    private static Task<TestSilo> StartHolding(int calls, TimeSpan hold, string method = nameof(ITestActor.AddThenRead)) => TestSilo.StartAsync(
+    private static Task<TestSilo> StartHolding(int calls, TimeSpan hold, string method = nameof(ITestActor.AddThenRead), Action<SnapperBuilder>? configure = null) => TestSilo.StartAsync(
+        configure,
         services: services =>
         {
             services.AddSingleton(new HoldCallsOnTheirWay(method, calls, hold));
