@@ -126,6 +126,17 @@ public sealed class SnapperOptions
     public int MaxPactAttempts { get; set; } = 1;
 
     /// <summary>
+    /// A PACT's nested call still on its way to its callee past 50 ms (and past 4x the usual answer
+    /// time) is refused ahead there, and the PACT aborts alone (<see cref="AbortReason.LateCall"/>)
+    /// and runs again, instead of its batch and every batch behind it waiting for the call. Off by
+    /// default: on a loaded cluster a call merely slow is refused too, and where an ACT has read the
+    /// PACT's writes its whole batch then aborts, so callers of PACTs in that batch are told
+    /// <see cref="AbortReason.Cascading"/>. Worth turning on where the network is slow and ACTs
+    /// rarely share actors with PACTs.
+    /// </summary>
+    public bool RefuseLateCalls { get; set; }
+
+    /// <summary>
     /// Added to every log storage write, to stand in for cloud storage latency in benchmarks
     /// (LoadGen <c>--log-delay-ms</c>). Zero (the default) adds nothing (0 to 10 s).
     /// </summary>

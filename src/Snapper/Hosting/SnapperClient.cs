@@ -160,7 +160,7 @@ internal sealed class SnapperClient(
             {
                 try
                 {
-                    return await TransactionBody.Run(body, actor, ctx with { Start = true, GivesUpLateCalls = lateCallRuns < MaxLateCallRuns });
+                    return await TransactionBody.Run(body, actor, ctx with { Start = true, GivesUpLateCalls = settings.RefuseLateCalls && lateCallRuns < MaxLateCallRuns });
                 }
                 catch (ActorMovingException) when (clock.GetUtcNow() < ctx.Deadline)
                 {

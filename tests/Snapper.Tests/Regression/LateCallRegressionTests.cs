@@ -81,7 +81,11 @@ public sealed class LateCallRegressionTests
     }
 
     private static Task<TestSilo> StartHolding(int calls, TimeSpan hold, string method = nameof(ITestActor.AddThenRead), Action<SnapperBuilder>? configure = null) => TestSilo.StartAsync(
-        configure,
+        s =>
+        {
+            s.Configure(o => o.RefuseLateCalls = true);
+            configure?.Invoke(s);
+        },
         services: services =>
         {
             services.AddSingleton(new HoldCallsOnTheirWay(method, calls, hold));
