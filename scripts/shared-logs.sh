@@ -2,7 +2,7 @@
 # the silos' log storage for a run in folder $dir.
 #   build_hosts                sets silohost and loadgen (their Release builds) and builds them,
 #                              unless SKIP_BUILD=1 (the tests, which run on a build already made)
-#   free_port                  a free TCP port on 127.0.0.1
+#   free_port                  a free TCP port on 127.0.0.1, never one this run took before
 #   wait_load PID LOG          waits for a LoadGen whose silo was killed under it, at most
 #                              LOAD_PATIENCE seconds (default 120: its drain gives up after 45 s);
 #                              past that it is killed and the tail of LOG printed, so a hang shows
@@ -19,7 +19,16 @@ build_hosts() {
     || { cat "$dir/build.log" >&2; echo "error: build failed" >&2; exit 1; }
 }
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+# The kernel may hand the same ephemeral port to two binds in a row once the first socket is
+# closed, so the ports a run has taken are kept in $dir/ports and never handed out twice.
+free_port() {
+  local port
+  for _ in $(seq 50); do
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+    grep -qx "$port" "$dir/ports" 2>/dev/null || { echo "$port" >>"$dir/ports"; echo "$port"; return 0; }
+  done
+  echo "error: no free port on 127.0.0.1 not already taken by this run" >&2; return 1
+}
 
 wait_load() {
   local pid=$1 log=$2
