@@ -21,10 +21,17 @@ namespace Snapper.Coordination;
 /// innocent PACT (and cascaded). The median ignores the stalled tail while fewer than half the
 /// batches stall; the ceiling (a quarter of the shorter of the declaration and transaction
 /// timeouts) makes an ACT give up on a cycle well before the coordinator would give up on the batch.</para>
+/// <para><b>Only batches committed lately count.</b> Batches that commit no more leave their last
+/// latencies behind: those of a workload that has ended, or of a slow spell that has passed; or
+/// none commit because they wait behind ACTs caught in cycles the detector does not see, which
+/// only this timeout breaks. Held at such a stale figure (2.5 s after a delayed PACT workload on
+/// one silo of two), every such cycle lasted the whole timeout, one after the other along the
+/// lock queues, and the ACTs committed nothing for ten seconds and more. So a latency counts for
+/// <see cref="Fresh"/> only, and with none that recent the timeout is the configured floor.</para>
 /// <para>Updated by this silo's coordinators as their batches commit, read by its actors whenever
 /// an ACT waits for a batch.</para>
 /// </remarks>
-internal sealed class BatchLatency
+internal sealed class BatchLatency(TimeProvider clock)
 {
     /// <summary>How many typical batches an ACT waits for before taking the wait for a deadlock.</summary>
     public const int Multiple = 4;
@@ -32,28 +39,52 @@ internal sealed class BatchLatency
     /// <summary>How many of the latest batches the typical latency is the median of.</summary>
     public const int Window = 32;
 
+    /// <summary>How long a batch's latency speaks for the batches now.</summary>
+    public static readonly TimeSpan Fresh = TimeSpan.FromSeconds(1);
+
     private readonly Lock gate = new();
     private readonly long[] recent = new long[Window];
+    private readonly long[] committedAt = new long[Window]; // clock timestamps
     private int count;
     private int next;
     private long typicalTicks;
+    private long lastCommittedAt;
 
-    /// <summary>The typical batch latency so far (zero before the first batch).</summary>
-    public TimeSpan Typical => TimeSpan.FromTicks(Volatile.Read(ref typicalTicks));
+    /// <summary>A silo's batch latency on the system clock.</summary>
+    public BatchLatency()
+        : this(TimeProvider.System)
+    {
+    }
+
+    /// <summary>The typical latency of the batches committed within <see cref="Fresh"/> (zero if none was).</summary>
+    public TimeSpan Typical => Volatile.Read(ref count) > 0 && clock.GetElapsedTime(Volatile.Read(ref lastCommittedAt)) <= Fresh
+        ? TimeSpan.FromTicks(Volatile.Read(ref typicalTicks))
+        : TimeSpan.Zero;
 
     /// <summary>A batch committed <paramref name="latency"/> after it was emitted.</summary>
     public void Observe(TimeSpan latency)
     {
         Span<long> sorted = stackalloc long[Window];
+        var now = clock.GetTimestamp();
         lock (gate)
         {
             recent[next] = latency.Ticks;
+            committedAt[next] = now;
             next = (next + 1) % Window;
-            count = Math.Min(count + 1, Window);
-            sorted = sorted[..count];
-            recent.AsSpan(0, count).CopyTo(sorted);
+            Volatile.Write(ref count, Math.Min(count + 1, Window));
+            var fresh = 0;
+            for (var i = 0; i < count; i++)
+            {
+                if (clock.GetElapsedTime(committedAt[i], now) <= Fresh)
+                {
+                    sorted[fresh++] = recent[i];
+                }
+            }
+
+            sorted = sorted[..fresh]; // this batch's at least
             sorted.Sort();
-            Volatile.Write(ref typicalTicks, sorted[(count - 1) / 2]); // the lower median: lean towards batches that were not held up
+            Volatile.Write(ref typicalTicks, sorted[(fresh - 1) / 2]); // the lower median: lean towards batches that were not held up
+            Volatile.Write(ref lastCommittedAt, now);
         }
     }
 

@@ -67,11 +67,43 @@ public sealed class BatchLatencyTests
     }
 
     [Fact]
+    public void Latencies_no_batch_has_repeated_lately_no_longer_stretch_the_timeout()
+    {
+        // A workload of slow batches ended (or its batches stall behind ACTs and commit no more):
+        // what they took does not hold every ACT that waits for a batch now.
+        var clock = new ManualClock();
+        var latency = new BatchLatency(clock);
+        for (var i = 0; i < BatchLatency.Window; i++)
+        {
+            latency.Observe(TimeSpan.FromMilliseconds(600));
+        }
+
+        Assert.Equal(TimeSpan.FromMilliseconds(600 * BatchLatency.Multiple), latency.DeadlockTimeout(Options));
+        clock.Advance(TimeSpan.FromSeconds(2)); // no batch committed since
+        Assert.Equal(Options.DeadlockTimeout, latency.DeadlockTimeout(Options));
+
+        // Batches commit again: only theirs count.
+        latency.Observe(TimeSpan.FromMilliseconds(30));
+        Assert.Equal(TimeSpan.FromMilliseconds(30 * BatchLatency.Multiple), latency.DeadlockTimeout(Options));
+    }
+
+    [Fact]
     public void A_configured_floor_above_the_ceiling_wins()
     {
         var latency = new BatchLatency();
         latency.Observe(TimeSpan.FromMinutes(1));
         var patient = new SnapperOptions { DeadlockTimeout = TimeSpan.FromSeconds(5), DeclarationTimeout = TimeSpan.FromSeconds(10) };
         Assert.Equal(TimeSpan.FromSeconds(5), latency.DeadlockTimeout(patient));
+    }
+
+    private sealed class ManualClock : TimeProvider
+    {
+        private long now = TimeSpan.TicksPerDay;
+
+        public override long TimestampFrequency => TimeSpan.TicksPerSecond;
+
+        public override long GetTimestamp() => now;
+
+        public void Advance(TimeSpan by) => now += by.Ticks;
     }
 }
