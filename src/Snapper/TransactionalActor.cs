@@ -157,9 +157,9 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         return Task.CompletedTask;
     }
 
-    Task ISnapperParticipant.OnAbort(long bid, long through, Dictionary<long, Exception> failures)
+    Task ISnapperParticipant.OnAbort(long bid, long through, Dictionary<long, Exception> failures, AbortReason cascade)
     {
-        PactParticipant.OnAbort(bid, through, failures);
+        PactParticipant.OnAbort(bid, through, failures, cascade);
         return Task.CompletedTask;
     }
 

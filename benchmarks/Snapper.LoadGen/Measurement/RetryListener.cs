@@ -56,14 +56,26 @@ public sealed class RetryListener : IDisposable
                 return;
             }
 
-            // Tagged mode=act (RunAct, a promoted ACT's runs too) or mode=pact (RunPact, a PACT a cascade aborted).
+            // Tagged mode=act (RunAct, a promoted ACT's runs too) or mode=pact (RunPact, a PACT a
+            // cascade aborted); reason=late_call for a PACT run again after a late call, which is
+            // not an attempt of --pact-attempts.
+            bool? pact = null;
             foreach (var tag in tags)
             {
-                if (tag.Key == "mode")
+                if (tag.Key == "reason" && Equals(tag.Value, "late_call"))
                 {
-                    Interlocked.Add(ref Equals(tag.Value, "pact") ? ref pacts : ref acts, count);
                     return;
                 }
+
+                if (tag.Key == "mode")
+                {
+                    pact = Equals(tag.Value, "pact");
+                }
+            }
+
+            if (pact is { } isPact)
+            {
+                Interlocked.Add(ref isPact ? ref pacts : ref acts, count);
             }
         });
         listener.Start();

@@ -128,11 +128,12 @@ public sealed class SnapperOptions
     /// <summary>
     /// A PACT's nested call still on its way to its callee past 50 ms (and past 4x the usual answer
     /// time) is refused ahead there, and the PACT aborts alone (<see cref="AbortReason.LateCall"/>)
-    /// and runs again, instead of its batch and every batch behind it waiting for the call. Off by
-    /// default: on a loaded cluster a call merely slow is refused too, and where an ACT has read the
-    /// PACT's writes its whole batch then aborts, so callers of PACTs in that batch are told
-    /// <see cref="AbortReason.Cascading"/>. Worth turning on where the network is slow and ACTs
-    /// rarely share actors with PACTs.
+    /// and runs again, instead of its batch and every batch behind it waiting for the call. Where an
+    /// ACT has read the PACT's writes its whole batch aborts, with the batches after it, and their
+    /// PACTs run again too. Off by default: on actors every PACT shares, each refusal takes the
+    /// PACTs that read the write with it, and under many late calls some run past their reruns and
+    /// are told <see cref="AbortReason.Cascading"/>. Worth turning on where the network is slow and
+    /// PACTs rarely share actors.
     /// </summary>
     public bool RefuseLateCalls { get; set; }
 

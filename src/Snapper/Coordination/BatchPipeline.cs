@@ -265,7 +265,7 @@ internal sealed class BatchPipeline(
         if (decided.Dooms(batch.Bid))
         {
             batch.PredecessorResolved.TrySetResult(decided); // an abort is decided only once resolved
-            await cascades.Doom(batch, decided.AbortedThrough, decided.Origin);
+            await cascades.Doom(batch, decided);
             return;
         }
 
@@ -282,7 +282,7 @@ internal sealed class BatchPipeline(
         batch.PredecessorResolved.TrySetResult(resolved);
         if (resolved.Dooms(batch.Bid))
         {
-            await cascades.Doom(batch, resolved.AbortedThrough, resolved.Origin);
+            await cascades.Doom(batch, resolved);
         }
         else if (batch.Phase == BatchPhase.CommitLogged)
         {

@@ -333,17 +333,22 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
 
     // An aborted predecessor's cascade takes this batch, whatever it had decided: a decision to
     // commit that is not yet acknowledged depends on the predecessor's, which will not count.
-    /// <summary>An aborted predecessor's cascade, started by <paramref name="origin"/>, takes <paramref name="batch"/>.</summary>
-    public async Task Doom(EmittedBatch batch, long through, AbortBlocker? origin)
+    /// <summary>An aborted predecessor's cascade (<paramref name="outcome"/>) takes <paramref name="batch"/>.</summary>
+    public async Task Doom(EmittedBatch batch, BatchOutcome outcome)
     {
         if (batch.Phase is BatchPhase.Resolved || batch.AbortStarted)
         {
             return;
         }
 
-        batch.CascadeOrigin ??= origin;
+        if (batch.CascadeOrigin is null)
+        {
+            batch.CascadeOrigin = outcome.Origin;
+            batch.Cascade = outcome.Cascade;
+        }
+
         batch.Phase = BatchPhase.Aborting;
-        batch.SealedThrough = through;
+        batch.SealedThrough = outcome.AbortedThrough;
         await AbortBatch(batch);
     }
 
@@ -361,6 +366,7 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
         batch.AbortStarted = true;
         batch.Phase = BatchPhase.Aborting;
         var origin = batch.CascadeOrigin ?? OriginOf(batch);
+        var cascade = batch.CascadeOrigin is null ? CascadeOf(batch) : batch.Cascade;
         var causes = new Dictionary<long, Exception>();
         TransactionAbortedException? cascaded = null;
         foreach (var tid in batch.Tids)
@@ -373,21 +379,30 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
             {
                 causes[tid] = whole;
             }
-            else if (batch.CascadeOrigin is { } first)
+            else
             {
-                // Taken by an earlier batch's cascade: its PACTs name the batch that failed first.
-                causes[tid] = cascaded ??= new TransactionAbortedException(AbortReason.Cascading, $"aborted with the batches after batch {first.Bid}, which failed") { Blocker = first };
+                // Taken by its own PACTs' failures, or by an earlier batch's cascade: its PACTs name
+                // the batch that failed first.
+                causes[tid] = cascaded ??= Aborts.Cascaded(origin, cascade);
             }
         }
 
         var through = batch.SealedThrough;
-        await Task.WhenAll(batch.Participants.Select(actor => RollBack(actor, batch.Bid, through, causes)));
+        await Task.WhenAll(batch.Participants.Select(actor => RollBack(actor, batch.Bid, through, causes, cascade)));
 
         // An abort resolves after its predecessor: a batch that follows it may then log its
         // BatchCommit without a dependency, since everything before is durable.
         await batch.PredecessorResolved.Task;
-        pipeline.Resolve(batch, BatchOutcome.Abort(through, origin));
+        pipeline.Resolve(batch, BatchOutcome.Abort(through, origin, cascade));
     }
+
+    // What the PACTs a cascade from failed `batch` takes are told. A cascade that started only
+    // because PACTs gave up late calls (their writes could not be taken back alone: an ACT read
+    // one) was not caused by any PACT's own code or by a failure: its PACTs run again, as those do.
+    private static AbortReason CascadeOf(EmittedBatch batch) =>
+        batch.Failure is null && batch.PactFailures is { Count: > 0 } failed && failed.Values.All(f => f is TransactionAbortedException { Reason: AbortReason.LateCall })
+            ? AbortReason.LateCall
+            : AbortReason.Cascading;
 
     // What a cascade that starts from failed batch `batch` names as in the way of the batches it
     // takes: that batch, the PACT that failed in it (if one did) and the actor its failure names.
@@ -401,13 +416,13 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
     // Delivered until answered, a few times: an actor that misses it keeps the batch in its
     // schedule, and every later batch there waits behind it. Orleans gives up forwarding a message
     // to an actor that deactivated twice on its way, say.
-    private async Task RollBack(ActorId actor, long bid, long through, Dictionary<long, Exception> causes)
+    private async Task RollBack(ActorId actor, long bid, long through, Dictionary<long, Exception> causes, AbortReason cascade)
     {
         for (var attempt = 1; ; attempt++)
         {
             try
             {
-                await Insistently.Ask(() => actors.Participant(actor).OnAbort(bid, through, causes), clock);
+                await Insistently.Ask(() => actors.Participant(actor).OnAbort(bid, through, causes, cascade), clock);
                 return;
             }
             catch (Exception e) when (attempt < RollbackAttempts)

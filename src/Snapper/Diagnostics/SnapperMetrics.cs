@@ -37,7 +37,7 @@ internal sealed class SnapperMetrics : IDisposable
         logGroups = meter.CreateCounter<long>("snapper.log.groups", "{group}", "Group commits written to log storage.");
         logGroupSize = meter.CreateHistogram<int>("snapper.log.group_size", "{record}", "Records per group commit.");
         batchSize = meter.CreateHistogram<int>(BatchSizeInstrument, "{transaction}", "PACTs per batch formed by the coordinator ring.");
-        retried = meter.CreateCounter<long>(RetriedInstrument, "{attempt}", "Attempts that aborted and were run again: an ACT's for a concurrency reason (ActOptions.MaxAttempts; a promoted ACT's runs after its first), a PACT's for a cascade (SnapperOptions.MaxPactAttempts).");
+        retried = meter.CreateCounter<long>(RetriedInstrument, "{attempt}", "Attempts that aborted and were run again: an ACT's for a concurrency reason (ActOptions.MaxAttempts; a promoted ACT's runs after its first), a PACT's for a cascade (SnapperOptions.MaxPactAttempts), or, tagged reason=late_call, after it gave up a late call (SnapperOptions.RefuseLateCalls).");
         promoted = meter.CreateCounter<long>(PromotedInstrument, "{transaction}", "ACTs run as PACTs (ActOptions.Promote), by outcome and start: act after an ACT attempt lost its race, pact at once while most ACTs were losing theirs.");
         reconnaissance = meter.CreateCounter<long>(SnapperDiagnostics.ReconnaissanceInstrument, "{run}", "Reconnaissance runs of promoted ACTs whose bodies call their actors in rounds: no lock, batch or log, nothing written; the PACT declares what they called.");
         checkpointDuration = meter.CreateHistogram<double>(SnapperDiagnostics.CheckpointInstrument, "ms", "Checkpoint rounds, from the seals to the truncation, by outcome.");
@@ -93,6 +93,9 @@ internal sealed class SnapperMetrics : IDisposable
         checkpointDuration.Record(elapsed.TotalMilliseconds, new KeyValuePair<string, object?>("outcome", done ? "done" : "failed"));
 
     internal void Retried(TxnMode mode) => retried.Add(1, new KeyValuePair<string, object?>("mode", ModeName(mode)));
+
+    // A PACT run again because it, or the cascade it was in, gave up a late call (not a retry of MaxPactAttempts).
+    internal void RanAgainAfterLateCall() => retried.Add(1, new KeyValuePair<string, object?>("mode", ModeName(TxnMode.Pact)), new KeyValuePair<string, object?>("reason", "late_call"));
 
     // Once per promoted transaction, when its promoted runs end: committed, or aborted or in doubt.
     internal void Promoted(bool committed, bool atOnce) =>

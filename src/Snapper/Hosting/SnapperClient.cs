@@ -182,7 +182,7 @@ internal sealed class SnapperClient(
                 // not counted. After MaxLateCallRuns runs it waits for its calls.
                 lateCallRuns++;
                 attempt--;
-                metrics.Retried(TxnMode.Pact);
+                metrics.RanAgainAfterLateCall();
             }
             catch (TransactionAbortedException aborted) when (aborted.Reason == AbortReason.LateCall)
             {

@@ -80,7 +80,7 @@ internal sealed partial class PactParticipant<TState>
     {
         movedRoots[tid] = bid;
         var known = abortedEarly.Remove(tid, out var early) ? Aborts.AbortedBy(tid, early.Cause)
-            : schedule.IsAborted(bid) ? Aborts.Cascaded(tid, bid)
+            : schedule.CascadeOf(bid) is { } cascade ? Aborts.Cascaded(tid, bid, cascade)
             : null;
         if (known is not null)
         {
@@ -204,13 +204,14 @@ internal sealed partial class PactParticipant<TState>
     /// <paramref name="through"/>: the batches from <paramref name="bid"/> through
     /// <paramref name="through"/> are rolled back here (earlier ones stay: they may still commit),
     /// and the PACTs of them rooted here learn why (<paramref name="failures"/> for those that
-    /// failed, <see cref="AbortReason.Cascading"/> for the rest).
+    /// failed, <paramref name="cascade"/> for the rest: <see cref="AbortReason.Cascading"/>, or
+    /// <see cref="AbortReason.LateCall"/> for a cascade that PACTs giving up late calls started).
     /// </summary>
-    public void OnAbort(long bid, long through, IReadOnlyDictionary<long, Exception> failures)
+    public void OnAbort(long bid, long through, IReadOnlyDictionary<long, Exception> failures, AbortReason cascade = AbortReason.Cascading)
     {
         versions.DropBatches(bid, through);
         accesses.Dropped(bid, through);
-        if (schedule.AbortRange(bid, through, versions.LastBatch.Bid))
+        if (schedule.AbortRange(bid, through, versions.LastBatch.Bid, cascade))
         {
             working = null;
         }
@@ -219,7 +220,7 @@ internal sealed partial class PactParticipant<TState>
         {
             if (movedBid >= bid && movedBid <= through && !outcomes.ContainsKey(tid))
             {
-                abortedEarly.TryAdd(tid, (movedBid, failures.TryGetValue(tid, out var cause) ? cause : Aborts.Cascaded(tid, movedBid)));
+                abortedEarly.TryAdd(tid, (movedBid, failures.TryGetValue(tid, out var cause) ? cause : Aborts.Cascaded(tid, movedBid, cascade)));
             }
         }
 
@@ -232,7 +233,7 @@ internal sealed partial class PactParticipant<TState>
             }
 
             outcomes.Remove(tid);
-            outcome.TrySetException(failures.TryGetValue(tid, out var cause) ? Aborts.AbortedBy(tid, cause) : Aborts.Cascaded(tid, batchId));
+            outcome.TrySetException(failures.TryGetValue(tid, out var cause) ? Aborts.AbortedBy(tid, cause) : Aborts.Cascaded(tid, batchId, cascade));
         }
     }
 

@@ -332,12 +332,12 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
             execute?.Dispose();
         }
 
-        if (schedule.IsAborted(ctx.Bid))
+        if (schedule.CascadeOf(ctx.Bid) is { } cascade)
         {
             // The batch was aborted before this root got to run (its outcome was not registered
             // yet when the cascade came by).
             outcomes.Remove(ctx.Tid);
-            outcome.TrySetException(Aborts.Cascaded(ctx.Tid, ctx.Bid));
+            outcome.TrySetException(Aborts.Cascaded(ctx.Tid, ctx.Bid, cascade));
         }
         else if (abortedEarly.Remove(ctx.Tid, out var early))
         {

@@ -54,8 +54,23 @@ internal static class Aborts
     /// cascade, through no fault of its own. The batch is what is known here of who was in its way
     /// (the batch that failed first is known to its coordinator).
     /// </summary>
-    public static TransactionAbortedException Cascaded(long tid, long bid) =>
-        new(AbortReason.Cascading, "aborted with the batches after another PACT that aborted") { Tid = tid, Blocker = AbortBlocker.Batch(default, bid) };
+    /// <remarks>
+    /// <paramref name="cascade"/> is <see cref="AbortReason.LateCall"/> where the cascade started
+    /// from PACTs that gave up late calls: the PACT runs again, as they do.
+    /// </remarks>
+    public static TransactionAbortedException Cascaded(long tid, long bid, AbortReason cascade = AbortReason.Cascading) =>
+        new(cascade, CascadeDetail(cascade, "another PACT")) { Tid = tid, Blocker = AbortBlocker.Batch(default, bid) };
+
+    /// <summary>
+    /// The PACTs of a batch an abort cascade takes, told by its coordinator, which knows the batch
+    /// the cascade started from and what was in its way there (<paramref name="origin"/>).
+    /// </summary>
+    public static TransactionAbortedException Cascaded(AbortBlocker origin, AbortReason cascade) =>
+        new(cascade, CascadeDetail(cascade, $"batch {origin.Bid}")) { Blocker = origin };
+
+    private static string CascadeDetail(AbortReason cascade, string first) => cascade == AbortReason.LateCall
+        ? $"aborted with the batches after {first}, where a PACT gave up a late call and its write could not be taken back alone"
+        : $"aborted with the batches after {first}, which failed";
 
     /// <summary>
     /// PACT <paramref name="tid"/>'s call into <paramref name="actor"/> had not arrived there long

@@ -28,9 +28,11 @@ internal interface ISnapperParticipant : IGrain
     /// <summary>
     /// Coordinator → actor: batch <paramref name="bid"/> aborted in a cascade that ends at
     /// <paramref name="through"/>; roll back the batches from it through that end. Answered once
-    /// done, so the cascade ends only when no actor keeps aborted state.
+    /// done, so the cascade ends only when no actor keeps aborted state. The PACTs
+    /// <paramref name="failures"/> does not name are told <paramref name="cascade"/>
+    /// (<see cref="BatchOutcome.Cascade"/>).
     /// </summary>
-    Task OnAbort(long bid, long through, Dictionary<long, Exception> failures);
+    Task OnAbort(long bid, long through, Dictionary<long, Exception> failures, AbortReason cascade);
 
     /// <summary>
     /// Coordinator → every actor PACT <paramref name="tid"/> of batch <paramref name="bid"/>

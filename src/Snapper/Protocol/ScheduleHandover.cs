@@ -15,7 +15,7 @@ namespace Snapper.Protocol;
 /// <param name="CallsFinished">For each PACT of <paramref name="Running"/>, the calls it had made here.</param>
 /// <param name="Placed">The batches placed after the running one, in order.</param>
 /// <param name="WaitingForPredecessor">Batches that arrived before their predecessor.</param>
-/// <param name="Aborted">Bid ranges taken by abort cascades (their late messages are refused).</param>
+/// <param name="Aborted">Bid ranges taken by abort cascades (their late messages are refused), with what their PACTs are told.</param>
 /// <param name="AbortedPacts">PACTs known aborted, of the running batch or of one not started.</param>
 /// <param name="AwaitingRelease">Promoted PACTs of <paramref name="Running"/> whose turn waits for their root's release.</param>
 /// <param name="ReleasedPacts">PACTs whose bodies returned before they made every call declared here, of the running batch or of one not started.</param>
@@ -28,7 +28,7 @@ internal sealed record ScheduleHandover(
     [property: Id(4)] ImmutableArray<int> CallsFinished,
     [property: Id(5)] ImmutableArray<SubBatch> Placed,
     [property: Id(6)] ImmutableArray<SubBatch> WaitingForPredecessor,
-    [property: Id(7)] ImmutableArray<(long From, long Through)> Aborted,
+    [property: Id(7)] ImmutableArray<(long From, long Through, AbortReason Cascade)> Aborted,
     [property: Id(8)] ImmutableArray<(long Bid, long Tid, Exception Cause)> AbortedPacts,
     [property: Id(9)] ImmutableArray<(long Bid, long Tid)> ReleasedPacts,
     [property: Id(10)] ImmutableArray<long> AwaitingRelease)

@@ -371,9 +371,9 @@ internal sealed partial class LocalSchedule
 
     private void ThrowIfAborted(TxnContext ctx)
     {
-        if (aborted.Contains(ctx.Bid))
+        if (aborted.CascadeOf(ctx.Bid) is { } cascade)
         {
-            throw new TransactionAbortedException(AbortReason.Cascading, $"its batch {ctx.Bid} was aborted") { Tid = ctx.Tid, Blocker = AbortBlocker.Batch(actor, ctx.Bid) };
+            throw new TransactionAbortedException(cascade, $"its batch {ctx.Bid} was aborted") { Tid = ctx.Tid, Blocker = AbortBlocker.Batch(actor, ctx.Bid) };
         }
     }
 }

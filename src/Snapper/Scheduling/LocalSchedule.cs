@@ -231,9 +231,9 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
     {
         HighestCompletedBid = handover.HighestCompletedBid;
         chainTail = handover.ChainTail;
-        foreach (var (from, through) in handover.Aborted)
+        foreach (var (from, through, cascade) in handover.Aborted)
         {
-            aborted.Add(from, through);
+            aborted.Add(from, through, cascade);
         }
 
         foreach (var bid in handover.CompletedBids)
@@ -298,18 +298,22 @@ internal sealed partial class LocalSchedule(ActorId actor, TimeProvider? clock =
     /// <summary>True if an abort cascade took batch <paramref name="bid"/> here.</summary>
     public bool IsAborted(long bid) => aborted.Contains(bid);
 
+    /// <summary>What the PACTs of batch <paramref name="bid"/> are told if an abort cascade took it here (<see cref="Protocol.BatchOutcome.Cascade"/>); else null.</summary>
+    public AbortReason? CascadeOf(long bid) => aborted.CascadeOf(bid);
+
     /// <summary>
     /// Abort cascade: batches <paramref name="from"/> through <paramref name="through"/> are gone
     /// from here; calls waiting for them fail, and their late messages and calls will be refused.
     /// Earlier batches stay. ACT groups stay too, now perhaps adjacent, so ACTs that waited behind an
     /// aborted batch are admitted, on the state of <paramref name="lastCompletedBid"/>, the last batch
-    /// that completed here and survives. Returns true if the running batch was among them.
+    /// that completed here and survives. Returns true if the running batch was among them. The
+    /// calls that fail are told <paramref name="cascade"/> (<see cref="Protocol.BatchOutcome.Cascade"/>).
     /// </summary>
-    public bool AbortRange(long from, long through, long lastCompletedBid)
+    public bool AbortRange(long from, long through, long lastCompletedBid, AbortReason cascade = AbortReason.Cascading)
     {
-        aborted.Add(from, through);
+        aborted.Add(from, through, cascade);
 
-        var cascading = new TransactionAbortedException(AbortReason.Cascading, $"its batch was aborted on actor {actor}") { Blocker = AbortBlocker.Batch(actor, from) };
+        var cascading = new TransactionAbortedException(cascade, $"its batch was aborted on actor {actor}") { Blocker = AbortBlocker.Batch(actor, from) };
         var droppedRunning = false;
         if (current is not null && IsAborted(current.Bid))
         {

@@ -48,6 +48,9 @@ public interface ITestActor : ITransactionalActor, IGrainWithStringKey
 
     Task CallThenWait(TxnContext ctx, ActorId next, string called, string release, bool thenThrow);
 
+    /// <summary>Adds 1 on <paramref name="first"/>, signals <paramref name="called"/>, waits for <paramref name="release"/>, then answers what <paramref name="second"/>'s <see cref="AddThenRead"/> of 5 answers.</summary>
+    Task<int> CallThenWaitThenCall(TxnContext ctx, ActorId first, string called, string release, ActorId second);
+
     Task CallAddBetweenGates(TxnContext ctx, ActorId next, string before, string locked, string release);
 
     Task AddOnTwiceBetweenGates(TxnContext ctx, ActorId next, string between, string release);
@@ -187,6 +190,14 @@ public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestA
         gates.Signal(locked);
         await gates.Until(release);
         await CallActor<ITestActor>(ctx, next, a => a.Add(ctx, 1));
+    }
+
+    public async Task<int> CallThenWaitThenCall(TxnContext ctx, ActorId first, string called, string release, ActorId second)
+    {
+        await CallActor<ITestActor>(ctx, first, a => a.Add(ctx, 1));
+        gates.Signal(called);
+        await gates.Until(release);
+        return await CallActor<ITestActor, int>(ctx, second, a => a.AddThenRead(ctx, 5));
     }
 
     public async Task CallThenWait(TxnContext ctx, ActorId next, string called, string release, bool thenThrow)

@@ -279,6 +279,26 @@ public sealed class LocalScheduleTests
     }
 
     [Fact]
+    public async Task A_cascade_that_PACTs_giving_up_late_calls_started_is_remembered_apart_from_the_one_before_it()
+    {
+        // Two cascades side by side: the first an ordinary one, the second started by PACTs that
+        // gave up late calls. Late calls for each are refused with what its PACTs were told, and a
+        // second report of the first cascade does not swallow the second.
+        var schedule = new LocalSchedule(Me);
+        schedule.AbortRange(100, 109, lastCompletedBid: 0);
+        schedule.AbortRange(110, 119, lastCompletedBid: 0, AbortReason.LateCall);
+        schedule.AbortRange(105, 109, lastCompletedBid: 0);
+        schedule.AbortRange(115, 119, lastCompletedBid: 0, AbortReason.LateCall);
+
+        Assert.Equal(AbortReason.Cascading, schedule.CascadeOf(109));
+        Assert.Equal(AbortReason.LateCall, schedule.CascadeOf(110));
+        Assert.Equal(AbortReason.LateCall, schedule.CascadeOf(119));
+        Assert.Null(schedule.CascadeOf(120));
+        Assert.Equal(AbortReason.Cascading, (await Assert.ThrowsAsync<TransactionAbortedException>(async () => await schedule.Enter(Ctx(100, 100)))).Reason);
+        Assert.Equal(AbortReason.LateCall, (await Assert.ThrowsAsync<TransactionAbortedException>(async () => await schedule.Enter(Ctx(112, 112)))).Reason);
+    }
+
+    [Fact]
     public async Task A_call_whose_batch_never_arrives_gives_up_at_its_deadline()
     {
         var schedule = new LocalSchedule(Me);

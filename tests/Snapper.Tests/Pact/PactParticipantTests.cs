@@ -26,7 +26,7 @@ public sealed class PactParticipantTests
         await AsPactCall(() => actor.Add(Ctx(First), 5));
         await participant.OnBatch(new SubBatch(Second, First, coordinator, [(Second, 1)]));
         await AsPactCall(() => actor.Add(Ctx(Second), 100));
-        await participant.OnAbort(abortedFrom, Second, new Dictionary<long, Exception>());
+        await participant.OnAbort(abortedFrom, Second, new Dictionary<long, Exception>(), AbortReason.Cascading);
         if (abortedFrom == Second)
         {
             silo.BatchCommits.Advance(coordinator, First); // as the coordinator's announcement would

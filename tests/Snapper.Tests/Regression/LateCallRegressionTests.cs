@@ -80,6 +80,46 @@ public sealed class LateCallRegressionTests
         Assert.Equal(5, await Read(silo, y));
     }
 
+    /// <summary>
+    /// A PACT gives up a late call after an ACT read its write on another actor: that write cannot
+    /// be taken back alone, so its whole batch aborts and a cascade takes the batches emitted after
+    /// it. Their PACTs did nothing wrong and run again, as the PACT that gave up does: none of their
+    /// callers is told <see cref="AbortReason.Cascading"/> (the refusal was off by default for this).
+    /// </summary>
+    [Fact]
+    public async Task The_PACTs_of_a_cascade_that_a_PACT_giving_up_a_late_call_started_run_again()
+    {
+        await using var silo = await StartHolding(calls: 1, TimeSpan.FromSeconds(30));
+        var (root, x, y, other) = (ActorId.Create<ITestActor>("cascade-root"), ActorId.Create<ITestActor>("cascade-x"), ActorId.Create<ITestActor>("cascade-y"), ActorId.Create<ITestActor>("cascade-other"));
+
+        // P writes x (its batch completes there) and waits at its root; an ACT reads x meanwhile.
+        var p = silo.Client.RunPact<ITestActor, int>(root, (a, ctx) => a.CallThenWaitThenCall(ctx, x, "p-called-x", "p-go", y), AccessSet.Of(root).And(x).And(y));
+        await silo.Gates.Until("p-called-x");
+        var act = silo.Client.RunAct<ITestActor, int>(x, (a, ctx) => a.ReadBetweenGates(ctx, "act-read", "act-release"));
+        await silo.Gates.Until("act-read");
+
+        // Q, in a later batch, touches nothing of P's.
+        var q = silo.Client.RunPact<ITestActor>(other, (a, ctx) => a.Add(ctx, 1), AccessSet.Of(other));
+        await Poll.Until(async () => (await silo.LogRecords()).OfType<Snapper.Logging.BatchCompleteRecord>().Any(r => r.Actor == other), "Q's batch completed on its actor");
+
+        // P's call into y is held on its way and refused ahead; the write on x cannot be taken back alone.
+        silo.Gates.Signal("p-go");
+        silo.Gates.Signal("act-release");
+        Assert.Equal(5, await p.WaitAsync(Bound));
+        await q.WaitAsync(Bound); // ran again: it was not told Cascading
+        // The ACT aborts with the batch whose write it read, or, run again, reads P's second run's.
+        Assert.True(await Record.ExceptionAsync(() => act.WaitAsync(Bound)) is null or TransactionAbortedException);
+
+        var holder = silo.Services.GetRequiredService<HoldCallsOnTheirWay>();
+        Assert.Equal(1, holder.Held);
+        holder.Release();
+        await Assert.ThrowsAsync<TransactionAbortedException>(() => holder.FirstHeldOutcome.WaitAsync(Bound)); // refused when it came
+        Assert.Equal(1, await Read(silo, x));
+        Assert.Equal(5, await Read(silo, y));
+        Assert.Equal(1, await Read(silo, other));
+        await silo.UntilResolved();
+    }
+
     private static Task<TestSilo> StartHolding(int calls, TimeSpan hold, string method = nameof(ITestActor.AddThenRead), Action<SnapperBuilder>? configure = null) => TestSilo.StartAsync(
         s =>
         {
