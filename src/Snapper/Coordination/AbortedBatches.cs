@@ -1,17 +1,17 @@
 namespace Snapper.Coordination;
 
 /// <summary>
-/// A coordinator's own batches that aborted, with the end of their cascade, for
-/// <see cref="ICoordinator.WaitResolved"/>. Each is kept for twice the transaction timeout, longer
+/// A coordinator's own batches that aborted, with how (the end of their cascade, where it started
+/// and what its PACTs are told), for <see cref="ICoordinator.WaitResolved"/>. Each is kept for twice the transaction timeout, longer
 /// than anyone can still ask; an own bid not found here is committed if this activation emitted it.
 /// </summary>
 internal sealed class AbortedBatches(TimeSpan keepFor)
 {
-    private readonly Dictionary<long, (long Through, DateTimeOffset At)> aborted = new();
+    private readonly Dictionary<long, (Protocol.BatchOutcome Outcome, DateTimeOffset At)> aborted = new();
 
-    public void Add(long bid, long through, DateTimeOffset now)
+    public void Add(long bid, Protocol.BatchOutcome outcome, DateTimeOffset now)
     {
-        aborted[bid] = (through, now);
+        aborted[bid] = (outcome, now);
         if (aborted.Count > 64)
         {
             foreach (var old in aborted.Where(kv => kv.Value.At < now - keepFor).Select(kv => kv.Key).ToList())
@@ -21,11 +21,11 @@ internal sealed class AbortedBatches(TimeSpan keepFor)
         }
     }
 
-    /// <summary>The end of the cascade that took <paramref name="bid"/>, if it aborted.</summary>
-    public bool TryGet(long bid, out long through)
+    /// <summary>How <paramref name="bid"/> aborted, if it did.</summary>
+    public bool TryGet(long bid, out Protocol.BatchOutcome outcome)
     {
         var found = aborted.TryGetValue(bid, out var abort);
-        through = abort.Through;
+        outcome = abort.Outcome;
         return found;
     }
 }

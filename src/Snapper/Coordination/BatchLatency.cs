@@ -50,12 +50,6 @@ internal sealed class BatchLatency(TimeProvider clock)
     private long typicalTicks;
     private long lastCommittedAt;
 
-    /// <summary>A silo's batch latency on the system clock.</summary>
-    public BatchLatency()
-        : this(TimeProvider.System)
-    {
-    }
-
     /// <summary>The typical latency of the batches committed within <see cref="Fresh"/> (zero if none was).</summary>
     public TimeSpan Typical => Volatile.Read(ref count) > 0 && clock.GetElapsedTime(Volatile.Read(ref lastCommittedAt)) <= Fresh
         ? TimeSpan.FromTicks(Volatile.Read(ref typicalTicks))
@@ -65,9 +59,9 @@ internal sealed class BatchLatency(TimeProvider clock)
     public void Observe(TimeSpan latency)
     {
         Span<long> sorted = stackalloc long[Window];
-        var now = clock.GetTimestamp();
         lock (gate)
         {
+            var now = clock.GetTimestamp(); // under the gate: the last commit's time never goes back
             recent[next] = latency.Ticks;
             committedAt[next] = now;
             next = (next + 1) % Window;

@@ -373,7 +373,7 @@ internal sealed class BatchPipeline(
         var now = clock.GetUtcNow();
         if (!outcome.Committed)
         {
-            aborted.Add(batch.Bid, outcome.AbortedThrough, now);
+            aborted.Add(batch.Bid, outcome, now);
         }
 
         batch.Decided.TrySetResult(outcome);
@@ -402,9 +402,9 @@ internal sealed class BatchPipeline(
             return batch.Resolved.Task;
         }
 
-        if (aborted.TryGet(bid, out var through))
+        if (aborted.TryGet(bid, out var abort))
         {
-            return Task.FromResult(BatchOutcome.Abort(through));
+            return Task.FromResult(abort);
         }
 
         if (bid <= logsSawThrough && (firstTracked == 0 || bid < firstTracked) && settings.Logging != LoggingMode.None)

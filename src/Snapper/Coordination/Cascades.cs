@@ -341,11 +341,8 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
             return;
         }
 
-        if (batch.CascadeOrigin is null)
-        {
-            batch.CascadeOrigin = outcome.Origin;
-            batch.Cascade = outcome.Cascade;
-        }
+        batch.CascadeOrigin ??= outcome.Origin;
+        batch.InheritedCascade ??= outcome.Cascade;
 
         batch.Phase = BatchPhase.Aborting;
         batch.SealedThrough = outcome.AbortedThrough;
@@ -366,7 +363,7 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
         batch.AbortStarted = true;
         batch.Phase = BatchPhase.Aborting;
         var origin = batch.CascadeOrigin ?? OriginOf(batch);
-        var cascade = batch.CascadeOrigin is null ? CascadeOf(batch) : batch.Cascade;
+        var cascade = CascadeOf(batch);
         var causes = new Dictionary<long, Exception>();
         TransactionAbortedException? cascaded = null;
         foreach (var tid in batch.Tids)
@@ -396,13 +393,17 @@ internal sealed class Cascades(string key, IGrainBase grain, SnapperOptions sett
         pipeline.Resolve(batch, BatchOutcome.Abort(through, origin, cascade));
     }
 
-    // What the PACTs a cascade from failed `batch` takes are told. A cascade that started only
-    // because PACTs gave up late calls (their writes could not be taken back alone: an ACT read
-    // one) was not caused by any PACT's own code or by a failure: its PACTs run again, as those do.
-    private static AbortReason CascadeOf(EmittedBatch batch) =>
-        batch.Failure is null && batch.PactFailures is { Count: > 0 } failed && failed.Values.All(f => f is TransactionAbortedException { Reason: AbortReason.LateCall })
-            ? AbortReason.LateCall
-            : AbortReason.Cascading;
+    // What the PACTs of aborting `batch` that did not fail themselves are told, and the batches its
+    // cascade takes after it. A cascade that nothing but PACTs giving up late calls started (their
+    // writes could not be taken back alone: an ACT read one) was caused by no PACT's own code and
+    // no failure: its PACTs run again, as those do. Only while that holds all along: a batch of it
+    // that failed for another reason of its own passes on Cascading.
+    private static AbortReason CascadeOf(EmittedBatch batch)
+    {
+        var ownLateCallsOnly = batch.Failure is null && (batch.PactFailures?.Values.All(f => f is TransactionAbortedException { Reason: AbortReason.LateCall }) ?? true);
+        var started = batch.InheritedCascade ?? (batch.PactFailures is { Count: > 0 } ? AbortReason.LateCall : AbortReason.Cascading);
+        return ownLateCallsOnly && started == AbortReason.LateCall ? AbortReason.LateCall : AbortReason.Cascading;
+    }
 
     // What a cascade that starts from failed batch `batch` names as in the way of the batches it
     // takes: that batch, the PACT that failed in it (if one did) and the actor its failure names.

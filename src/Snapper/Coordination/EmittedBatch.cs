@@ -85,8 +85,8 @@ internal sealed class EmittedBatch(long bid, long previousBid, string? previousC
     /// <summary>For a batch a predecessor's cascade took: the batch the cascade started from, and what was in its way (<see cref="BatchOutcome.Origin"/>).</summary>
     public AbortBlocker? CascadeOrigin { get; set; }
 
-    /// <summary>For a batch a predecessor's cascade took: what its PACTs are told (<see cref="BatchOutcome.Cascade"/>).</summary>
-    public AbortReason Cascade { get; set; } = AbortReason.Cascading;
+    /// <summary>For a batch a predecessor's cascade took, what that cascade's PACTs are told (<see cref="BatchOutcome.Cascade"/>); null for one no cascade took.</summary>
+    public AbortReason? InheritedCascade { get; set; }
 
     /// <summary>Why the whole batch failed (a log write, say), or null.</summary>
     public Exception? Failure { get; set; }

@@ -136,7 +136,7 @@ internal sealed partial class PactParticipant<TState>
         // declared, this one among them, before it decided the batch.
         return abortedEarly.Remove(tid, out var early) ? Aborts.AbortedBy(tid, early.Cause)
             : batch.Committed ? null
-            : new TransactionAbortedException(AbortReason.Cascading, $"its batch {bid} was aborted (by coordinator {coordinator}, or by the failover of its silo)") { Tid = tid, Blocker = AbortBlocker.Batch(default, bid) };
+            : new TransactionAbortedException(batch.Cascade, $"its batch {bid} was aborted (by coordinator {coordinator}, or by the failover of its silo)") { Tid = tid, Blocker = AbortBlocker.Batch(default, bid) };
     }
 
     // True while batch bid is scheduled here or completed here and not committed.

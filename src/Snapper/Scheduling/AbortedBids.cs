@@ -19,18 +19,23 @@ internal sealed class AbortedBids
     /// <summary>True if a cascade took batch <paramref name="bid"/>.</summary>
     public bool Contains(long bid) => CascadeOf(bid) is not null;
 
-    /// <summary>What the PACTs of batch <paramref name="bid"/> are told, if a cascade took it; else null.</summary>
+    /// <summary>
+    /// What the PACTs of batch <paramref name="bid"/> are told, if a cascade took it; else null.
+    /// Where ranges that say different things cover it (a failover's abort over a cascade's), the
+    /// one that does not let them run again.
+    /// </summary>
     public AbortReason? CascadeOf(long bid)
     {
+        AbortReason? told = null;
         foreach (var (from, through, cascade) in ranges)
         {
-            if (bid >= from && bid <= through)
+            if (bid >= from && bid <= through && told != AbortReason.Cascading)
             {
-                return cascade;
+                told = cascade == AbortReason.LateCall ? AbortReason.LateCall : AbortReason.Cascading;
             }
         }
 
-        return null;
+        return told;
     }
 
     /// <summary>Batches <paramref name="from"/> through <paramref name="through"/> were aborted in a cascade whose PACTs are told <paramref name="cascade"/>.</summary>

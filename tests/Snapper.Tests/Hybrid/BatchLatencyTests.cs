@@ -19,7 +19,7 @@ public sealed class BatchLatencyTests
     [Fact]
     public void Fast_batches_keep_the_configured_timeout()
     {
-        var latency = new BatchLatency();
+        var latency = new BatchLatency(new ManualClock());
         Assert.Equal(Options.DeadlockTimeout, latency.DeadlockTimeout(Options));
         latency.Observe(TimeSpan.FromMilliseconds(2));
         Assert.Equal(Options.DeadlockTimeout, latency.DeadlockTimeout(Options));
@@ -28,7 +28,7 @@ public sealed class BatchLatencyTests
     [Fact]
     public void Slow_batches_stretch_the_timeout_to_several_of_them_and_it_shrinks_back_when_they_speed_up()
     {
-        var latency = new BatchLatency();
+        var latency = new BatchLatency(new ManualClock()); // no pause of the test counts as time without batches
         latency.Observe(TimeSpan.FromMilliseconds(100));
         Assert.Equal(TimeSpan.FromMilliseconds(100 * BatchLatency.Multiple), latency.DeadlockTimeout(Options));
 
@@ -44,7 +44,7 @@ public sealed class BatchLatencyTests
     public void Batches_held_up_by_deadlocks_do_not_stretch_the_timeout_that_holds_up_the_next()
     {
         // The loop a mean made: each batch held for the whole timeout raised the next timeout.
-        var latency = new BatchLatency();
+        var latency = new BatchLatency(new ManualClock());
         for (var i = 0; i < 200; i++)
         {
             var held = i % 3 == 2;
@@ -58,7 +58,7 @@ public sealed class BatchLatencyTests
     [Fact]
     public void The_timeout_stays_well_short_of_the_declaration_timeout_that_would_abort_a_held_up_batch()
     {
-        var latency = new BatchLatency();
+        var latency = new BatchLatency(new ManualClock());
         latency.Observe(TimeSpan.FromMinutes(1));
         Assert.Equal(Options.DeclarationTimeout / 4, latency.DeadlockTimeout(Options));
 
@@ -90,7 +90,7 @@ public sealed class BatchLatencyTests
     [Fact]
     public void A_configured_floor_above_the_ceiling_wins()
     {
-        var latency = new BatchLatency();
+        var latency = new BatchLatency(new ManualClock());
         latency.Observe(TimeSpan.FromMinutes(1));
         var patient = new SnapperOptions { DeadlockTimeout = TimeSpan.FromSeconds(5), DeclarationTimeout = TimeSpan.FromSeconds(10) };
         Assert.Equal(TimeSpan.FromSeconds(5), latency.DeadlockTimeout(patient));

@@ -296,6 +296,11 @@ public sealed class LocalScheduleTests
         Assert.Null(schedule.CascadeOf(120));
         Assert.Equal(AbortReason.Cascading, (await Assert.ThrowsAsync<TransactionAbortedException>(async () => await schedule.Enter(Ctx(100, 100)))).Reason);
         Assert.Equal(AbortReason.LateCall, (await Assert.ThrowsAsync<TransactionAbortedException>(async () => await schedule.Enter(Ctx(112, 112)))).Reason);
+
+        // A failover's abort over some of the second cascade's bids: those do not run again.
+        schedule.AbortRange(115, 115, lastCompletedBid: 0);
+        Assert.Equal(AbortReason.Cascading, schedule.CascadeOf(115));
+        Assert.Equal(AbortReason.LateCall, schedule.CascadeOf(116));
     }
 
     [Fact]

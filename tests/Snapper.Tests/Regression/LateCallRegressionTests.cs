@@ -99,14 +99,16 @@ public sealed class LateCallRegressionTests
         await silo.Gates.Until("act-read");
 
         // Q, in a later batch, touches nothing of P's.
-        var q = silo.Client.RunPact<ITestActor>(other, (a, ctx) => a.Add(ctx, 1), AccessSet.Of(other));
+        var qRuns = 0;
+        var q = silo.Client.RunPact<ITestActor>(other, (a, ctx) => { Interlocked.Increment(ref qRuns); return a.Add(ctx, 1); }, AccessSet.Of(other));
         await Poll.Until(async () => (await silo.LogRecords()).OfType<Snapper.Logging.BatchCompleteRecord>().Any(r => r.Actor == other), "Q's batch completed on its actor");
 
         // P's call into y is held on its way and refused ahead; the write on x cannot be taken back alone.
         silo.Gates.Signal("p-go");
         silo.Gates.Signal("act-release");
         Assert.Equal(5, await p.WaitAsync(Bound));
-        await q.WaitAsync(Bound); // ran again: it was not told Cascading
+        await q.WaitAsync(Bound);
+        Assert.Equal(2, qRuns); // the cascade took it, and it ran again: it was not told Cascading
         // The ACT aborts with the batch whose write it read, or, run again, reads P's second run's.
         Assert.True(await Record.ExceptionAsync(() => act.WaitAsync(Bound)) is null or TransactionAbortedException);
 

@@ -180,4 +180,15 @@ public sealed class MessageSerializationTests
         var handed = RoundTrip(handover);
         Assert.Equal(second.Id, Assert.Single(Assert.Single(handed.Actions).Actions).Id);
     }
+
+    [Fact]
+    public void What_a_cascade_tells_its_PACTs_crosses_the_wire_in_an_outcome_and_a_hand_over()
+    {
+        var outcome = RoundTrip(BatchOutcome.Abort(40, AbortBlocker.Batch(X, 30), AbortReason.LateCall));
+        Assert.Equal((false, 40L, AbortReason.LateCall, 30L), (outcome.Committed, outcome.AbortedThrough, outcome.Cascade, outcome.Origin!.Bid));
+        Assert.Equal(AbortReason.Cascading, RoundTrip(BatchOutcome.Abort(40)).Cascade);
+
+        var handover = RoundTrip(new ScheduleHandover(0, 0, [], null, [], [], [], [(10, 19, AbortReason.Cascading), (20, 29, AbortReason.LateCall)], [], [], []));
+        Assert.Equal([(10L, 19L, AbortReason.Cascading), (20L, 29L, AbortReason.LateCall)], handover.Aborted.ToArray());
+    }
 }
