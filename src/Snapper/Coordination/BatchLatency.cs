@@ -27,7 +27,10 @@ namespace Snapper.Coordination;
 /// only this timeout breaks. Held at such a stale figure (2.5 s after a delayed PACT workload on
 /// one silo of two), every such cycle lasted the whole timeout, one after the other along the
 /// lock queues, and the ACTs committed nothing for ten seconds and more. So a latency counts for
-/// <see cref="Fresh"/> only, and with none that recent the timeout is the configured floor.</para>
+/// <see cref="Fresh"/> only, and with fewer than <see cref="Quorum"/> that recent the timeout is the
+/// configured floor: where batches commit that sparsely, the few that do are often the very ones a
+/// cycle held for the whole timeout, and their median would raise the next timeout to the ceiling
+/// (the loop a mean made, back through a small sample).</para>
 /// <para>Updated by this silo's coordinators as their batches commit, read by its actors whenever
 /// an ACT waits for a batch.</para>
 /// </remarks>
@@ -42,6 +45,9 @@ internal sealed class BatchLatency(TimeProvider clock)
     /// <summary>How long a batch's latency speaks for the batches now.</summary>
     public static readonly TimeSpan Fresh = TimeSpan.FromSeconds(1);
 
+    /// <summary>How many latencies within <see cref="Fresh"/> it takes for their median to count.</summary>
+    public const int Quorum = Window / 4;
+
     private readonly Lock gate = new();
     private readonly long[] recent = new long[Window];
     private readonly long[] committedAt = new long[Window]; // clock timestamps
@@ -50,7 +56,7 @@ internal sealed class BatchLatency(TimeProvider clock)
     private long typicalTicks;
     private long lastCommittedAt;
 
-    /// <summary>The typical latency of the batches committed within <see cref="Fresh"/> (zero if none was).</summary>
+    /// <summary>The typical latency of the batches committed within <see cref="Fresh"/> (zero if fewer than <see cref="Quorum"/> were).</summary>
     public TimeSpan Typical => Volatile.Read(ref count) > 0 && clock.GetElapsedTime(Volatile.Read(ref lastCommittedAt)) <= Fresh
         ? TimeSpan.FromTicks(Volatile.Read(ref typicalTicks))
         : TimeSpan.Zero;
@@ -77,7 +83,8 @@ internal sealed class BatchLatency(TimeProvider clock)
 
             sorted = sorted[..fresh]; // this batch's at least
             sorted.Sort();
-            Volatile.Write(ref typicalTicks, sorted[(fresh - 1) / 2]); // the lower median: lean towards batches that were not held up
+            // The lower median: lean towards batches that were not held up.
+            Volatile.Write(ref typicalTicks, fresh >= Quorum ? sorted[(fresh - 1) / 2] : 0);
             Volatile.Write(ref lastCommittedAt, now);
         }
     }

@@ -29,7 +29,7 @@ public sealed class BatchLatencyTests
     public void Slow_batches_stretch_the_timeout_to_several_of_them_and_it_shrinks_back_when_they_speed_up()
     {
         var latency = new BatchLatency(new ManualClock()); // no pause of the test counts as time without batches
-        latency.Observe(TimeSpan.FromMilliseconds(100));
+        Observe(latency, BatchLatency.Quorum, TimeSpan.FromMilliseconds(100));
         Assert.Equal(TimeSpan.FromMilliseconds(100 * BatchLatency.Multiple), latency.DeadlockTimeout(Options));
 
         for (var i = 0; i < BatchLatency.Window; i++)
@@ -59,7 +59,7 @@ public sealed class BatchLatencyTests
     public void The_timeout_stays_well_short_of_the_declaration_timeout_that_would_abort_a_held_up_batch()
     {
         var latency = new BatchLatency(new ManualClock());
-        latency.Observe(TimeSpan.FromMinutes(1));
+        Observe(latency, BatchLatency.Quorum, TimeSpan.FromMinutes(1));
         Assert.Equal(Options.DeclarationTimeout / 4, latency.DeadlockTimeout(Options));
 
         var shortTransactions = new SnapperOptions { DeadlockTimeout = Options.DeadlockTimeout, DeclarationTimeout = TimeSpan.FromSeconds(10), TransactionTimeout = TimeSpan.FromSeconds(2) };
@@ -83,17 +83,41 @@ public sealed class BatchLatencyTests
         Assert.Equal(Options.DeadlockTimeout, latency.DeadlockTimeout(Options));
 
         // Batches commit again: only theirs count.
-        latency.Observe(TimeSpan.FromMilliseconds(30));
+        Observe(latency, BatchLatency.Quorum, TimeSpan.FromMilliseconds(30));
         Assert.Equal(TimeSpan.FromMilliseconds(30 * BatchLatency.Multiple), latency.DeadlockTimeout(Options));
+    }
+
+    [Fact]
+    public void The_few_batches_that_commit_while_cycles_stall_the_rest_do_not_stretch_the_timeout()
+    {
+        // Batches commit sparsely, and those that do were held by a cycle for the whole timeout:
+        // were their latencies the typical one, each would raise the next timeout, up to the ceiling.
+        var clock = new ManualClock();
+        var latency = new BatchLatency(clock);
+        for (var i = 0; i < 20; i++)
+        {
+            latency.Observe(latency.DeadlockTimeout(Options) + TimeSpan.FromMilliseconds(5));
+            clock.Advance(TimeSpan.FromMilliseconds(300));
+        }
+
+        Assert.Equal(Options.DeadlockTimeout, latency.DeadlockTimeout(Options));
     }
 
     [Fact]
     public void A_configured_floor_above_the_ceiling_wins()
     {
         var latency = new BatchLatency(new ManualClock());
-        latency.Observe(TimeSpan.FromMinutes(1));
+        Observe(latency, BatchLatency.Quorum, TimeSpan.FromMinutes(1));
         var patient = new SnapperOptions { DeadlockTimeout = TimeSpan.FromSeconds(5), DeclarationTimeout = TimeSpan.FromSeconds(10) };
         Assert.Equal(TimeSpan.FromSeconds(5), latency.DeadlockTimeout(patient));
+    }
+
+    private static void Observe(BatchLatency latency, int batches, TimeSpan each)
+    {
+        for (var i = 0; i < batches; i++)
+        {
+            latency.Observe(each);
+        }
     }
 
     private sealed class ManualClock : TimeProvider
