@@ -17,7 +17,7 @@ public sealed class TpcCLoadGenTests
         try
         {
             var exit = await Runner.MainAsync(
-                ["tpcc", "--warehouses", "1", "--modes", "pact,act,hybrid", "--duration", "1", "--warmup", "0", "--pipeline", "4", "--verify", "--json", json],
+                ["tpcc", "--warehouses", "1", "--modes", "pact,act,hybrid", "--duration", "2", "--warmup", "0", "--pipeline", "4", "--verify", "--json", json],
                 stdout, stderr, CancellationToken.None);
 
             Assert.True(exit == 0, $"exit {exit}\n{stdout}\n{stderr}");
