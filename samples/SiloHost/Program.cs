@@ -131,9 +131,7 @@ var address = options.Clustering == "redis" ? options.Advertise!.ToString() : "1
 Console.WriteLine($"SiloHost {options.Name} serving: silo {address}:{options.SiloPort}, gateway {address}:{options.GatewayPort}, {role}, cluster '{ClusterNames.Id}', logger {options.Logger}{(options.LogDirectory is { } dir ? $" in {dir.FullName}" : "")}");
 using var stopping = host.Services.GetRequiredService<IHostApplicationLifetime>().ApplicationStopping.Register(log.Stopping);
 await host.WaitForShutdownAsync();
-Console.WriteLine(log.Undelivered == 0
-    ? $"SiloHost {options.Name} stopped"
-    : $"SiloHost {options.Name} stopped ({log.Undelivered} log lines about messages to grains already gone left out; --verbose shows them)");
+Console.WriteLine($"SiloHost {options.Name} stopped{StopRemarks(log, stopPatience)}");
 return 0;
 
 // What the flags name outside this process, checked before Orleans starts (its own retries would
@@ -167,3 +165,12 @@ static async Task<(string Line, int ExitCode)?> Unreachable(SiloHostOptions opti
 
     return null;
 }
+
+// What the last line adds to "stopped": that the host's bound cut the stop short (the other silos
+// fail over what it had not handed on, as after a crash), and how many of Orleans' lines it left out.
+static string StopRemarks(SiloHostLog log, TimeSpan stopPatience) => (log.CutShort, log.Undelivered) switch
+{
+    (0, 0) => "",
+    (0, var undelivered) => $" ({undelivered} log lines about messages to grains already gone left out; --verbose shows them)",
+    var (cut, undelivered) => $" (cut short at its {stopPatience.TotalSeconds:0} s bound with grains still deactivating: the other silos fail it over from its logs; {cut + undelivered} of Orleans' log lines about it left out, --verbose shows them)",
+};

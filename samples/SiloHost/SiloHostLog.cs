@@ -10,7 +10,9 @@ namespace SiloHost;
 /// written, less Orleans' false Watchdog alarm (<see cref="StartupFalseAlarm"/>); if it fails to
 /// start, SiloHost's one-line error stands for them. Once the silo stops, Orleans' lines about each
 /// message it could no longer deliver (to grains already gone, with no silo left to place them on)
-/// are counted, not written. With <c>--verbose</c> nothing is held and nothing counted.
+/// are counted, not written, and so are its lines saying that the stop ran out of the host's
+/// shutdown bound (SiloHost then says so in its last line). With <c>--verbose</c> nothing is held
+/// and nothing counted.
 /// </summary>
 internal sealed class SiloHostLog(TextWriter writer, bool verbose) : ILoggerProvider
 {
@@ -28,6 +30,7 @@ internal sealed class SiloHostLog(TextWriter writer, bool verbose) : ILoggerProv
     }
 
     private int undelivered;
+    private int cutShort;
 
     public ILogger CreateLogger(string categoryName) => new Logger(this, categoryName);
 
@@ -54,6 +57,18 @@ internal sealed class SiloHostLog(TextWriter writer, bool verbose) : ILoggerProv
             lock (gate)
             {
                 return undelivered;
+            }
+        }
+    }
+
+    /// <summary>How many of Orleans' lines said that the stop ran out of the host's shutdown bound (and were left out).</summary>
+    public int CutShort
+    {
+        get
+        {
+            lock (gate)
+            {
+                return cutShort;
             }
         }
     }
@@ -91,6 +106,12 @@ internal sealed class SiloHostLog(TextWriter writer, bool verbose) : ILoggerProv
                 return;
             }
 
+            if (phase == Phase.Stopping && IsCutShort(category, eventId, exception))
+            {
+                cutShort++;
+                return;
+            }
+
             var line = $"{DateTime.Now:HH:mm:ss} {Name(level)}: {category}[{eventId.Id}] {formatter(state, exception)}";
             if (exception is not null)
             {
@@ -123,6 +144,19 @@ internal sealed class SiloHostLog(TextWriter writer, bool verbose) : ILoggerProv
         || (category == "Orleans.Runtime.InsideRuntimeClient" && eventId.Id == ResponseSendFailed)
         || (category.StartsWith("Snapper.", StringComparison.Ordinal) && eventId.Id is SnapperDeliveryFailed or SnapperCommitDeliveryFailed);
 
+    // The host's shutdown bound cancels a stop that is not done in time (SiloHost's design: what is
+    // left is failed over from the logs, as after a crash). Orleans then says, a line each, that
+    // grains did not deactivate promptly, how long the stage took, that the stop was canceled, and
+    // that each grain it was moving could not be: one cause, which SiloHost says once.
+    private static bool IsCutShort(string category, EventId eventId, Exception? exception) =>
+        (category == "Orleans.Runtime.Silo" && eventId.Id == GrainsNotDeactivatedPromptly)
+        || (category == "Orleans.Runtime.SiloLifecycleSubject" && eventId.Id is StageStoppedSlowly or StopCanceled)
+        || (category == "Orleans.Grain" && eventId.Id == MigrationFailed && exception is OperationCanceledException);
+
+    private const int GrainsNotDeactivatedPromptly = 1908313251; // Orleans: "Some grains failed to deactivate promptly."
+    private const int StageStoppedSlowly = 100452; // Orleans: "'{Observer}' stopped in stage '{Stage}' in '{Elapsed}'."
+    private const int StopCanceled = 724652102; // Orleans: "Lifecycle stop operations canceled at stage '{Stage}' by request."
+    private const int MigrationFailed = 1946425930; // Orleans: "Failed to migrate activation '{Activation}'"
     private const int MigrationDestinationError = 186169153; // Orleans: "Error while selecting a migration destination"
     private const int ResponseSendFailed = 101531; // Orleans (IGC_SendResponseFailed): "Exception trying to send a response"
     private const int SnapperDeliveryFailed = 40; // Snapper: "A protocol message to actor {Actor} failed"
