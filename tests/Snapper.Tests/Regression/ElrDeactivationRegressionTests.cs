@@ -50,14 +50,16 @@ public sealed class ElrDeactivationRegressionTests
         // on T3's state and waits.
         silo.Gates.Signal("t1-release");
         var t1 = silo.Client.RunAct<ITestActor>(a, (actor, ctx) => actor.CallAddBetweenGates(ctx, c, "t1-go", "t1-written", "t1-release"));
-        await Task.Delay(200);
+        await silo.Gates.UntilAwaited("t1-go"); // on c before T2 (a loaded machine once let T2 take c first)
         var t2 = silo.Client.RunAct<ITestActor>(b, (actor, ctx) => actor.CallThenWait(ctx, c, "t2-in", "t2-go", false));
         await silo.Gates.Until("t2-in");
 
         // Both roots are asked to go while their ACTs run: from now on neither takes a message.
-        _ = Deactivate(silo, a);
-        _ = Deactivate(silo, b);
-        await Task.Delay(300);
+        // Once both go, their notices (StopWaiting) reach c: T1's lock wait there must begin after
+        // it heard a go (one begun before is refused, by design), so the test waits for the
+        // deactivations and then gives the notices half a second (not a signal they send).
+        await Task.WhenAll(Deactivate(silo, a), Deactivate(silo, b)).WaitAsync(TimeSpan.FromSeconds(10));
+        await Task.Delay(500);
 
         silo.Gates.Signal("t1-go"); // T1 waits for T2's lock on c
         await Task.Delay(200);

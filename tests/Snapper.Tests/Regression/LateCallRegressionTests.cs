@@ -48,7 +48,9 @@ public sealed class LateCallRegressionTests
     [Fact]
     public async Task A_start_call_that_comes_after_its_PACT_aborted_and_its_batch_resolved_is_told_so_not_committed()
     {
-        await using var silo = await StartHolding(calls: 1, TimeSpan.FromSeconds(30), nameof(ITestActor.Add), s => s.Configure(o => o.DeclarationTimeout = TimeSpan.FromMilliseconds(300)));
+        // Short enough to sweep the held call soon, long enough that the later PACTs' own start
+        // calls, slow on a loaded machine, are not swept too (at 300 ms one was, once).
+        await using var silo = await StartHolding(calls: 1, TimeSpan.FromSeconds(30), nameof(ITestActor.Add), s => s.Configure(o => o.DeclarationTimeout = TimeSpan.FromSeconds(2)));
         var holder = silo.Services.GetRequiredService<HoldCallsOnTheirWay>();
         var x = ActorId.Create<ITestActor>("start-after-resolution");
 
