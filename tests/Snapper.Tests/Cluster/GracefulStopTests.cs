@@ -62,11 +62,20 @@ public sealed class GracefulStopTests
             }
         })).ToArray();
 
-        await Poll.Until(() => history.Count(h => h.Status == TransactionStatus.Committed) >= 300, "the load commits");
-        await cluster.Cluster.StopSiloAsync(victim);
-        var committed = history.Count(h => h.Status == TransactionStatus.Committed);
-        await Poll.Until(() => history.Count(h => h.Status == TransactionStatus.Committed) >= committed + 300, "the load goes on after the stop");
-        await stop.CancelAsync();
+        try
+        {
+            await Poll.Until(() => history.Count(h => h.Status == TransactionStatus.Committed) >= 300, "the load commits");
+            await cluster.Cluster.StopSiloAsync(victim);
+            var committed = history.Count(h => h.Status == TransactionStatus.Committed);
+            await Poll.Until(() => history.Count(h => h.Status == TransactionStatus.Committed) >= committed + 300, "the load goes on after the stop");
+        }
+        finally
+        {
+            // Also when a poll fails: the workers would go on for as long as the test process runs,
+            // spinning on the disposed cluster and starving every test after this one.
+            await stop.CancelAsync();
+        }
+
         await Task.WhenAll(workers);
 
         Assert.True(warnings.Lines.IsEmpty, $"Orleans gave up on the stop: {string.Join("; ", warnings.Lines)}");

@@ -32,7 +32,7 @@ public sealed class SiloFailureTests(ITestOutputHelper output)
     public async Task A_silo_that_dies_under_hybrid_load_with_early_lock_release_is_failed_over_from_the_logs()
     {
         var storage = new InMemoryLogStorage();
-        var cluster = await TestSilo.StartAsync(
+        await using var cluster = await TestSilo.StartAsync( // disposed before the restart below, or here if the test fails
             s => s.Configure(o =>
             {
                 o.CoordinatorCount = 2;
@@ -77,20 +77,30 @@ public sealed class SiloFailureTests(ITestOutputHelper output)
             }
         })).ToArray();
 
-        await Poll.Until(() => history.Count(h => h.Status == TransactionStatus.Committed) >= 200, "the load commits");
-        var committedBefore = history.Count(h => h.Status == TransactionStatus.Committed);
-        var killedAt = clock.ElapsedMilliseconds;
-        await cluster.Cluster.KillSiloAsync(victim);
+        long firstCommit, settledAt, killedAt;
+        try
+        {
+            await Poll.Until(() => history.Count(h => h.Status == TransactionStatus.Committed) >= 200, "the load commits");
+            var committedBefore = history.Count(h => h.Status == TransactionStatus.Committed);
+            killedAt = clock.ElapsedMilliseconds;
+            await cluster.Cluster.KillSiloAsync(victim);
 
-        // The ring re-forms on the survivor, and both kinds of transaction commit again, some of them
-        // on the lists the dead silo held.
-        await Poll.Until(
-            () => committedAt.Any(c => c.Started > killedAt && c.Mode == "pact") && committedAt.Any(c => c.Started > killedAt && c.Mode == "act"),
-            "PACTs and ACTs started after the kill commit");
-        var firstCommit = committedAt.Where(c => c.Started > killedAt).Min(c => c.Ended) - killedAt;
-        var settledAt = clock.ElapsedMilliseconds;
-        await Poll.Until(() => history.Count(h => h.Status == TransactionStatus.Committed) >= committedBefore + 200, "the load goes on after the kill");
-        await stop.CancelAsync();
+            // The ring re-forms on the survivor, and both kinds of transaction commit again, some of them
+            // on the lists the dead silo held.
+            await Poll.Until(
+                () => committedAt.Any(c => c.Started > killedAt && c.Mode == "pact") && committedAt.Any(c => c.Started > killedAt && c.Mode == "act"),
+                "PACTs and ACTs started after the kill commit");
+            firstCommit = committedAt.Where(c => c.Started > killedAt).Min(c => c.Ended) - killedAt;
+            settledAt = clock.ElapsedMilliseconds;
+            await Poll.Until(() => history.Count(h => h.Status == TransactionStatus.Committed) >= committedBefore + 200, "the load goes on after the kill");
+        }
+        finally
+        {
+            // Also when a poll fails: the workers would go on for as long as the test process runs,
+            // loading the cluster (left running then) and starving every test after this one.
+            await stop.CancelAsync();
+        }
+
         var stoppedAt = clock.ElapsedMilliseconds;
         await Task.WhenAll(workers); // each answered within its bound, or this throws
         output.WriteLine($"load stopped {stoppedAt - killedAt} ms after the kill; the last answer came {clock.ElapsedMilliseconds - stoppedAt} ms later; slowest answer {slowest} ms");

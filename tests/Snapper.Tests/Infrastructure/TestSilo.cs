@@ -20,6 +20,7 @@ namespace Snapper.Tests.Infrastructure;
 public sealed class TestSilo : IAsyncDisposable
 {
     private readonly InProcessTestCluster cluster;
+    private int disposed;
 
     private TestSilo(InProcessTestCluster cluster, Gates gates)
     {
@@ -263,8 +264,14 @@ public sealed class TestSilo : IAsyncDisposable
         }
     }
 
+    /// <summary>Stops the cluster; a second call does nothing (a test may stop it early, then leave the scope).</summary>
     public async ValueTask DisposeAsync()
     {
+        if (Interlocked.Exchange(ref disposed, 1) == 1)
+        {
+            return;
+        }
+
         try
         {
             await cluster.StopAllSilosAsync();
