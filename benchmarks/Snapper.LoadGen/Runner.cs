@@ -136,8 +136,10 @@ public static class Runner
                 : await EmbeddedCluster.StartAsync(options, stderr, cancellationToken, callFaults);
             cluster = new ClusterInfo(silo.Kind, await silo.CountSilos());
         }
-        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        catch (Exception) when (cancellationToken.IsCancellationRequested)
         {
+            // Interrupted (Ctrl+C) while the silo started: Orleans says so as its own exception
+            // ("Lifecycle start canceled ... by request"), which is no start failure.
             await stderr.WriteLineAsync("Interrupted before the cluster was ready.");
             return new RunOutcome(ExitCodes.Interrupted, null);
         }

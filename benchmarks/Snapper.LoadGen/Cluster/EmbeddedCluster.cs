@@ -116,6 +116,11 @@ public sealed class EmbeddedCluster : ILoadGenCluster
     /// <inheritdoc />
     public async ValueTask DisposeAsync()
     {
+        foreach (var log in hosts.SelectMany(h => h.Services.GetServices<ILoggerProvider>()).OfType<TextWriterLoggerProvider>())
+        {
+            log.Stopping();
+        }
+
         await StopAsync(hosts);
         if (azureTable is not null)
         {

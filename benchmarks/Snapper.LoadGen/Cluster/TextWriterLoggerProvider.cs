@@ -13,7 +13,9 @@ namespace Snapper.LoadGen.Cluster;
 /// <see cref="Dispose"/>. Orleans' false Watchdog alarm at start-up is
 /// dropped (<see cref="StartupFalseAlarm"/>). While the silo starts, records are held: once it
 /// serves they are written; if it fails to start, the one-line error stands for them, unless
-/// <c>--verbose</c> asks for them. An exception is its message on the record's line; its stack
+/// <c>--verbose</c> asks for them. Once it stops, the records of <see cref="StopNoise"/> (a line
+/// per message to a grain already gone, per grain a cut-short stop left) are dropped, unless
+/// <c>--verbose</c>. An exception is its message on the record's line; its stack
 /// only with <c>--verbose</c>.
 /// </summary>
 internal sealed class TextWriterLoggerProvider(TextWriter writer, bool verbose = false) : ILoggerProvider
@@ -27,6 +29,7 @@ internal sealed class TextWriterLoggerProvider(TextWriter writer, bool verbose =
     private readonly List<string> held = [];
     private long suppressed;
     private volatile bool serving;
+    private volatile bool stopping;
     private bool holding = true;
     private bool dropping;
 
@@ -38,6 +41,9 @@ internal sealed class TextWriterLoggerProvider(TextWriter writer, bool verbose =
         serving = true;
         Release(write: true);
     }
+
+    /// <summary>The silo stops: from now on its records about messages to grains already gone, and about the stop's own bound, are dropped.</summary>
+    public void Stopping() => stopping = true;
 
     /// <summary>The silo did not start: what was held, and what its stop logs, is written only if <paramref name="verbose"/>.</summary>
     public void StartFailed(bool verbose) => Release(write: verbose);
@@ -66,6 +72,11 @@ internal sealed class TextWriterLoggerProvider(TextWriter writer, bool verbose =
 
     private void Write(string category, LogLevel level, EventId eventId, string message, Exception? exception)
     {
+        if (stopping && !verbose && (StopNoise.IsUndeliverable(category, eventId) || StopNoise.IsCutShort(category, eventId, exception)))
+        {
+            return;
+        }
+
         var key = (category, eventId.Id, exception?.GetType().FullName);
         var first = seen.TryAdd(key, 1);
         if (!first)
