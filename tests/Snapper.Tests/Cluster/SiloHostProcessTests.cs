@@ -169,7 +169,11 @@ public sealed class SiloHostProcessTests
             var started = Stopwatch.StartNew();
             Assert.Equal(0, await silo.TerminateAsync());
             var output = silo.Output[before..]; // what it said from the SIGTERM on
-            Assert.True(started.Elapsed < TimeSpan.FromSeconds(5), $"SIGTERM to exit took {started.Elapsed}\n{output}");
+            // SiloHost's bound is 3 s; past it, steps of Orleans' stop that do not take the
+            // cancellation (the membership table's terminal status updates, each with its own
+            // 500 ms deadline) and the process's exit: 3.2-3.8 s here beside two CPU burners,
+            // 5.6 s once on a loaded CI runner.
+            Assert.True(started.Elapsed < TimeSpan.FromSeconds(8), $"SIGTERM to exit took {started.Elapsed}\n{output}");
             Assert.True(output.TrimEnd().Split('\n').Length <= 4, $"a stop in a few lines:\n{output}");
             Assert.DoesNotContain("   at ", output, StringComparison.Ordinal); // no stack trace
             Assert.Contains("stopped", silo.Stdout[^1], StringComparison.Ordinal);
