@@ -171,6 +171,6 @@ static async Task<(string Line, int ExitCode)?> Unreachable(SiloHostOptions opti
 static string StopRemarks(SiloHostLog log, TimeSpan stopPatience) => (log.CutShort, log.Undelivered) switch
 {
     (0, 0) => "",
-    (0, var undelivered) => $" ({undelivered} log lines about messages to grains already gone left out; --verbose shows them)",
+    (0, var undelivered) => $" ({undelivered} log lines about messages to grains already gone and slow stages of its stop left out; --verbose shows them)",
     var (cut, undelivered) => $" (cut short at its {stopPatience.TotalSeconds:0} s bound with grains still deactivating: the other silos fail it over from its logs; {cut + undelivered} of Orleans' log lines about it left out, --verbose shows them)",
 };

@@ -49,7 +49,7 @@ internal sealed class SiloHostLog(TextWriter writer, bool verbose) : ILoggerProv
         }
     }
 
-    /// <summary>How many of Orleans' lines about undeliverable messages the stop left out.</summary>
+    /// <summary>How many of Orleans' lines about undeliverable messages and slow stop stages the stop left out.</summary>
     public int Undelivered
     {
         get
@@ -100,7 +100,7 @@ internal sealed class SiloHostLog(TextWriter writer, bool verbose) : ILoggerProv
                 return;
             }
 
-            if (phase == Phase.Stopping && StopNoise.IsUndeliverable(category, eventId))
+            if (phase == Phase.Stopping && (StopNoise.IsUndeliverable(category, eventId) || StopNoise.IsSlowStage(category, eventId)))
             {
                 undelivered++;
                 return;

@@ -31,8 +31,13 @@ public static class StopNoise
     // that each grain it was moving could not be: one cause, which SiloHost says once.
     public static bool IsCutShort(string category, EventId eventId, Exception? exception) =>
         (category == "Orleans.Runtime.Silo" && eventId.Id == GrainsNotDeactivatedPromptly)
-        || (category == "Orleans.Runtime.SiloLifecycleSubject" && eventId.Id is StageStoppedSlowly or StopCanceled)
+        || (category == "Orleans.Runtime.SiloLifecycleSubject" && eventId.Id == StopCanceled)
         || (category == "Orleans.Grain" && eventId.Id == MigrationFailed && exception is OperationCanceledException);
+
+    // How long a stage of the stop took, when it took long: written whether or not the bound cut
+    // the stop short, so it says nothing of that by itself.
+    public static bool IsSlowStage(string category, EventId eventId) =>
+        category == "Orleans.Runtime.SiloLifecycleSubject" && eventId.Id == StageStoppedSlowly;
 
     private const int GrainsNotDeactivatedPromptly = 1908313251; // Orleans: "Some grains failed to deactivate promptly."
     private const int StageStoppedSlowly = 100452; // Orleans: "'{Observer}' stopped in stage '{Stage}' in '{Elapsed}'."

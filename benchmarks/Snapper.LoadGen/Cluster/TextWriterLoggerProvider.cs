@@ -72,7 +72,7 @@ internal sealed class TextWriterLoggerProvider(TextWriter writer, bool verbose =
 
     private void Write(string category, LogLevel level, EventId eventId, string message, Exception? exception)
     {
-        if (stopping && !verbose && (StopNoise.IsUndeliverable(category, eventId) || StopNoise.IsCutShort(category, eventId, exception)))
+        if (stopping && !verbose && (StopNoise.IsUndeliverable(category, eventId) || StopNoise.IsSlowStage(category, eventId) || StopNoise.IsCutShort(category, eventId, exception)))
         {
             return;
         }
