@@ -10,6 +10,7 @@ namespace Snapper.Coordination;
 /// <param name="SiloCoordinators">How many coordinators its silo runs.</param>
 /// <param name="BatchesFormed">Batches it has formed since it was activated.</param>
 /// <param name="Waiting">NewPact and tid requests waiting here for the token.</param>
+/// <param name="View">The newest ring view it has (its epoch is <paramref name="ViewEpoch"/>).</param>
 [GenerateSerializer, Immutable]
 internal sealed record CoordinatorStatus(
     [property: Id(0)] bool HoldsToken,
@@ -20,4 +21,5 @@ internal sealed record CoordinatorStatus(
     [property: Id(5)] long ViewEpoch,
     [property: Id(6)] int SiloCoordinators,
     [property: Id(7)] long BatchesFormed,
-    [property: Id(8)] int Waiting);
+    [property: Id(8)] int Waiting,
+    [property: Id(9)] Protocol.RingView View);

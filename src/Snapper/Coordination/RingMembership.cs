@@ -14,7 +14,8 @@ namespace Snapper.Coordination;
 /// <remarks>
 /// <para>Kept active, and not reentrant, so joins and leaves are applied one at a time. If its silo
 /// stops it activates elsewhere and rebuilds what it knew from the coordinators of the active
-/// silos: who is there, and whether any of them has seen the token (then it must not make another).</para>
+/// silos: the newest view any of them has, and whether any of them has seen the token (then it must
+/// not make another).</para>
 /// <para>Silos join in the order they start; the ring is that order, each silo's coordinators in index order.</para>
 /// </remarks>
 [CollectionAgeLimit(AlwaysActive = true)]
@@ -206,10 +207,14 @@ internal sealed class RingMembership(
         }));
     }
 
+    // The view is the newest any active coordinator has, as it is: a silo that died with this grain
+    // stays in it until its failover, which halts the ring before it publishes a view without it.
+    // Published earlier, a coordinator whose pass to the dead silo went unanswered would pass the
+    // token along it to another, while the dead silo, if only paused, may still take the first
+    // pass when it wakes: two holders, handing out the same tids.
     private async Task Rebuild()
     {
-        var members = new List<string>();
-        var epoch = 0L;
+        var newest = RingView.Empty;
         foreach (var silo in cluster.CurrentSnapshot.Members.Values.Where(m => m.Status == SiloStatus.Active).OrderBy(m => m.SiloAddress.Generation))
         {
             try
@@ -219,12 +224,11 @@ internal sealed class RingMembership(
                 var statuses = await Task.WhenAll(keys.Select(k => GrainFactory.GetGrain<ICoordinator>(k).Status()));
                 if (statuses.Any(s => s.ViewEpoch > 0))
                 {
-                    members.AddRange(keys); // joined before this grain moved; a silo not joined yet joins itself
-                    joined[silo.Name] = silo.SiloAddress.ToParsableString();
+                    joined[silo.Name] = silo.SiloAddress.ToParsableString(); // joined before this grain moved; a silo not joined yet joins itself
                 }
 
                 tokenIssued |= statuses.Any(s => s.SawToken);
-                epoch = Math.Max(epoch, statuses.Max(s => s.ViewEpoch));
+                newest = statuses.Select(s => s.View).Aggregate(newest, RingView.Newer);
             }
             catch (Exception e)
             {
@@ -232,10 +236,16 @@ internal sealed class RingMembership(
             }
         }
 
-        if (members.Count > 0)
+        // A silo in the view that is not active died (or is stopping) with this grain: its
+        // incarnation, for a silo of its name that joins before its failover (Join).
+        foreach (var name in newest.Members.Select(CoordinatorKey.SiloOf).Distinct(StringComparer.Ordinal).Where(n => !joined.ContainsKey(n)))
         {
-            view = new RingView(epoch + 1, [.. members], 0);
-            await Publish(view.Members);
+            if (cluster.CurrentSnapshot.Members.Values.Where(m => m.Name == name).MaxBy(m => m.SiloAddress.Generation) is { } last)
+            {
+                joined[name] = last.SiloAddress.ToParsableString();
+            }
         }
+
+        view = newest;
     }
 }

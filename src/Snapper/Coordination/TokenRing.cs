@@ -58,6 +58,8 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
 
     public long ViewEpoch => view.Epoch;
 
+    public RingView View => view;
+
     public int WaitingTidRequests => tidRequests.Count;
 
     // Whether the token is needed here now.
@@ -84,6 +86,13 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
             // this is the late first delivery. Taking it twice would make two holders.
             LogMessages.TokenPassRepeated(diagnostics, key, pass);
             return;
+        }
+
+        if (membership == Membership.Left)
+        {
+            // Not taken, and the sender hears it: it passes the token along its newest view, which
+            // has this coordinator no more (Pass). Taken, it would go round a second time.
+            throw leftBecause!;
         }
 
         lastPass = (arrived.Generation, pass);
@@ -317,11 +326,13 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
     }
 
     // Passes the token to the successor, and again until a pass is answered. A pass whose answer
-    // did not come (a timeout, a silo declared dead) may have been taken: it goes again to the same
-    // coordinator, which takes each numbered pass once, for as long as that one is in the ring; only
-    // once it has left does the token go along the newest view. Sent to another coordinator while
-    // the first may hold it, there would be two holders handing out the same tids. A failover that
-    // halted this coordinator after the token's view made a new token: this one is dropped.
+    // did not come (a timeout, a silo declared dead or paused) may have been taken: it goes again to
+    // the same coordinator, however the view changes meanwhile, until that one answers. Only a
+    // coordinator that says it is out of the ring did not take it: then the token goes along the
+    // newest view. Sent to another coordinator while the first may hold it, or take it later (a
+    // paused silo wakes with the pass still to deliver), there would be two holders handing out
+    // the same tids. A coordinator that never answers is on a dead silo, whose failover halts this
+    // coordinator and makes a new token: this one is dropped.
     private async Task Pass(BatchToken passing)
     {
         var pass = ++passing.Passes; // the same number each time it is tried again
@@ -333,7 +344,7 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
                 return;
             }
 
-            var next = tried is not null && view.Members.Contains(tried) ? tried : view.Successor(key);
+            var next = tried ?? view.Successor(key);
             if (next is null)
             {
                 // No ring (every silo left): keep the token.
@@ -347,6 +358,12 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
                 tried = next;
                 await coordinators.Get(next).PassToken(passing, pass);
                 return;
+            }
+            catch (CoordinatorLeftRingException)
+            {
+                LogMessages.TokenPassRefused(diagnostics, key, next);
+                tried = null; // not taken: along the newest view, once it has the one without it
+                await Task.Delay(WakeAfter, clock);
             }
             catch (Exception e)
             {

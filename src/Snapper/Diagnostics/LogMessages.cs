@@ -35,6 +35,9 @@ internal static partial class LogMessages
     [LoggerMessage(EventId = 41, Level = LogLevel.Warning, Message = "Coordinator {From} could not pass the token to {To}; it keeps it and tries again")]
     public static partial void TokenPassFailed(ILogger logger, Exception exception, string from, string to);
 
+    [LoggerMessage(EventId = 153, Level = LogLevel.Information, Message = "Coordinator {To} is out of the ring and did not take the token from {From}: it goes along the newest view")]
+    public static partial void TokenPassRefused(ILogger logger, string from, string to);
+
     [LoggerMessage(EventId = 45, Level = LogLevel.Information, Message = "Coordinator {Coordinator} got pass {Pass} of the token again (its sender had passed it again after no answer came); it is ignored")]
     public static partial void TokenPassRepeated(ILogger logger, string coordinator, long pass);
 

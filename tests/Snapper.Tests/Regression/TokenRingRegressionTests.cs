@@ -94,6 +94,113 @@ public sealed class TokenRingRegressionTests
     }
 
     /// <summary>
+    /// Chaos CI run (stop 65): two PACTs each had the same tid. The silo of the ring's membership
+    /// grain was paused and declared dead; the grain activated on a survivor and published the view
+    /// it rebuilt from the active silos, without the dead silo's coordinators, before the failover
+    /// halted the ring. A coordinator whose pass to one of them went unanswered passed the token
+    /// along that view to another; the paused silo woke with the first pass still to take, and its
+    /// coordinator handed out the same tids. Only the failover, which halts the ring first, may
+    /// take a coordinator out of the view a pass follows.
+    /// </summary>
+    [Fact]
+    public async Task A_pass_to_a_dead_silo_goes_nowhere_else_while_the_membership_grain_moves_off_it()
+    {
+        var passes = new PassRecorder();
+        var halts = new SlowHalts();
+        await using var cluster = await TestSilo.StartAsync(
+            s => s.Configure(o => o.CoordinatorCount = 1),
+            services =>
+            {
+                services.AddSingleton(passes);
+                services.AddSingleton(halts);
+                services.AddSingleton<IIncomingGrainCallFilter, PassRecorderFilter>();
+                services.AddSingleton<IIncomingGrainCallFilter>(sp => sp.GetRequiredService<SlowHalts>());
+            },
+            silos: 3);
+        halts.VictimLeaves = false; // a crash: the victim's stop does not get to leave the ring
+        var membership = cluster.Grains.GetGrain<IRingMembership>(0);
+        await membership.View();
+        var host = (await cluster.Grains.GetGrain<IManagementGrain>(0).GetDetailedGrainStatistics())
+            .Single(g => g.GrainId == membership.GetGrainId()).SiloAddress;
+        var victim = cluster.Cluster.Silos.Single(s => s.SiloAddress == host);
+
+        // Hold the next pass to the victim's coordinator: delivered there, never answered.
+        passes.HoldPassTo = CoordinatorKey.For(victim.Name, 0);
+        var pacts = new List<Task>();
+        for (var i = 0; i < 50 && !cluster.Gates.IsSignalled("pass-held"); i++)
+        {
+            var actor = ActorId.Create<ITestActor>($"moving-membership-{i}");
+            pacts.Add(cluster.Client.RunPact<ITestActor>(actor, (t, ctx) => t.Add(ctx, 1), AccessSet.Of(actor)));
+            await Task.Delay(100);
+        }
+
+        await cluster.Gates.Until("pass-held");
+
+        // The victim dies with the membership grain; the failover's halt is slow, so a view
+        // published before it would be followed.
+        halts.Delay = TimeSpan.FromSeconds(2);
+        await cluster.Cluster.KillSiloAsync(victim);
+        await Poll.Until(
+            async () => !(await membership.View()).Members.Any(k => CoordinatorKey.SiloOf(k) == victim.Name),
+            "the ring re-forms without the victim");
+        await Task.WhenAll(pacts.Select(p => p.ContinueWith(_ => { }))).WaitAsync(Bound * 3);
+
+        var twice = passes.DeliveredToMoreThanOne();
+        Assert.True(twice.Count == 0, $"passes delivered to more than one coordinator: {string.Join("; ", twice)}");
+        var after = ActorId.Create<ITestActor>("moving-membership-after");
+        await cluster.Client.RunPact<ITestActor>(after, (t, ctx) => t.Add(ctx, 1), AccessSet.Of(after)).WaitAsync(Bound);
+    }
+
+    /// <summary>
+    /// Found with the test above: a silo stopping leaves the ring, and the view without its
+    /// coordinator reached the others while a pass to that coordinator was unanswered. The sender
+    /// passed the token along the new view to another, and the leaving coordinator then took the
+    /// first pass too and passed it on: two tokens. A coordinator out of the ring refuses a pass,
+    /// and only a refused pass goes to another coordinator.
+    /// </summary>
+    [Fact]
+    public async Task A_pass_unanswered_by_a_leaving_coordinator_is_taken_once()
+    {
+        var passes = new PassRecorder();
+        await using var cluster = await TestSilo.StartAsync(
+            s => s.Configure(o => o.CoordinatorCount = 1),
+            services =>
+            {
+                services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(1));
+                services.AddSingleton(passes);
+                services.AddSingleton<IIncomingGrainCallFilter, PassRecorderFilter>();
+            },
+            silos: 3);
+        var leaving = cluster.Cluster.Silos[2];
+        passes.HoldPassTo = CoordinatorKey.For(leaving.Name, 0);
+        var pacts = new List<Task>();
+        for (var i = 0; i < 50 && !cluster.Gates.IsSignalled("pass-held"); i++)
+        {
+            var actor = ActorId.Create<ITestActor>($"leaving-{i}");
+            pacts.Add(cluster.Client.RunPact<ITestActor>(actor, (t, ctx) => t.Add(ctx, 1), AccessSet.Of(actor)));
+            await Task.Delay(100);
+        }
+
+        await cluster.Gates.Until("pass-held");
+
+        // The silo stops: it leaves the ring while the pass is held, the pass times out and is
+        // sent again; then the held deliveries reach the coordinator, out of the ring by now.
+        var stopped = cluster.Cluster.StopSiloAsync(leaving);
+        await Poll.Until(
+            async () => !(await cluster.Grains.GetGrain<ICoordinator>(CoordinatorKey.For(cluster.Cluster.Silos[0].Name, 0)).Status()).View.Members.Contains(passes.HoldPassTo),
+            "the others have the view without the leaving coordinator");
+        await Task.Delay(TimeSpan.FromSeconds(2));
+        cluster.Gates.Signal("pass-release");
+        await stopped.WaitAsync(Bound * 3);
+        await Task.WhenAll(pacts.Select(p => p.ContinueWith(_ => { }))).WaitAsync(Bound * 3);
+
+        var after = ActorId.Create<ITestActor>("leaving-after");
+        await cluster.Client.RunPact<ITestActor>(after, (t, ctx) => t.Add(ctx, 1), AccessSet.Of(after)).WaitAsync(Bound * 3);
+        var twice = passes.AnsweredByMoreThanOne();
+        Assert.True(twice.Count == 0, $"passes taken by more than one coordinator: {string.Join("; ", twice)}");
+    }
+
+    /// <summary>
     /// CI run of stop 58: a test's silo, with the response timeout lowered to a second, failed to
     /// start because its Join to the ring (the membership grain activating on a busy machine) was
     /// not answered in a second. A silo asks again; the second Join changes nothing.
@@ -127,6 +234,32 @@ public sealed class TokenRingRegressionTests
 
     private static async Task<string[]> Coordinators(TestSilo silo) =>
         [.. (await silo.Grains.GetGrain<IRingMembership>(0).View()).Members];
+
+    /// <summary>
+    /// Holds each Halt of a coordinator for <see cref="Delay"/> once set, and records the views the
+    /// coordinators had meanwhile; with <see cref="VictimLeaves"/> false refuses every Leave.
+    /// </summary>
+    private sealed class SlowHalts : IIncomingGrainCallFilter
+    {
+        public TimeSpan Delay { get; set; }
+
+        public bool VictimLeaves { get; set; } = true;
+
+        public async Task Invoke(IIncomingGrainCallContext context)
+        {
+            if (context.MethodName == nameof(ICoordinator.Halt) && Delay > TimeSpan.Zero)
+            {
+                await Task.Delay(Delay);
+            }
+
+            if (context.MethodName == nameof(IRingMembership.Leave) && !VictimLeaves)
+            {
+                throw new InvalidOperationException("the test's crashed silo does not leave the ring");
+            }
+
+            await context.Invoke();
+        }
+    }
 
     /// <summary>Answers the first Join to the ring later than the (lowered) response timeout.</summary>
     private sealed class SlowFirstJoin : IIncomingGrainCallFilter
@@ -179,6 +312,7 @@ public sealed class TokenRingRegressionTests
     private sealed class PassRecorder
     {
         private readonly ConcurrentDictionary<(long Generation, long Pass), ConcurrentDictionary<string, bool>> delivered = new();
+        private readonly ConcurrentDictionary<(long Generation, long Pass), ConcurrentDictionary<string, bool>> answered = new();
         private (long Generation, long Pass)? held;
 
         public string? HoldPassTo { get; set; }
@@ -197,22 +331,37 @@ public sealed class TokenRingRegressionTests
             }
         }
 
-        public List<string> DeliveredToMoreThanOne() =>
-            [.. delivered.Where(d => d.Value.Count > 1).Select(d => $"pass {d.Key.Pass} of generation {d.Key.Generation} to {string.Join(", ", d.Value.Keys)}")];
+        public List<string> DeliveredToMoreThanOne() => MoreThanOne(delivered);
+
+        /// <summary>The coordinator answered the pass without refusing it: it took it (or had, the same pass before).</summary>
+        public void Answered(BatchToken token, long pass, string target) =>
+            answered.GetOrAdd((token.Generation, pass), _ => new()).TryAdd(target, true);
+
+        public List<string> AnsweredByMoreThanOne() => MoreThanOne(answered);
+
+        private static List<string> MoreThanOne(ConcurrentDictionary<(long Generation, long Pass), ConcurrentDictionary<string, bool>> passes) =>
+            [.. passes.Where(d => d.Value.Count > 1).Select(d => $"pass {d.Key.Pass} of generation {d.Key.Generation} to {string.Join(", ", d.Value.Keys)}")];
     }
 
     private sealed class PassRecorderFilter(PassRecorder passes, Gates gates) : IIncomingGrainCallFilter
     {
         public async Task Invoke(IIncomingGrainCallContext context)
         {
-            if (context.MethodName == nameof(ICoordinator.PassToken)
-                && passes.Deliver((BatchToken)context.Request.GetArgument(0)!, (long)context.Request.GetArgument(1)!, context.TargetId.Key.ToString()!))
+            if (context.MethodName != nameof(ICoordinator.PassToken))
+            {
+                await context.Invoke();
+                return;
+            }
+
+            var (token, pass, target) = ((BatchToken)context.Request.GetArgument(0)!, (long)context.Request.GetArgument(1)!, context.TargetId.Key.ToString()!);
+            if (passes.Deliver(token, pass, target))
             {
                 gates.Signal("pass-held");
                 await gates.Until("pass-release");
             }
 
             await context.Invoke();
+            passes.Answered(token, pass, target);
         }
     }
 }
