@@ -72,15 +72,7 @@ public sealed class TokenRingRegressionTests
         // The ring is [P, Q]: hold Q's next pass to P, unanswered, until released.
         var keys = await Coordinators(silo);
         passes.HoldPassTo = keys[0];
-        var pacts = new List<Task>();
-        for (var i = 0; i < 20 && !silo.Gates.IsSignalled("pass-held"); i++)
-        {
-            var actor = ActorId.Create<ITestActor>($"join-{i}");
-            pacts.Add(silo.Client.RunPact<ITestActor>(actor, (t, ctx) => t.Add(ctx, 1), AccessSet.Of(actor)));
-            await Task.Delay(100);
-        }
-
-        await silo.Gates.Until("pass-held");
+        var pacts = await PactsUntilAPassIsHeld(silo, "join", 20);
 
         // A silo joins: Q's successor in the newest view is now the joined silo's first coordinator.
         await silo.Cluster.StartAdditionalSiloAsync();
@@ -126,15 +118,7 @@ public sealed class TokenRingRegressionTests
 
         // Hold the next pass to the victim's coordinator: delivered there, never answered.
         passes.HoldPassTo = CoordinatorKey.For(victim.Name, 0);
-        var pacts = new List<Task>();
-        for (var i = 0; i < 50 && !cluster.Gates.IsSignalled("pass-held"); i++)
-        {
-            var actor = ActorId.Create<ITestActor>($"moving-membership-{i}");
-            pacts.Add(cluster.Client.RunPact<ITestActor>(actor, (t, ctx) => t.Add(ctx, 1), AccessSet.Of(actor)));
-            await Task.Delay(100);
-        }
-
-        await cluster.Gates.Until("pass-held");
+        var pacts = await PactsUntilAPassIsHeld(cluster, "moving-membership", 50);
 
         // The victim dies with the membership grain; the failover's halt is slow, so a view
         // published before it would be followed.
@@ -173,15 +157,7 @@ public sealed class TokenRingRegressionTests
             silos: 3);
         var leaving = cluster.Cluster.Silos[2];
         passes.HoldPassTo = CoordinatorKey.For(leaving.Name, 0);
-        var pacts = new List<Task>();
-        for (var i = 0; i < 50 && !cluster.Gates.IsSignalled("pass-held"); i++)
-        {
-            var actor = ActorId.Create<ITestActor>($"leaving-{i}");
-            pacts.Add(cluster.Client.RunPact<ITestActor>(actor, (t, ctx) => t.Add(ctx, 1), AccessSet.Of(actor)));
-            await Task.Delay(100);
-        }
-
-        await cluster.Gates.Until("pass-held");
+        var pacts = await PactsUntilAPassIsHeld(cluster, "leaving", 50);
 
         // The silo stops: it leaves the ring while the pass is held, the pass times out and is
         // sent again; then the held deliveries reach the coordinator, out of the ring by now.
@@ -231,6 +207,22 @@ public sealed class TokenRingRegressionTests
                 services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(1));
                 filter(services);
             });
+
+    // PACTs, one every 100 ms on an actor of its own, until the test's filter holds a pass (the
+    // token moves only while there is work); at most `most` of them.
+    private static async Task<List<Task>> PactsUntilAPassIsHeld(TestSilo silo, string prefix, int most)
+    {
+        var pacts = new List<Task>();
+        for (var i = 0; i < most && !silo.Gates.IsSignalled("pass-held"); i++)
+        {
+            var actor = ActorId.Create<ITestActor>($"{prefix}-{i}");
+            pacts.Add(silo.Client.RunPact<ITestActor>(actor, (t, ctx) => t.Add(ctx, 1), AccessSet.Of(actor)));
+            await Task.Delay(100);
+        }
+
+        await silo.Gates.Until("pass-held");
+        return pacts;
+    }
 
     private static async Task<string[]> Coordinators(TestSilo silo) =>
         [.. (await silo.Grains.GetGrain<IRingMembership>(0).View()).Members];
