@@ -217,18 +217,23 @@ internal sealed class RingMembership(
         var newest = RingView.Empty;
         foreach (var silo in cluster.CurrentSnapshot.Members.Values.Where(m => m.Status == SiloStatus.Active).OrderBy(m => m.SiloAddress.Generation))
         {
-            if (await StatusesOf(silo) is not { } statuses)
+            try
             {
-                continue; // declared dead meanwhile: its failover makes a new token
-            }
+                var first = await GrainFactory.GetGrain<ICoordinator>(CoordinatorKey.For(silo.Name, 0)).Status();
+                var keys = Enumerable.Range(0, first.SiloCoordinators).Select(i => CoordinatorKey.For(silo.Name, i)).ToList();
+                var statuses = await Task.WhenAll(keys.Select(k => GrainFactory.GetGrain<ICoordinator>(k).Status()));
+                if (statuses.Any(s => s.ViewEpoch > 0))
+                {
+                    joined[silo.Name] = silo.SiloAddress.ToParsableString(); // joined before this grain moved; a silo not joined yet joins itself
+                }
 
-            if (statuses.Any(s => s.ViewEpoch > 0))
+                tokenIssued |= statuses.Any(s => s.SawToken);
+                newest = statuses.Select(s => s.View).Aggregate(newest, RingView.Newer);
+            }
+            catch (Exception e)
             {
-                joined[silo.Name] = silo.SiloAddress.ToParsableString(); // joined before this grain moved; a silo not joined yet joins itself
+                LogMessages.CoordinatorMessageFailed(diagnostics, e, "ring membership", CoordinatorKey.For(silo.Name, 0));
             }
-
-            tokenIssued |= statuses.Any(s => s.SawToken);
-            newest = statuses.Select(s => s.View).Aggregate(newest, RingView.Newer);
         }
 
         // A silo in the view that is not active died (or is stopping) with this grain: its
@@ -242,40 +247,5 @@ internal sealed class RingMembership(
         }
 
         view = newest;
-    }
-
-    // What the coordinators of an active silo say, asked until they answer or the silo is no longer
-    // active: a silo skipped might be the one whose coordinator holds the token, and this grain
-    // would then make a second one at the next join. One that stays active and silent past the
-    // bound is taken to have seen the token (a ring without one stalls; two tokens hand out the
-    // same tids).
-    private async Task<CoordinatorStatus[]?> StatusesOf(ClusterMember silo)
-    {
-        var since = clock.GetTimestamp();
-        while (true)
-        {
-            try
-            {
-                var first = await GrainFactory.GetGrain<ICoordinator>(CoordinatorKey.For(silo.Name, 0)).Status();
-                var keys = Enumerable.Range(0, first.SiloCoordinators).Select(i => CoordinatorKey.For(silo.Name, i));
-                return await Task.WhenAll(keys.Select(k => GrainFactory.GetGrain<ICoordinator>(k).Status()));
-            }
-            catch (Exception e)
-            {
-                LogMessages.CoordinatorMessageFailed(diagnostics, e, "ring membership", CoordinatorKey.For(silo.Name, 0));
-            }
-
-            await Task.Delay(ResolvePoll * 10, clock);
-            if (!cluster.CurrentSnapshot.Members.TryGetValue(silo.SiloAddress, out var now) || now.Status != SiloStatus.Active)
-            {
-                return null;
-            }
-
-            if (clock.GetElapsedTime(since) > 2 * options.Value.TransactionTimeout)
-            {
-                tokenIssued = true;
-                return null;
-            }
-        }
     }
 }
