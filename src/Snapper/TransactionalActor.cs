@@ -207,6 +207,12 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
         return Task.CompletedTask;
     }
 
+    Task ISnapperParticipant.ActDoomed(long tid, ActorId at, AbortReason reason)
+    {
+        ActParticipant.OnDoomed(tid, at, reason);
+        return Task.CompletedTask;
+    }
+
     Task ISnapperParticipant.StopWaiting(long tid, ActorId going, TxnMode mode)
     {
         if (mode == TxnMode.Pact)

@@ -370,6 +370,38 @@ internal sealed partial class ActParticipant<TState>
         }
     }
 
+    /// <summary>
+    /// A call of ACT <paramref name="tid"/> failed on its way from <paramref name="at"/> (for
+    /// <paramref name="reason"/>): the ACT
+    /// aborts. Its lock wait here ends, a later one is refused, and the notice goes on down to the
+    /// actors its calls from here wait on. A call of it still on its way here is refused on arrival.
+    /// </summary>
+    public void OnDoomed(long tid, ActorId at, AbortReason reason)
+    {
+        if (!records.TryGetValue(tid, out var record))
+        {
+            refusedOnArrival.Remember(tid);
+            return;
+        }
+
+        if (record.DoomedAt is not null || record.State != ActRecordState.Active)
+        {
+            return; // heard before, or past its calls
+        }
+
+        (record.DoomedAt, record.DoomedBy) = (at, reason);
+        @lock.RefuseWaiter(tid, Doomed(tid, at, reason));
+        foreach (var target in waited.TargetsOf(tid))
+        {
+            root.Send(target, p => p.ActDoomed(tid, at, reason));
+        }
+    }
+
+    // The failure a doomed ACT's lock wait ends with: the reason of the call that doomed it, since
+    // this one may reach the root first (another branch of the call tree).
+    private TransactionAbortedException Doomed(long tid, ActorId at, AbortReason reason) =>
+        new(reason, $"a call of the transaction failed ({reason}) on the way from {at}, so it stopped waiting for the lock of {Id}") { Tid = tid, Blocker = @lock.InTheWay(tid) };
+
     private TransactionAbortedException Deactivated(long tid) =>
         new(AbortReason.Failure, $"actor {Id} was deactivated while the transaction waited for its lock") { Tid = tid };
 

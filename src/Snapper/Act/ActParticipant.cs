@@ -168,7 +168,7 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
 
             return CallAnswers.ResultOf<TResult>(answer);
         }
-        catch (Exception e) when (frame.Learned.FailAndPass(Aborts.OfCall(ctx.Tid, target, e, answered: frame.Learned.Participants.Count > 0)))
+        catch (Exception e) when (FailedCall(frame, Aborts.OfCall(ctx.Tid, target, e, answered: frame.Learned.Participants.Count > 0)))
         {
             throw; // never reached: the filter notes the failure (a lost call as such) and lets it pass uncaught
         }
@@ -255,6 +255,26 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
 
         scope.Answer();
         return new CallReport(Report(record), failure);
+    }
+
+    // An exception filter that never catches: the failure is the ACT's (it aborts, whatever its
+    // body does with the exception), and the actors where its other calls wait hear it now rather
+    // than once the body returns (OnDoomed).
+    private bool FailedCall(CallFrame frame, Exception failure)
+    {
+        frame.Learned.Fail(failure);
+        var ctx = frame.Record.Context;
+        if (frame.Record.DoomedAt is null)
+        {
+            var reason = Aborts.ReasonOf(failure);
+            OnDoomed(ctx.Tid, Id, reason);
+            if (ctx.Root != Id)
+            {
+                root.Send(ctx.Root, p => p.ActDoomed(ctx.Tid, Id, reason));
+            }
+        }
+
+        return false;
     }
 
     // What a CallActor sets up around its call, and undoes after it: the callee's info goes to a
@@ -390,6 +410,10 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
         {
             // A wait that starts once the activation is going would outlast it (see Leave).
             @lock.RefuseWaiter(tid, Deactivated(tid));
+        }
+        else if (record.DoomedAt is { } doomedAt)
+        {
+            @lock.RefuseWaiter(tid, Doomed(tid, doomedAt, record.DoomedBy)); // it will abort: no wait for a lock it cannot use
         }
 
         var ahead = new List<ActDependency>();

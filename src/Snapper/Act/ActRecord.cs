@@ -50,6 +50,15 @@ internal sealed class ActRecord<TState>(TxnContext ctx)
     /// <summary>While the ACT waits here to be admitted: completed by its root if the wait is doomed (with the batch behind the ACT).</summary>
     public TaskCompletionSource<(long Behind, ActorId At)>? Doomed { get; set; }
 
+    /// <summary>
+    /// Where a call of the ACT failed, once heard here (<c>ActDoomed</c>) or failed from here: it
+    /// aborts, and waits for no lock here any more.
+    /// </summary>
+    public ActorId? DoomedAt { get; set; }
+
+    /// <summary>Why the call that doomed the ACT failed (with <see cref="DoomedAt"/>).</summary>
+    public AbortReason DoomedBy { get; set; }
+
     private static Task<Exception?> Admitted { get; } = Task.FromResult<Exception?>(null);
 
     /// <summary>The actors this actor's calls of the transaction are under way on (null: none yet).</summary>

@@ -28,6 +28,15 @@ internal static class Aborts
         _ => new TransactionAbortedException(AbortReason.User, $"user code threw {failure.GetType().Name}: {failure.Message}", failure) { Tid = tid },
     };
 
+    /// <summary>The <see cref="AbortReason"/> <see cref="AbortedBy(long, Exception)"/> gives <paramref name="failure"/>.</summary>
+    public static AbortReason ReasonOf(Exception failure) => failure switch
+    {
+        TransactionAbortedException aborted => aborted.Reason,
+        SnapperException => AbortReason.Failure,
+        _ when IsUndelivered(failure) => AbortReason.Failure,
+        _ => AbortReason.User,
+    };
+
     /// <summary>
     /// Orleans could not deliver a message or its answer: a silo gone or shutting down, a message
     /// rejected, a gateway or an activation over its limits. User code does not throw these, so

@@ -75,6 +75,16 @@ internal interface ISnapperParticipant : IGrain
     [OneWay]
     Task BatchBehind(long tid, long bid, ActorId at);
 
+    /// <summary>
+    /// Actor → the ACT's root, and on down the call tree to the actors its calls wait on, one-way:
+    /// a call of ACT <paramref name="tid"/> failed on the way from <paramref name="at"/> (for
+    /// <paramref name="reason"/>), so the ACT aborts whatever its body does next. Its lock wait there
+    /// ends at once, with the same reason, and so does every one its other calls meet later there: a
+    /// doomed ACT must not hold its locks elsewhere while it waits for one it will never use.
+    /// </summary>
+    [OneWay]
+    Task ActDoomed(long tid, ActorId at, AbortReason reason);
+
     /// <summary>Participant → the ACT's root, one-way: ACT <paramref name="tid"/> started (or stopped) waiting for <paramref name="holder"/>'s lock.</summary>
     [OneWay]
     Task LockWait(long tid, ActDependency holder, bool waiting);

@@ -128,6 +128,10 @@ internal sealed class WaitedCalls
         }
     }
 
+    /// <summary>The actors transaction <paramref name="tid"/>'s calls from here are under way on, each once.</summary>
+    public List<ActorId> TargetsOf(long tid) =>
+        waiting.TryGetValue(tid, out var calls) ? [.. calls.Select(call => call.Target).Distinct()] : [];
+
     /// <summary>Whether transaction <paramref name="tid"/> has heard that <paramref name="target"/> is going.</summary>
     public bool IsGoing(long tid, ActorId target) => going.TryGetValue(tid, out var actors) && actors.Contains(target);
 

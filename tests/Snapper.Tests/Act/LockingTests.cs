@@ -44,6 +44,43 @@ public sealed class LockingTests
         silo.AssertQuiescent<Counter>(z);
     }
 
+    /// <summary>
+    /// Issue 50: an ACT that died on one actor kept its locks until its other calls returned, one of
+    /// them waiting for a lock on another actor (2.3 s once, under the nemesis). Its calls are in
+    /// parallel: on a it dies (an older one holds a's lock), on b it waits (a younger one holds b's).
+    /// It must stop waiting on b at once, abort, and free its root's lock, while b's holder still
+    /// holds b.
+    /// </summary>
+    [Fact]
+    public async Task An_act_that_dies_on_one_actor_stops_waiting_for_a_lock_on_another_and_frees_its_own()
+    {
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => (o.Promote, o.TransactionTimeout) = (false, TimeSpan.FromMinutes(2))));
+        var (root, a, b) = (Actor("doomed-root"), Actor("doomed-a"), Actor("doomed-b"));
+        silo.Gates.Signal("u may lock");
+        silo.Gates.Signal("v may lock");
+
+        // Ages: u (oldest, holds a), t (the root's ACT), v (youngest, holds b once t has started).
+        var u = silo.Client.RunAct<ITestActor>(a, (x, ctx) => x.AddBetweenGates(ctx, "u may lock", "u locked", "u release"));
+        await silo.Gates.Until("u locked");
+        var t = silo.Client.RunAct<ITestActor>(root, (x, ctx) => x.AddWaitThenCallBoth(ctx, "t locked", "t release", a, b));
+        await silo.Gates.Until("t locked");
+        var v = silo.Client.RunAct<ITestActor>(b, (x, ctx) => x.AddBetweenGates(ctx, "v may lock", "v locked", "v release"));
+        await silo.Gates.Until("v locked");
+
+        silo.Gates.Signal("t release");
+        var died = await Assert.ThrowsAsync<TransactionAbortedException>(() => t.WaitAsync(TimeSpan.FromSeconds(30)));
+        Assert.Equal(AbortReason.WaitDie, died.Reason); // what it died of on a, not the wait it gave up on b
+        Assert.False(v.IsCompleted);
+        await silo.Client.RunAct<ITestActor>(root, (x, ctx) => x.Add(ctx, 10)).WaitAsync(TimeSpan.FromSeconds(30)); // its lock is free
+
+        silo.Gates.Signal("u release");
+        silo.Gates.Signal("v release");
+        await Task.WhenAll(u, v).WaitAsync(TimeSpan.FromSeconds(30));
+        Assert.Equal((10, 1, 1), (await silo.Client.RunAct<ITestActor, int>(root, (x, ctx) => x.Read(ctx)), await silo.Client.RunAct<ITestActor, int>(a, (x, ctx) => x.Read(ctx)), await silo.Client.RunAct<ITestActor, int>(b, (x, ctx) => x.Read(ctx))));
+        silo.AssertQuiescent<Counter>(root);
+        silo.AssertQuiescent<Counter>(b);
+    }
+
     [Fact]
     public async Task A_new_transaction_that_holds_nothing_waits_at_its_root_for_an_older_ones_lock_instead_of_dying()
     {

@@ -46,6 +46,9 @@ public interface ITestActor : ITransactionalActor, IGrainWithStringKey
 
     Task AddWaitThenCall(TxnContext ctx, string locked, string release, ActorId next);
 
+    /// <summary>Adds 1 here, signals <paramref name="locked"/>, waits for <paramref name="release"/>, then adds 1 on <paramref name="first"/> and on <paramref name="second"/> at once.</summary>
+    Task AddWaitThenCallBoth(TxnContext ctx, string locked, string release, ActorId first, ActorId second);
+
     Task CallThenWait(TxnContext ctx, ActorId next, string called, string release, bool thenThrow);
 
     /// <summary>Adds 1 on <paramref name="first"/>, signals <paramref name="called"/>, waits for <paramref name="release"/>, then answers what <paramref name="second"/>'s <see cref="AddThenRead"/> of 5 answers.</summary>
@@ -190,6 +193,16 @@ public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestA
         gates.Signal(locked);
         await gates.Until(release);
         await CallActor<ITestActor>(ctx, next, a => a.Add(ctx, 1));
+    }
+
+    public async Task AddWaitThenCallBoth(TxnContext ctx, string locked, string release, ActorId first, ActorId second)
+    {
+        await Add(ctx, 1);
+        gates.Signal(locked);
+        await gates.Until(release);
+        await Task.WhenAll(
+            CallActor<ITestActor>(ctx, first, a => a.Add(ctx, 1)),
+            CallActor<ITestActor>(ctx, second, a => a.Add(ctx, 1)));
     }
 
     public async Task<int> CallThenWaitThenCall(TxnContext ctx, ActorId first, string called, string release, ActorId second)
