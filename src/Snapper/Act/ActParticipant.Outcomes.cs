@@ -374,17 +374,13 @@ internal sealed partial class ActParticipant<TState>
     /// A call of ACT <paramref name="tid"/> failed on its way from <paramref name="at"/> (for
     /// <paramref name="reason"/>): the ACT
     /// aborts. Its lock wait here ends, a later one is refused, and the notice goes on down to the
-    /// actors its calls from here wait on. A call of it still on its way here is refused on arrival.
+    /// actors its calls from here wait on. Nothing is kept where the ACT has no record: a call of it
+    /// still on its way runs as it would (refused on arrival, it would fail with another reason,
+    /// which could reach the root first).
     /// </summary>
     public void OnDoomed(long tid, ActorId at, AbortReason reason)
     {
-        if (!records.TryGetValue(tid, out var record))
-        {
-            refusedOnArrival.Remember(tid);
-            return;
-        }
-
-        if (record.DoomedAt is not null || record.State != ActRecordState.Active)
+        if (!records.TryGetValue(tid, out var record) || record.DoomedAt is not null || record.State != ActRecordState.Active)
         {
             return; // heard before, or past its calls
         }

@@ -259,14 +259,16 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
 
     // An exception filter that never catches: the failure is the ACT's (it aborts, whatever its
     // body does with the exception), and the actors where its other calls wait hear it now rather
-    // than once the body returns (OnDoomed).
+    // than once the body returns (OnDoomed), with the reason of the first failure, the one its root
+    // reports. Not for a call made after its method answered: nothing carries that failure to the
+    // root, and the ACT may still commit.
     private bool FailedCall(CallFrame frame, Exception failure)
     {
         frame.Learned.Fail(failure);
         var ctx = frame.Record.Context;
-        if (frame.Record.DoomedAt is null)
+        if (frame.Record.DoomedAt is null && frame.Scope is { Answered: false })
         {
-            var reason = Aborts.ReasonOf(failure);
+            var reason = Aborts.ReasonOf(frame.Learned.Failure ?? failure);
             OnDoomed(ctx.Tid, Id, reason);
             if (ctx.Root != Id)
             {

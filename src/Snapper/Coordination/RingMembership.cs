@@ -227,7 +227,6 @@ internal sealed class RingMembership(
                     joined[silo.Name] = silo.SiloAddress.ToParsableString(); // joined before this grain moved; a silo not joined yet joins itself
                 }
 
-                tokenIssued |= statuses.Any(s => s.SawToken);
                 newest = statuses.Select(s => s.View).Aggregate(newest, RingView.Newer);
             }
             catch (Exception e)
@@ -236,11 +235,16 @@ internal sealed class RingMembership(
             }
         }
 
+        // A ring existed, so a token was issued: a coordinator that saw it may be on a silo not
+        // read here, and the failover of this grain's silo makes a new one anyway (FailOver).
+        tokenIssued |= newest.Epoch > 0;
+
         // A silo in the view that is not active died (or is stopping) with this grain: its
-        // incarnation, for a silo of its name that joins before its failover (Join).
+        // incarnation, for a silo of its name that joins before its failover (Join); not one of
+        // its name already back and not joined yet.
         foreach (var name in newest.Members.Select(CoordinatorKey.SiloOf).Distinct(StringComparer.Ordinal).Where(n => !joined.ContainsKey(n)))
         {
-            if (cluster.CurrentSnapshot.Members.Values.Where(m => m.Name == name).MaxBy(m => m.SiloAddress.Generation) is { } last)
+            if (cluster.CurrentSnapshot.Members.Values.Where(m => m.Name == name && m.Status != SiloStatus.Active).MaxBy(m => m.SiloAddress.Generation) is { } last)
             {
                 joined[name] = last.SiloAddress.ToParsableString();
             }

@@ -237,7 +237,8 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
         var forming = pipeline.ReadyToForm;
         if (tidRequests.Count == 0 && !forming)
         {
-            if (++held.IdleVisits >= Math.Max(1, view.Members.Length))
+            // Out of the ring, it never parks the token: its activation goes soon, and with it the token.
+            if (++held.IdleVisits >= Math.Max(1, view.Members.Length) && membership != Membership.Left)
             {
                 Park(held);
                 return;
