@@ -183,10 +183,14 @@ public sealed class LockingTests
         silo.AssertQuiescent<Counter>(x);
     }
 
+    // The deadline is 2 s, not 300 ms: on a starved CI host the older one's first call reached x
+    // after 300 ms, past its deadline, and was refused as a stale context before any lock wait.
+    private static readonly TimeSpan ShortTimeout = TimeSpan.FromSeconds(2);
+
     [Fact]
     public async Task A_lock_wait_ends_at_the_transaction_deadline_with_reason_Timeout()
     {
-        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => (o.TransactionTimeout, o.Promote) = (TimeSpan.FromMilliseconds(300), false)));
+        await using var silo = await TestSilo.StartAsync(s => s.Configure(o => (o.TransactionTimeout, o.Promote) = (ShortTimeout, false)));
         var x = Actor("t");
 
         // Older transaction waits for a younger holder that outlives the older one's deadline.
@@ -199,9 +203,9 @@ public sealed class LockingTests
         var aborted = await Assert.ThrowsAsync<TransactionAbortedException>(() => older);
         Assert.Equal(AbortReason.Timeout, aborted.Reason);
 
-        // The younger one started before "young locked", so 350 ms later its 300 ms deadline has
-        // certainly passed too: it must abort at its end instead of committing.
-        await Task.Delay(350);
+        // The younger one started before "young locked", so a deadline and 50 ms later its own
+        // deadline has certainly passed too: it must abort at its end instead of committing.
+        await Task.Delay(ShortTimeout + TimeSpan.FromMilliseconds(50));
         silo.Gates.Signal("young release");
         var late = await Assert.ThrowsAsync<TransactionAbortedException>(() => younger);
         Assert.Equal(AbortReason.Timeout, late.Reason);
