@@ -5,9 +5,9 @@ public static class Poll
 {
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(20);
 
-    public static async Task Until(Func<bool> condition, string what)
+    public static async Task Until(Func<bool> condition, string what, TimeSpan? patience = null)
     {
-        var until = DateTime.UtcNow + Patience;
+        var until = DateTime.UtcNow + (patience ?? Patience);
         while (!condition())
         {
             Assert.True(DateTime.UtcNow < until, $"timed out waiting until {what}");
