@@ -372,8 +372,7 @@ internal sealed partial class ActParticipant<TState>
 
     /// <summary>
     /// A call of ACT <paramref name="tid"/> failed on its way from <paramref name="at"/> (for
-    /// <paramref name="reason"/>): the ACT
-    /// aborts. Its lock wait here ends, a later one is refused, and the notice goes on down to the
+    /// <paramref name="reason"/>): the ACT aborts. Its lock wait here ends, a later one is refused, and the notice goes on down to the
     /// actors its calls from here wait on. Nothing is kept where the ACT has no record: a call of it
     /// still on its way runs as it would (refused on arrival, it would fail with another reason,
     /// which could reach the root first).

@@ -268,7 +268,7 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
         var ctx = frame.Record.Context;
         if (frame.Record.DoomedAt is null && frame.Scope is { Answered: false })
         {
-            var reason = Aborts.ReasonOf(frame.Learned.Failure ?? failure);
+            var reason = Aborts.ReasonOf(frame.Learned.Failure!);
             OnDoomed(ctx.Tid, Id, reason);
             if (ctx.Root != Id)
             {

@@ -195,7 +195,7 @@ internal sealed class Coordinator(
     }
 
     public Task<CoordinatorStatus> Status() =>
-        Task.FromResult(new CoordinatorStatus(ring.HoldsToken, ring.Parked, ring.SawToken, pipeline.Unresolved, cascades.HoldsToken, ring.ViewEpoch, settings.CoordinatorCount, pipeline.BatchesFormed, pipeline.Waiting + ring.WaitingTidRequests, ring.View));
+        Task.FromResult(new CoordinatorStatus(ring.HoldsToken, ring.Parked, ring.SawToken, pipeline.Unresolved, cascades.HoldsToken, settings.CoordinatorCount, pipeline.BatchesFormed, pipeline.Waiting + ring.WaitingTidRequests, ring.View));
 
     // NewPact and BatchComplete from this silo, in process (CoordinatorInboxes), read in this grain's
     // context: the loop was started in it, so each await resumes on the activation's scheduler.

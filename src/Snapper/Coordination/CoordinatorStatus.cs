@@ -6,11 +6,10 @@ namespace Snapper.Coordination;
 /// <param name="SawToken">The token has visited it since it was activated.</param>
 /// <param name="Unresolved">Batches it emitted that are not committed or aborted yet.</param>
 /// <param name="Cascading">It holds the token while an abort cascade it started ends.</param>
-/// <param name="ViewEpoch">The epoch of the newest ring view it has.</param>
 /// <param name="SiloCoordinators">How many coordinators its silo runs.</param>
 /// <param name="BatchesFormed">Batches it has formed since it was activated.</param>
 /// <param name="Waiting">NewPact and tid requests waiting here for the token.</param>
-/// <param name="View">The newest ring view it has (its epoch is <paramref name="ViewEpoch"/>).</param>
+/// <param name="View">The newest ring view it has.</param>
 [GenerateSerializer, Immutable]
 internal sealed record CoordinatorStatus(
     [property: Id(0)] bool HoldsToken,
@@ -18,8 +17,11 @@ internal sealed record CoordinatorStatus(
     [property: Id(2)] bool SawToken,
     [property: Id(3)] int Unresolved,
     [property: Id(4)] bool Cascading,
-    [property: Id(5)] long ViewEpoch,
     [property: Id(6)] int SiloCoordinators,
     [property: Id(7)] long BatchesFormed,
     [property: Id(8)] int Waiting,
-    [property: Id(9)] Protocol.RingView View);
+    [property: Id(9)] Protocol.RingView View)
+{
+    /// <summary>The epoch of <see cref="View"/>: above 0 once its coordinator has joined the ring.</summary>
+    public long ViewEpoch => View.Epoch;
+}

@@ -56,8 +56,6 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
 
     public bool SawToken => sawToken;
 
-    public long ViewEpoch => view.Epoch;
-
     public RingView View => view;
 
     public int WaitingTidRequests => tidRequests.Count;
