@@ -57,6 +57,15 @@ internal sealed class ActRoot<TState>
     public async Task<Exception?> RunAsRoot(TxnContext ctx, bool earlyLockRelease, Func<Task> invoke)
     {
         var started = services.Clock.GetTimestamp();
+        if (services.Clock.GetUtcNow() > ctx.Deadline)
+        {
+            // Late on its way, not a context used outside its transaction (that is a nested call's
+            // misuse, refused by the participant): nothing ran, so there is nothing to abort.
+            var late = Aborts.StartPastDeadline(ctx.Tid, Id, services.Options.TransactionTimeout);
+            services.Metrics.Aborted(TxnMode.Act, late, TimeSpan.Zero);
+            return late;
+        }
+
         var act = roots.Begin(ctx.Tid);
         if (earlyLockRelease)
         {

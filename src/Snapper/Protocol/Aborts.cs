@@ -120,6 +120,14 @@ internal static class Aborts
         new(AbortReason.Timeout, $"its reconnaissance ran past the transaction's deadline of {timeout}, so its body does not end in time");
 
     /// <summary>
+    /// The first call of ACT <paramref name="tid"/> reached its root <paramref name="root"/> past its
+    /// deadline (a starved or paused sender, a slow network): it touched nothing, and the caller is
+    /// told it timed out rather than that its context was misused.
+    /// </summary>
+    public static TransactionAbortedException StartPastDeadline(long tid, ActorId root, TimeSpan timeout) =>
+        new(AbortReason.Timeout, $"its first call reached its root {root} past the transaction's deadline of {timeout}") { Tid = tid };
+
+    /// <summary>
     /// A reconnaissance call made <paramref name="calls"/> calls from its subtree without ending: the
     /// body is taken for one that never ends, which would otherwise spin until its deadline.
     /// </summary>
