@@ -39,6 +39,7 @@ internal sealed class Coordinator(
     Failover.DepartedSilos departedSilos,
     Recovery.CommittedStates recovered,
     Outbox.AfterCommitOutbox outbox,
+    ILocalSiloDetails local,
     TimeProvider clock,
     ILoggerFactory loggerFactory) : Grain, ICoordinator, IDeactivating
 {
@@ -56,7 +57,7 @@ internal sealed class Coordinator(
         key = this.GetPrimaryKeyString();
         var log = loggers.ForCoordinator(key);
         var diagnostics = loggerFactory.CreateLogger("Snapper.Pact");
-        ring = new TokenRing(key, this, log, coordinators, clock, diagnostics);
+        ring = new TokenRing(key, local.SiloAddress.ToParsableString(), this, log, coordinators, clock, diagnostics);
 
         // recovered.MaxTid is read by the silo's recovery before any grain activates: no bid above
         // it is a previous incarnation's.

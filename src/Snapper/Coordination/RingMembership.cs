@@ -53,7 +53,7 @@ internal sealed class RingMembership(
 
         joined[silo] = incarnation;
         var joining = Enumerable.Range(0, coordinators).Select(i => CoordinatorKey.For(silo, i)).Where(k => !view.Members.Contains(k));
-        view = new RingView(view.Epoch + 1, [.. view.Members, .. joining], Math.Max(view.TidFloor, tidFloor));
+        view = new RingView(view.Epoch + 1, [.. view.Members, .. joining], Math.Max(view.TidFloor, tidFloor)) { Incarnations = view.Incarnations.SetItem(silo, incarnation) };
         await Publish(view.Members);
         if (!tokenIssued)
         {
@@ -69,7 +69,7 @@ internal sealed class RingMembership(
     public async Task<RingView> Leave(string silo)
     {
         var before = view.Members;
-        view = view with { Epoch = view.Epoch + 1, Members = [.. before.Where(k => CoordinatorKey.SiloOf(k) != silo)] };
+        view = view with { Epoch = view.Epoch + 1, Members = [.. before.Where(k => CoordinatorKey.SiloOf(k) != silo)], Incarnations = view.Incarnations.Remove(silo) };
         await Publish(before); // the leaving coordinators learn it too, and hand the token on
         return view;
     }
@@ -93,10 +93,10 @@ internal sealed class RingMembership(
         {
             // By address: a silo of the same name that has come back survives (its coordinators'
             // keys are the dead one's, and stay in the ring).
-            var survivors = cluster.CurrentSnapshot.Members.Values
+            var alive = cluster.CurrentSnapshot.Members.Values
                 .Where(m => m.Status == SiloStatus.Active && m.SiloAddress.ToParsableString() != incarnation)
-                .Select(m => m.Name)
-                .ToHashSet(StringComparer.Ordinal);
+                .ToDictionary(m => m.Name, m => m.SiloAddress.ToParsableString(), StringComparer.Ordinal);
+            var survivors = alive.Keys.ToHashSet(StringComparer.Ordinal);
             var members = view.Members.Where(k => survivors.Contains(CoordinatorKey.SiloOf(k))).ToImmutableArray();
             var epoch = view.Epoch + 1;
 
@@ -110,7 +110,8 @@ internal sealed class RingMembership(
             await WaitResolved(silo, members);
             await Task.WhenAll(survivors.Select(s => SiloFailover(s).Sweep(silo)));
 
-            view = new RingView(epoch, members, through);
+            // A silo of the dead one's name that is back keeps its keys, as its own incarnation.
+            view = new RingView(epoch, members, through) { Incarnations = alive.Where(a => members.Any(k => CoordinatorKey.SiloOf(k) == a.Key)).ToImmutableDictionary(StringComparer.Ordinal) };
             await Publish(view.Members);
             if (!members.IsEmpty)
             {

@@ -19,7 +19,7 @@ namespace Snapper.Coordination;
 /// an older view still on its way: the dead silo may have held it, and the survivors cannot know
 /// whether it did. The failover starts a new token with the new view.</para>
 /// </remarks>
-internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, CoordinatorReferences coordinators, TimeProvider clock, ILogger diagnostics)
+internal sealed class TokenRing(string key, string incarnation, IGrainBase grain, LogWriter? log, CoordinatorReferences coordinators, TimeProvider clock, ILogger diagnostics)
 {
     private static readonly TimeSpan WakeAfter = TimeSpan.FromMilliseconds(100);
 
@@ -93,6 +93,15 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
             throw leftBecause!;
         }
 
+        if (arrived.View.NamesAnotherIncarnation(key, incarnation))
+        {
+            // Meant for the coordinator of this key on an earlier incarnation of this silo, which
+            // died and may have taken it (it had the token, or the pass before this one): taken
+            // here too, the same tids would be handed out twice. The sender's ring waits for the
+            // failover of the dead incarnation, which makes a new token.
+            throw new CoordinatorLeftRingException(key, $"the pass's view {arrived.View.Epoch} is of an earlier incarnation of its silo");
+        }
+
         lastPass = (arrived.Generation, pass);
         token = arrived;
         sawToken = true;
@@ -111,7 +120,7 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
         if (token is { } held)
         {
             held.View = RingView.Newer(held.View, view);
-            if (parked && !view.Members.Contains(key) && view.Members.Length > 0)
+            if (parked && !view.Has(key, incarnation) && view.Members.Length > 0)
             {
                 // This coordinator's silo is leaving: the token must not stay with it.
                 parked = false;
@@ -409,12 +418,13 @@ internal sealed class TokenRing(string key, IGrainBase grain, LogWriter? log, Co
     }
 
     // Once in the ring, a newer view without this coordinator means it is out for good (its silo
-    // is stopping or was declared dead; a silo that comes back joins with new coordinators' lives).
+    // is stopping or was declared dead; a silo that comes back joins with new coordinators' lives,
+    // and the view names the new incarnation).
     // What waits here for the token would wait for ever, and would hold the silo's stop up to its
     // shutdown timeout: each is refused, and its client asks another coordinator.
     private void NoteMembership()
     {
-        var member = view.Members.Contains(key);
+        var member = view.Has(key, incarnation);
         if (membership == Membership.NotYetIn && member)
         {
             membership = Membership.Member;

@@ -19,6 +19,23 @@ internal sealed record RingView([property: Id(0)] long Epoch, [property: Id(1)] 
 {
     public static RingView Empty { get; } = new(0, [], 0);
 
+    /// <summary>
+    /// Per silo name, the incarnation (<c>SiloAddress.ToParsableString()</c>) whose coordinators the
+    /// members of that name are. A coordinator's key names only its silo; a silo that died and came
+    /// back under its name runs coordinators of the same keys, which must not take what was meant
+    /// for the dead one's (<see cref="Coordination.TokenRing.Arrived"/>).
+    /// </summary>
+    [Id(3)]
+    public ImmutableDictionary<string, string> Incarnations { get; init; } = ImmutableDictionary<string, string>.Empty;
+
+    /// <summary>Whether <paramref name="coordinator"/>, running on silo incarnation <paramref name="incarnation"/>, is a member of this view.</summary>
+    public bool Has(string coordinator, string incarnation) =>
+        Members.Contains(coordinator) && (!Incarnations.TryGetValue(CoordinatorKey.SiloOf(coordinator), out var named) || named == incarnation);
+
+    /// <summary>Whether this view names an incarnation of <paramref name="coordinator"/>'s silo other than <paramref name="incarnation"/>.</summary>
+    public bool NamesAnotherIncarnation(string coordinator, string incarnation) =>
+        Incarnations.TryGetValue(CoordinatorKey.SiloOf(coordinator), out var named) && named != incarnation;
+
     /// <summary>The newer of two views.</summary>
     public static RingView Newer(RingView a, RingView b) => a.Epoch >= b.Epoch ? a : b;
 

@@ -177,6 +177,58 @@ public sealed class TokenRingRegressionTests
     }
 
     /// <summary>
+    /// Review of stop 65: a coordinator's key names only its silo. A silo that dies with a pass
+    /// delivered to its coordinator, and comes back under its name before the failover has halted
+    /// the sender, runs a coordinator of the same key: the sender's pass, tried again, reached it,
+    /// and it took the token the dead one may have taken (and handed out tids from) already. A
+    /// pass whose view names an earlier incarnation of the silo is refused.
+    /// </summary>
+    [Fact]
+    public async Task A_pass_meant_for_a_dead_silo_is_not_taken_by_its_successor_of_the_same_name()
+    {
+        var passes = new PassRecorder();
+        var halts = new SlowHalts();
+        await using var cluster = await TestSilo.StartAsync(
+            s => s.Configure(o => o.CoordinatorCount = 1),
+            services =>
+            {
+                services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(2));
+                services.AddSingleton(passes);
+                services.AddSingleton(halts);
+                services.AddSingleton<IIncomingGrainCallFilter, PassRecorderFilter>();
+                services.AddSingleton<IIncomingGrainCallFilter>(sp => sp.GetRequiredService<SlowHalts>());
+            },
+            silos: 3);
+        halts.VictimLeaves = false; // a crash: the victim's stop does not get to leave the ring
+        var membership = cluster.Grains.GetGrain<IRingMembership>(0);
+        await membership.View();
+        var host = (await cluster.Grains.GetGrain<IManagementGrain>(0).GetDetailedGrainStatistics())
+            .Single(g => g.GrainId == membership.GetGrainId()).SiloAddress;
+        var victim = cluster.Cluster.Silos.First(s => s.SiloAddress != host && s != cluster.Cluster.Silos[0]);
+
+        // Hold the next pass to the victim's coordinator: delivered there, never answered.
+        passes.HoldPassTo = CoordinatorKey.For(victim.Name, 0);
+        var pacts = await PactsUntilAPassIsHeld(cluster, "same-name", 50);
+        var held = passes.Held!.Value;
+
+        // The victim dies and a silo of its name starts while the failover's halts are slow: the
+        // sender tries the pass again meanwhile, and the new silo's coordinator of that key gets it.
+        halts.Delay = TimeSpan.FromSeconds(1.5); // under the response timeout, or the failover fails and starts again
+        await cluster.Cluster.KillSiloAsync(victim);
+        var back = await cluster.Cluster.RestartSiloAsync(victim);
+        Assert.Equal(victim.Name, back?.Name);
+        await Poll.Until(
+            async () => (await membership.View()).Incarnations.GetValueOrDefault(victim.Name) == back!.SiloAddress.ToParsableString(),
+            "the ring names the new silo");
+        await Task.WhenAll(pacts.Select(p => p.ContinueWith(_ => { }))).WaitAsync(Bound * 3);
+
+        Assert.True(passes.DeliveredTo(held).Count > 1, $"the held pass went only to {string.Join(", ", passes.DeliveredTo(held))}: the test tested nothing");
+        Assert.True(passes.AnsweredBy(held).Count == 0, $"the pass meant for the dead silo was taken by {string.Join(", ", passes.AnsweredBy(held))}");
+        var after = ActorId.Create<ITestActor>("same-name-after");
+        await cluster.Client.RunPact<ITestActor>(after, (t, ctx) => t.Add(ctx, 1), AccessSet.Of(after)).WaitAsync(Bound * 3);
+    }
+
+    /// <summary>
     /// CI run of stop 58: a test's silo, with the response timeout lowered to a second, failed to
     /// start because its Join to the ring (the membership grain activating on a busy machine) was
     /// not answered in a second. A silo asks again; the second Join changes nothing.
@@ -300,34 +352,54 @@ public sealed class TokenRingRegressionTests
         }
     }
 
-    /// <summary>Which coordinators each numbered pass (generation, pass) was delivered to; holds the first pass to <see cref="HoldPassTo"/>, and every delivery of it, until "pass-release".</summary>
+    /// <summary>
+    /// Which coordinators (key @ silo incarnation) each numbered pass (generation, pass) was delivered
+    /// to; holds the first pass to <see cref="HoldPassTo"/>, and every delivery of it to the
+    /// incarnation it first reached, until "pass-release".
+    /// </summary>
     private sealed class PassRecorder
     {
         private readonly ConcurrentDictionary<(long Generation, long Pass), ConcurrentDictionary<string, bool>> delivered = new();
         private readonly ConcurrentDictionary<(long Generation, long Pass), ConcurrentDictionary<string, bool>> answered = new();
         private (long Generation, long Pass)? held;
+        private string? heldAt;
 
         public string? HoldPassTo { get; set; }
 
-        public bool Deliver(BatchToken token, long pass, string target)
+        public (long Generation, long Pass)? Held
         {
-            delivered.GetOrAdd((token.Generation, pass), _ => new()).TryAdd(target, true);
+            get
+            {
+                lock (delivered)
+                {
+                    return held;
+                }
+            }
+        }
+
+        public bool Deliver(BatchToken token, long pass, string target, string incarnation)
+        {
+            delivered.GetOrAdd((token.Generation, pass), _ => new()).TryAdd($"{target}@{incarnation}", true);
             lock (delivered)
             {
                 if (held is null && target == HoldPassTo)
                 {
-                    held = (token.Generation, pass);
+                    (held, heldAt) = ((token.Generation, pass), incarnation);
                 }
 
-                return held == (token.Generation, pass) && target == HoldPassTo;
+                return held == (token.Generation, pass) && target == HoldPassTo && incarnation == heldAt;
             }
         }
+
+        public ICollection<string> DeliveredTo((long Generation, long Pass) pass) => delivered.TryGetValue(pass, out var to) ? to.Keys : [];
+
+        public ICollection<string> AnsweredBy((long Generation, long Pass) pass) => answered.TryGetValue(pass, out var by) ? by.Keys : [];
 
         public List<string> DeliveredToMoreThanOne() => MoreThanOne(delivered);
 
         /// <summary>The coordinator answered the pass without refusing it: it took it (or had, the same pass before).</summary>
-        public void Answered(BatchToken token, long pass, string target) =>
-            answered.GetOrAdd((token.Generation, pass), _ => new()).TryAdd(target, true);
+        public void Answered(BatchToken token, long pass, string target, string incarnation) =>
+            answered.GetOrAdd((token.Generation, pass), _ => new()).TryAdd($"{target}@{incarnation}", true);
 
         public List<string> AnsweredByMoreThanOne() => MoreThanOne(answered);
 
@@ -335,7 +407,7 @@ public sealed class TokenRingRegressionTests
             [.. passes.Where(d => d.Value.Count > 1).Select(d => $"pass {d.Key.Pass} of generation {d.Key.Generation} to {string.Join(", ", d.Value.Keys)}")];
     }
 
-    private sealed class PassRecorderFilter(PassRecorder passes, Gates gates) : IIncomingGrainCallFilter
+    private sealed class PassRecorderFilter(PassRecorder passes, Gates gates, ILocalSiloDetails silo) : IIncomingGrainCallFilter
     {
         public async Task Invoke(IIncomingGrainCallContext context)
         {
@@ -346,14 +418,15 @@ public sealed class TokenRingRegressionTests
             }
 
             var (token, pass, target) = ((BatchToken)context.Request.GetArgument(0)!, (long)context.Request.GetArgument(1)!, context.TargetId.Key.ToString()!);
-            if (passes.Deliver(token, pass, target))
+            var incarnation = silo.SiloAddress.ToParsableString();
+            if (passes.Deliver(token, pass, target, incarnation))
             {
                 gates.Signal("pass-held");
                 await gates.Until("pass-release");
             }
 
             await context.Invoke();
-            passes.Answered(token, pass, target);
+            passes.Answered(token, pass, target, incarnation);
         }
     }
 }
