@@ -168,7 +168,7 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
 
             return CallAnswers.ResultOf<TResult>(answer);
         }
-        catch (Exception e) when (FailedCall(frame, Aborts.OfCall(ctx.Tid, target, e, answered: frame.Learned.Participants.Count > 0)))
+        catch (Exception e) when (FailedCall(frame, e))
         {
             throw; // never reached: the filter notes the failure (a lost call as such) and lets it pass uncaught
         }
@@ -262,10 +262,20 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
     // than once the body returns (OnDoomed), with the reason of the first failure, the one its root
     // reports. Not for a call made after its method answered: nothing carries that failure to the
     // root, and the ACT may still commit.
-    private bool FailedCall(CallFrame frame, Exception failure)
+    private bool FailedCall(CallFrame frame, Exception thrown)
     {
-        frame.Learned.Fail(failure);
         var ctx = frame.Record.Context;
+        var answered = frame.Learned.Participants.Count > 0;
+        var failure = Aborts.OfCall(ctx.Tid, frame.Target, thrown, answered);
+        if (!answered && !ReferenceEquals(failure, thrown))
+        {
+            // Lost on its way there or back: the callee may have run it and hold its lock, and its
+            // answer told no one. Named here, so the root's Abort goes there too, not only the
+            // callee's own expiry after the deadline.
+            frame.Learned.Add(frame.Target, ParticipantRole.Visitor);
+        }
+
+        frame.Learned.Fail(failure);
         if (frame.Record.DoomedAt is null && frame.Scope is { Answered: false })
         {
             var reason = Aborts.ReasonOf(frame.Learned.Failure!);

@@ -1,3 +1,4 @@
+using Microsoft.Extensions.DependencyInjection;
 using Snapper.Tests.Infrastructure;
 
 namespace Snapper.Tests.Act;
@@ -73,5 +74,50 @@ public sealed class AbortPropagationTests
         Assert.Equal(21, await Value(silo, a));
         Assert.Equal(12, await Value(silo, b));
         silo.AssertQuiescent<Counter>(a, b);
+    }
+
+    /// <summary>
+    /// Issue 50 (<c>--nemesis timeout</c>): a nested call ran and took its actor's lock, and its
+    /// answer was lost. The root knew nothing of the callee, so its Abort did not go there, and the
+    /// callee held the lock until the transaction's deadline had passed. The root tells the actor
+    /// a lost call was made to as well.
+    /// </summary>
+    [Fact]
+    public async Task The_actor_of_a_call_whose_answer_was_lost_hears_the_abort_and_frees_its_lock()
+    {
+        var lose = new LoseAnswerTo("lost-answer-b");
+        await using var silo = await TestSilo.StartAsync(
+            s => s.Configure(o => (o.Promote, o.TransactionTimeout) = (false, TimeSpan.FromMinutes(2))),
+            services => services.AddSingleton<IIncomingGrainCallFilter>(lose));
+        var (root, callee) = (Actor("lost-answer-a"), Actor("lost-answer-b"));
+
+        var aborted = await Assert.ThrowsAsync<TransactionAbortedException>(() =>
+            silo.Client.RunAct<ITestActor>(root, (a, ctx) => a.AddThenCall(ctx, 1, callee, 10)).WaitAsync(TimeSpan.FromSeconds(30)));
+        Assert.True(lose.Lost, "no answer was lost: the test tested nothing");
+        Assert.Equal(AbortReason.Failure, aborted.Reason);
+
+        // Well before the two-minute deadline: the callee's lock is free, its write rolled back.
+        await silo.Client.RunAct<ITestActor>(callee, (a, ctx) => a.Add(ctx, 5)).WaitAsync(TimeSpan.FromSeconds(20));
+        Assert.Equal((0, 5), (await Value(silo, root), await Value(silo, callee)));
+        silo.AssertQuiescent<Counter>(root, callee);
+    }
+
+    // Lets the first ACT call to one actor run there, then loses its answer (the callee's
+    // execution info with it), as a response timeout does.
+    private sealed class LoseAnswerTo(string key) : IIncomingGrainCallFilter
+    {
+        private int armed = 1;
+
+        public bool Lost { get; private set; }
+
+        public async Task Invoke(IIncomingGrainCallContext context)
+        {
+            await context.Invoke();
+            if (context.TargetId.Key.ToString() == key && context.Request.GetArgumentCount() > 0 && context.Request.GetArgument(0) is TxnContext && Interlocked.Exchange(ref armed, 0) == 1)
+            {
+                Lost = true;
+                throw new TimeoutException("the test lost the call's answer");
+            }
+        }
     }
 }
