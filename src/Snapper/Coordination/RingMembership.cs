@@ -93,9 +93,7 @@ internal sealed class RingMembership(
         {
             // By address: a silo of the same name that has come back survives (its coordinators'
             // keys are the dead one's, and stay in the ring).
-            var alive = cluster.CurrentSnapshot.Members.Values
-                .Where(m => m.Status == SiloStatus.Active && m.SiloAddress.ToParsableString() != incarnation)
-                .ToDictionary(m => m.Name, m => m.SiloAddress.ToParsableString(), StringComparer.Ordinal);
+            var alive = Incarnations(silo, incarnation);
             var survivors = alive.Keys.ToHashSet(StringComparer.Ordinal);
             var members = view.Members.Where(k => survivors.Contains(CoordinatorKey.SiloOf(k))).ToImmutableArray();
             var epoch = view.Epoch + 1;
@@ -110,7 +108,6 @@ internal sealed class RingMembership(
             await WaitResolved(silo, members);
             await Task.WhenAll(survivors.Select(s => SiloFailover(s).Sweep(silo)));
 
-            // A silo of the dead one's name that is back keeps its keys, as its own incarnation.
             view = new RingView(epoch, members, through) { Incarnations = alive.Where(a => members.Any(k => CoordinatorKey.SiloOf(k) == a.Key)).ToImmutableDictionary(StringComparer.Ordinal) };
             await Publish(view.Members);
             if (!members.IsEmpty)
@@ -128,6 +125,25 @@ internal sealed class RingMembership(
             failedOver.Remove(incarnation); // the survivors report it again
             throw;
         }
+    }
+
+    // The silos that survive the failover of incarnation `dead` of silo `silo`, by name, each with the
+    // incarnation the ring names for it: the one that joined (this grain's record, not the
+    // membership list, which may lag behind a silo that came back), or, for the dead silo's name
+    // and for a silo not joined yet, the newest active one of that name.
+    private Dictionary<string, string> Incarnations(string silo, string dead)
+    {
+        var survivors = new Dictionary<string, string>(StringComparer.Ordinal);
+        foreach (var name in cluster.CurrentSnapshot.Members.Values
+            .Where(m => m.Status == SiloStatus.Active && m.SiloAddress.ToParsableString() != dead)
+            .GroupBy(m => m.Name, StringComparer.Ordinal))
+        {
+            survivors[name.Key] = name.Key != silo && view.Incarnations.TryGetValue(name.Key, out var joinedAs)
+                ? joinedAs
+                : name.MaxBy(m => m.SiloAddress.Generation)!.SiloAddress.ToParsableString();
+        }
+
+        return survivors;
     }
 
     // The survivors' batches resolve once the dead coordinators' outcomes are known (sealed above).
@@ -234,6 +250,12 @@ internal sealed class RingMembership(
             {
                 LogMessages.CoordinatorMessageFailed(diagnostics, e, "ring membership", CoordinatorKey.For(silo.Name, 0));
             }
+        }
+
+        // The ring's own record of who joined as what, where the view has it.
+        foreach (var (name, incarnation) in newest.Incarnations)
+        {
+            joined[name] = incarnation;
         }
 
         // A ring existed, so a token was issued: a coordinator that saw it may be on a silo not

@@ -73,6 +73,15 @@ internal sealed class TokenRing(string key, string incarnation, IGrainBase grain
     public void Arrived(BatchToken arrived, long pass)
     {
         NoteTids(arrived);
+        if (arrived.View.NamesAnotherIncarnation(key, incarnation))
+        {
+            // Meant for the coordinator of this key on an earlier incarnation of this silo, which
+            // died and may have taken it: taken here too, the same tids would be handed out twice.
+            // Refused before anything else, so the sender never reads it as taken; it tries again
+            // until the failover of the dead incarnation halts it and makes a new token.
+            throw new PassForAnotherIncarnationException(key, arrived.View.Epoch);
+        }
+
         if (arrived.View.Epoch < haltedBefore)
         {
             return; // a token of the ring before a failover: the failover made a new one
@@ -91,15 +100,6 @@ internal sealed class TokenRing(string key, string incarnation, IGrainBase grain
             // Not taken, and the sender hears it: it passes the token along its newest view, which
             // has this coordinator no more (Pass). Taken, it would go round a second time.
             throw leftBecause!;
-        }
-
-        if (arrived.View.NamesAnotherIncarnation(key, incarnation))
-        {
-            // Meant for the coordinator of this key on an earlier incarnation of this silo, which
-            // died and may have taken it (it had the token, or the pass before this one): taken
-            // here too, the same tids would be handed out twice. The sender's ring waits for the
-            // failover of the dead incarnation, which makes a new token.
-            throw new CoordinatorLeftRingException(key, $"the pass's view {arrived.View.Epoch} is of an earlier incarnation of its silo");
         }
 
         lastPass = (arrived.Generation, pass);
@@ -375,7 +375,8 @@ internal sealed class TokenRing(string key, string incarnation, IGrainBase grain
             }
             catch (Exception e)
             {
-                // The next coordinator did not answer (its silo is going away, or paused): keep the
+                // The next coordinator did not answer (its silo is going away, or paused), or it is
+                // a silo's new incarnation refusing what its dead one may have taken: keep the
                 // token, and try again.
                 LogMessages.TokenPassFailed(diagnostics, e, key, next);
                 await Task.Delay(WakeAfter, clock);
