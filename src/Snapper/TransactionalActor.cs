@@ -151,6 +151,8 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
 
     Task ISnapperParticipant.Abort(long tid) => ActParticipant.Abort(tid);
 
+    Task ISnapperParticipant.AbortUnanswered(long tid) => ActParticipant.AbortUnanswered(tid);
+
     Task ISnapperParticipant.OnBatch(SubBatch batch)
     {
         PactParticipant.OnBatch(batch);

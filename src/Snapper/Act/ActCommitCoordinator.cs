@@ -232,10 +232,10 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool l
     public async Task Abort(long tid, ExecutionInfo info, ActorId rootId, ISnapperParticipant root)
     {
         using var span = SnapperTracing.StartPhase(SnapperTracing.Abort);
-        await AbortAll(tid, info.Participants.Keys, new Recipients(actors, rootId, root));
+        await AbortAll(tid, info.Participants.Keys, new Recipients(actors, rootId, root), info.Unanswered);
     }
 
-    private async Task AbortAll(long tid, IEnumerable<ActorId> participants, Recipients to)
+    private async Task AbortAll(long tid, IEnumerable<ActorId> participants, Recipients to, HashSet<ActorId>? unanswered = null)
     {
         await Task.WhenAll(participants.Select(async actor =>
         {
@@ -243,7 +243,8 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool l
             {
                 // Bounded like a vote: an activation that is going takes no message until its
                 // running calls end, and one of those may be a root waiting here for an Abort to it.
-                await to.Get(actor).Abort(tid).WaitAsync(voteTimeout, clock);
+                var participant = to.Get(actor);
+                await (unanswered is not null && unanswered.Contains(actor) ? participant.AbortUnanswered(tid) : participant.Abort(tid)).WaitAsync(voteTimeout, clock);
             }
             catch (Exception e)
             {

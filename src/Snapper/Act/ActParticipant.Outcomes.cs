@@ -124,6 +124,28 @@ internal sealed partial class ActParticipant<TState>
         return Task.CompletedTask;
     }
 
+    /// <summary>
+    /// <see cref="ISnapperParticipant.AbortUnanswered"/>: the root heard nothing of what the lost
+    /// call did, so the actors its calls from here reached are told here (each lost call of theirs
+    /// passing it on in turn), rather than holding their locks until the deadline.
+    /// </summary>
+    public Task AbortUnanswered(long tid)
+    {
+        if (records.TryGetValue(tid, out var record) && record.State == ActRecordState.Active)
+        {
+            var lost = record.Learned.Unanswered;
+            foreach (var actor in record.Learned.Participants.Keys)
+            {
+                if (actor != Id)
+                {
+                    root.Send(actor, lost is not null && lost.Contains(actor) ? p => p.AbortUnanswered(tid) : p => p.Abort(tid));
+                }
+            }
+        }
+
+        return Abort(tid);
+    }
+
     // The ACT committed here: the batches it waited for are committed (their BatchCommit may still
     // be on its way), then its own write; then the locks and its place in the schedule go.
     private void Apply(ActRecord<TState> record, HybridDecision decision)

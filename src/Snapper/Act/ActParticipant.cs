@@ -270,9 +270,9 @@ internal sealed partial class ActParticipant<TState> : IActSide, ITransactionEng
         if (!answered && !ReferenceEquals(failure, thrown))
         {
             // Lost on its way there or back: the callee may have run it and hold its lock, and its
-            // answer told no one. Named here, so the root's Abort goes there too, not only the
-            // callee's own expiry after the deadline.
-            frame.Learned.Add(frame.Target, ParticipantRole.Visitor);
+            // answer told no one. Named here, so the root's Abort goes there too (and on to the
+            // actors its calls reached), not only the callee's own expiry after the deadline.
+            frame.Learned.AddUnanswered(frame.Target);
         }
 
         frame.Learned.Fail(failure);

@@ -41,6 +41,21 @@ internal sealed class ExecutionInfo
     [Id(5)]
     public Dictionary<AfterCommitId, AfterCommitAction>? Actions { get; private set; }
 
+    /// <summary>
+    /// The actors a call of the tree was lost to (null while none): their answers, and what their own
+    /// calls reached, never came back, so the root's Abort asks them to pass it on
+    /// (<see cref="ISnapperParticipant.AbortUnanswered"/>).
+    /// </summary>
+    [Id(6)]
+    public HashSet<ActorId>? Unanswered { get; private set; }
+
+    /// <summary>A call to <paramref name="actor"/> was lost on its way there or back: it may have run it.</summary>
+    public void AddUnanswered(ActorId actor)
+    {
+        Add(actor, ParticipantRole.Visitor);
+        (Unanswered ??= []).Add(actor);
+    }
+
     /// <summary>An actor of the tree registered <paramref name="action"/>.</summary>
     public void AddAction(AfterCommitAction action) => (Actions ??= [])[action.Id] = action;
 
@@ -87,6 +102,11 @@ internal sealed class ExecutionInfo
         if (other.Bounds is { } bounds)
         {
             (Bounds ??= new HybridBounds()).Merge(bounds);
+        }
+
+        if (other.Unanswered is { } unanswered)
+        {
+            (Unanswered ??= []).UnionWith(unanswered);
         }
 
         if (other.Actions is { } actions)

@@ -21,6 +21,13 @@ internal interface ISnapperParticipant : IGrain
     /// <summary>ACT root → participant: abort (presumed abort: a participant that misses it finds no CoordCommit).</summary>
     Task Abort(long tid);
 
+    /// <summary>
+    /// ACT root → an actor a call of the ACT was lost to (its answer, and the execution info in it,
+    /// never came): abort, and pass the Abort on to the actors its own calls reached, which only it
+    /// knows of.
+    /// </summary>
+    Task AbortUnanswered(long tid);
+
     /// <summary>Coordinator → actor, one-way: BatchMsg, the actor's sub-batch (Snapper §4.2.2). Sent alongside the BatchInfo write, not after it: recovery presumes abort for a batch without a BatchCommit, which is logged after BatchInfo.</summary>
     [OneWay]
     Task OnBatch(SubBatch batch);

@@ -102,6 +102,30 @@ public sealed class AbortPropagationTests
         silo.AssertQuiescent<Counter>(root, callee);
     }
 
+    /// <summary>
+    /// As above, one level deeper: the lost call's actor called another, which only it knows of.
+    /// The Abort goes on from the first to the second.
+    /// </summary>
+    [Fact]
+    public async Task The_actors_a_lost_call_reached_in_turn_hear_the_abort_too()
+    {
+        var lose = new LoseAnswerTo("lost-deep-b");
+        await using var silo = await TestSilo.StartAsync(
+            s => s.Configure(o => (o.Promote, o.TransactionTimeout) = (false, TimeSpan.FromMinutes(2))),
+            services => services.AddSingleton<IIncomingGrainCallFilter>(lose));
+        var (root, middle, last) = (Actor("lost-deep-a"), Actor("lost-deep-b"), Actor("lost-deep-c"));
+
+        var aborted = await Assert.ThrowsAsync<TransactionAbortedException>(() =>
+            silo.Client.RunAct<ITestActor>(root, (a, ctx) => a.AddThenCallOnward(ctx, 1, middle, last)).WaitAsync(TimeSpan.FromSeconds(30)));
+        Assert.True(lose.Lost, "no answer was lost: the test tested nothing");
+        Assert.Equal(AbortReason.Failure, aborted.Reason);
+
+        await silo.Client.RunAct<ITestActor>(last, (a, ctx) => a.Add(ctx, 5)).WaitAsync(TimeSpan.FromSeconds(20));
+        await silo.Client.RunAct<ITestActor>(middle, (a, ctx) => a.Add(ctx, 7)).WaitAsync(TimeSpan.FromSeconds(20));
+        Assert.Equal((0, 7, 5), (await Value(silo, root), await Value(silo, middle), await Value(silo, last)));
+        silo.AssertQuiescent<Counter>(root, middle, last);
+    }
+
     // Lets the first ACT call to one actor run there, then loses its answer (the callee's
     // execution info with it), as a response timeout does.
     private sealed class LoseAnswerTo(string key) : IIncomingGrainCallFilter

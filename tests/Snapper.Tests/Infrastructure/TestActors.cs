@@ -73,6 +73,9 @@ public interface ITestActor : ITransactionalActor, IGrainWithStringKey
     /// <summary>Adds <paramref name="delta"/> here, then returns what <paramref name="next"/>'s <see cref="AddThenRead"/> of <paramref name="nextDelta"/> answers.</summary>
     Task<int> AddThenCallForValue(TxnContext ctx, int delta, ActorId next, int nextDelta);
 
+    /// <summary>Adds <paramref name="delta"/>, then calls <paramref name="next"/>'s <see cref="AddThenCall"/> of <paramref name="delta"/> on to <paramref name="last"/>.</summary>
+    Task AddThenCallOnward(TxnContext ctx, int delta, ActorId next, ActorId last);
+
     /// <summary>Calls <paramref name="next"/> twice: <see cref="AddThenRead"/> of 1, then <see cref="AddThenReadBetweenGates"/> of 10; returns the second answer.</summary>
     Task<int> CallTwiceForSecondValue(TxnContext ctx, ActorId next, string locked, string release);
 
@@ -275,6 +278,12 @@ public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestA
     }
 
     /// <summary>Reads this actor, then adds <paramref name="delta"/> on <paramref name="next"/>: a reader and one writer.</summary>
+    public async Task AddThenCallOnward(TxnContext ctx, int delta, ActorId next, ActorId last)
+    {
+        await Add(ctx, delta);
+        await CallActor<ITestActor>(ctx, next, a => a.AddThenCall(ctx, delta, last, delta));
+    }
+
     public async Task<int> AddThenCallForValue(TxnContext ctx, int delta, ActorId next, int nextDelta)
     {
         await Add(ctx, delta);
