@@ -25,8 +25,14 @@ internal sealed record RingView([property: Id(0)] long Epoch, [property: Id(1)] 
     /// back under its name runs coordinators of the same keys, which must not take what was meant
     /// for the dead one's (<see cref="Coordination.TokenRing.Arrived"/>).
     /// </summary>
+    public ImmutableDictionary<string, string> Incarnations
+    {
+        get => incarnations ?? ImmutableDictionary<string, string>.Empty; // absent in a view from a build before it
+        init => incarnations = value;
+    }
+
     [Id(3)]
-    public ImmutableDictionary<string, string> Incarnations { get; init; } = ImmutableDictionary<string, string>.Empty;
+    private readonly ImmutableDictionary<string, string>? incarnations;
 
     /// <summary>Whether <paramref name="coordinator"/>, running on silo incarnation <paramref name="incarnation"/>, is a member of this view.</summary>
     public bool Has(string coordinator, string incarnation) =>

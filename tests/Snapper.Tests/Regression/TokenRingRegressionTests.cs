@@ -97,23 +97,10 @@ public sealed class TokenRingRegressionTests
     [Fact]
     public async Task A_pass_to_a_dead_silo_goes_nowhere_else_while_the_membership_grain_moves_off_it()
     {
-        var passes = new PassRecorder();
-        var halts = new SlowHalts();
-        await using var cluster = await TestSilo.StartAsync(
-            s => s.Configure(o => o.CoordinatorCount = 1),
-            services =>
-            {
-                services.AddSingleton(passes);
-                services.AddSingleton(halts);
-                services.AddSingleton<IIncomingGrainCallFilter, PassRecorderFilter>();
-                services.AddSingleton<IIncomingGrainCallFilter>(sp => sp.GetRequiredService<SlowHalts>());
-            },
-            silos: 3);
-        halts.VictimLeaves = false; // a crash: the victim's stop does not get to leave the ring
+        var (passes, halts) = (new PassRecorder(), new SlowHalts());
+        await using var cluster = await StartWhereSilosCrash(passes, halts);
         var membership = cluster.Grains.GetGrain<IRingMembership>(0);
-        await membership.View();
-        var host = (await cluster.Grains.GetGrain<IManagementGrain>(0).GetDetailedGrainStatistics())
-            .Single(g => g.GrainId == membership.GetGrainId()).SiloAddress;
+        var host = await MembershipHost(cluster);
         var victim = cluster.Cluster.Silos.Single(s => s.SiloAddress == host);
 
         // Hold the next pass to the victim's coordinator: delivered there, never answered.
@@ -186,24 +173,10 @@ public sealed class TokenRingRegressionTests
     [Fact]
     public async Task A_pass_meant_for_a_dead_silo_is_not_taken_by_its_successor_of_the_same_name()
     {
-        var passes = new PassRecorder();
-        var halts = new SlowHalts();
-        await using var cluster = await TestSilo.StartAsync(
-            s => s.Configure(o => o.CoordinatorCount = 1),
-            services =>
-            {
-                services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(2));
-                services.AddSingleton(passes);
-                services.AddSingleton(halts);
-                services.AddSingleton<IIncomingGrainCallFilter, PassRecorderFilter>();
-                services.AddSingleton<IIncomingGrainCallFilter>(sp => sp.GetRequiredService<SlowHalts>());
-            },
-            silos: 3);
-        halts.VictimLeaves = false; // a crash: the victim's stop does not get to leave the ring
+        var (passes, halts) = (new PassRecorder(), new SlowHalts());
+        await using var cluster = await StartWhereSilosCrash(passes, halts, responseTimeout: TimeSpan.FromSeconds(2));
         var membership = cluster.Grains.GetGrain<IRingMembership>(0);
-        await membership.View();
-        var host = (await cluster.Grains.GetGrain<IManagementGrain>(0).GetDetailedGrainStatistics())
-            .Single(g => g.GrainId == membership.GetGrainId()).SiloAddress;
+        var host = await MembershipHost(cluster);
         var victim = cluster.Cluster.Silos.First(s => s.SiloAddress != host && s != cluster.Cluster.Silos[0]);
 
         // Hold the next pass to the victim's coordinator: delivered there, never answered.
@@ -274,6 +247,37 @@ public sealed class TokenRingRegressionTests
 
         await silo.Gates.Until("pass-held");
         return pacts;
+    }
+
+    // Three silos of one coordinator each, the passes recorded and the halts slowed as the test says;
+    // a crash, not a stop: a silo that goes does not get to leave the ring.
+    private static Task<TestSilo> StartWhereSilosCrash(PassRecorder passes, SlowHalts halts, TimeSpan? responseTimeout = null)
+    {
+        halts.VictimLeaves = false;
+        return TestSilo.StartAsync(
+            s => s.Configure(o => o.CoordinatorCount = 1),
+            services =>
+            {
+                if (responseTimeout is { } timeout)
+                {
+                    services.Configure<SiloMessagingOptions>(o => o.ResponseTimeout = timeout);
+                }
+
+                services.AddSingleton(passes);
+                services.AddSingleton(halts);
+                services.AddSingleton<IIncomingGrainCallFilter, PassRecorderFilter>();
+                services.AddSingleton<IIncomingGrainCallFilter>(sp => sp.GetRequiredService<SlowHalts>());
+            },
+            silos: 3);
+    }
+
+    // The silo the ring's membership grain is active on.
+    private static async Task<SiloAddress> MembershipHost(TestSilo cluster)
+    {
+        var membership = cluster.Grains.GetGrain<IRingMembership>(0);
+        await membership.View();
+        return (await cluster.Grains.GetGrain<IManagementGrain>(0).GetDetailedGrainStatistics())
+            .Single(g => g.GrainId == membership.GetGrainId()).SiloAddress;
     }
 
     private static async Task<string[]> Coordinators(TestSilo silo) =>

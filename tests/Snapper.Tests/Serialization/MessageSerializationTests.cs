@@ -139,25 +139,44 @@ public sealed class MessageSerializationTests
     }
 
     [Fact]
+    public void A_ring_view_round_trips_with_the_incarnation_of_each_silo_and_a_with_keeps_them()
+    {
+        var view = new Snapper.Protocol.RingView(3, ["a/0", "b/0"], 77) { Incarnations = System.Collections.Immutable.ImmutableDictionary<string, string>.Empty.Add("a", "S127.0.0.1:1:1").Add("b", "S127.0.0.1:2:2") };
+
+        var back = RoundTrip(view);
+        Assert.Equal((3L, 77L), (back.Epoch, back.TidFloor));
+        Assert.Equal(["a/0", "b/0"], back.Members.ToArray());
+        Assert.Equal(view.Incarnations.OrderBy(e => e.Key), back.Incarnations.OrderBy(e => e.Key));
+        Assert.True(back.Has("a/0", "S127.0.0.1:1:1"));
+        Assert.True(back.NamesAnotherIncarnation("a/0", "S127.0.0.1:1:9"));
+        Assert.Equal(view.Incarnations, (back with { Epoch = 4 }).Incarnations);
+        Assert.Empty(RoundTrip(Snapper.Protocol.RingView.Empty).Incarnations);
+    }
+
+    [Fact]
     public void Execution_info_comes_back_whole_from_a_nested_call()
     {
         // What a callee reports to its caller: participants with roles and calls, hybrid bounds, a commit
         // dependency by tid and root, and the first failure.
         var nested = new ExecutionInfo().Snapshot(Y, ParticipantRole.Writer, new BatchRef(30, "silo/0"), beforeCommitted: false, afterBid: 50, precedingActsMaxBeforeBid: 35, dependency: new ActDependency(17, Y), selfCalls: 2);
         nested.Fail(new InvalidOperationException("nested boom"));
+        var lost = ActorId.Create<IAccountActor>(9);
+        nested.AddUnanswered(lost); // a call of Y's whose answer never came
         var info = new ExecutionInfo().Snapshot(X, ParticipantRole.Reader, default, true, 0, 0, null);
         info.Merge(nested);
 
         var back = RoundTrip(info);
         Assert.Equal(new Participation(ParticipantRole.Writer, 2), back.Participants[Y]);
         Assert.Equal(new Participation(ParticipantRole.Reader, 1), back.Participants[X]);
-        Assert.Equal(AccessSet.Of(X).And(Y, 2).ToString(), back.Reached()!.ToString()); // what a promoted run declares
+        Assert.Equal(AccessSet.Of(X).And(Y, 2).And(lost).ToString(), back.Reached()!.ToString()); // what a promoted run declares
         Assert.Equal((35L, 50L), (back.Bounds!.MaxBeforeBid, back.Bounds.MinAfterBid));
         Assert.Equal([new BatchRef(30, "silo/0")], back.Bounds.BeforeBatches);
         Assert.True(back.AfterSetIncomplete); // X reported no batch after it
         Assert.Equal([new ActDependency(17, Y)], back.Dependencies!);
         Assert.IsType<InvalidOperationException>(back.Failure);
         Assert.Equal("nested boom", back.Failure!.Message);
+        Assert.Equal([lost], back.Unanswered!);
+        Assert.Equal(ParticipantRole.Visitor, back.Participants[lost].Role); // the root's Abort goes there
     }
 
     [Fact]
