@@ -113,8 +113,9 @@ start_load() { # label; returns once it measures
   runs=$((runs + 1))
   mode=$([ $(((runs + round) % 2)) = 0 ] && echo act-elr || echo hybrid) # each event meets both over two rounds
   load_log="$dir/load-$1.log"
-  ( trap - INT # a background job ignores SIGINT unless told otherwise
-    exec dotnet "$loadgen" listappend --cluster "$(gateways)" --modes "$mode" --pact-percent 90 --actors 32 --txn-size 3 --pipeline 8 --warmup 0 \
+  # A background job ignores SIGINT, and so does a script started with it ignored (nohup, a CI
+  # runner's background step), where `trap - INT` cannot undo it: env gives LoadGen the default.
+  ( exec env --default-signal=INT dotnet "$loadgen" listappend --cluster "$(gateways)" --modes "$mode" --pact-percent 90 --actors 32 --txn-size 3 --pipeline 8 --warmup 0 \
       --duration 600 --response-timeout "${CHAOS_RESPONSE_TIMEOUT:-10}" --history "$dir/history-$1.jsonl" ) >"$load_log" 2>&1 &
   load_pid=$!
   load_started=$(now)
