@@ -244,7 +244,20 @@ internal sealed class ActCommitCoordinator(ActorResolver actors, LogWriterPool l
                 // Bounded like a vote: an activation that is going takes no message until its
                 // running calls end, and one of those may be a root waiting here for an Abort to it.
                 var participant = to.Get(actor);
-                await (unanswered is not null && unanswered.Contains(actor) ? participant.AbortUnanswered(tid) : participant.Abort(tid)).WaitAsync(voteTimeout, clock);
+                if (unanswered is not null && unanswered.Contains(actor))
+                {
+                    try
+                    {
+                        await participant.AbortUnanswered(tid).WaitAsync(voteTimeout, clock);
+                        return;
+                    }
+                    catch (Exception e) when (e is not TimeoutException)
+                    {
+                        // A silo of a build without it: the plain Abort at least frees this actor.
+                    }
+                }
+
+                await participant.Abort(tid).WaitAsync(voteTimeout, clock);
             }
             catch (Exception e)
             {

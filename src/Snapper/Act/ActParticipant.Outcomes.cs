@@ -127,11 +127,13 @@ internal sealed partial class ActParticipant<TState>
     /// <summary>
     /// <see cref="ISnapperParticipant.AbortUnanswered"/>: the root heard nothing of what the lost
     /// call did, so the actors its calls from here reached are told here (each lost call of theirs
-    /// passing it on in turn), rather than holding their locks until the deadline.
+    /// passing it on in turn), rather than holding their locks until the deadline; so are those its
+    /// calls still under way are on (the call may only have been slow, and still be running). The
+    /// root's own record forwards nothing: its Abort goes to every actor it knows of already.
     /// </summary>
     public Task AbortUnanswered(long tid)
     {
-        if (records.TryGetValue(tid, out var record) && record.State == ActRecordState.Active)
+        if (records.TryGetValue(tid, out var record) && record.State == ActRecordState.Active && record.Context.Root != Id)
         {
             var lost = record.Learned.Unanswered;
             foreach (var actor in record.Learned.Participants.Keys)
@@ -141,8 +143,15 @@ internal sealed partial class ActParticipant<TState>
                     root.Send(actor, lost is not null && lost.Contains(actor) ? p => p.AbortUnanswered(tid) : p => p.Abort(tid));
                 }
             }
+
+            foreach (var actor in waited.TargetsOf(tid).Union(record.Calling ?? []).Where(a => a != Id && !record.Learned.Participants.ContainsKey(a)))
+            {
+                root.Send(actor, p => p.AbortUnanswered(tid));
+            }
         }
 
+        // A call of it still on its way here, or coming back from a call still running, is refused.
+        refusedOnArrival.Remember(tid);
         return Abort(tid);
     }
 
@@ -447,7 +456,7 @@ internal sealed partial class ActParticipant<TState>
             // The ACT aborts (the call's failure is in its execution info), so this Abort is safe.
             // (A call into itself already running here when it was given up leaves nothing there:
             // the Abort then only makes the next activation refuse the ACT.)
-            root.Send(going, p => p.Abort(tid));
+            root.Send(going, p => p.AbortUnanswered(tid)); // what its calls there reached is known only there
         }
 
         @lock.RefuseWaiter(tid, new TransactionAbortedException(AbortReason.Failure, $"an actor it reached was deactivated while it waited for a lock on {Id}") { Tid = tid });
@@ -529,7 +538,7 @@ internal sealed partial class ActParticipant<TState>
         catch (TimeoutException) when (!answer.IsCompleted)
         {
             _ = answer.ContinueWith(static t => _ = t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
-            frame.Learned.Add(frame.Target, ParticipantRole.Visitor);
+            frame.Learned.AddUnanswered(frame.Target); // what the call reached there, the answer would have said
             throw new TransactionAbortedException(AbortReason.Deadlock, $"its call from {Id} to {frame.Target} was not answered within {patience.TotalMilliseconds:0} ms while batches run there (a wait no detector sees: the callee's activation may be going)") { Tid = ctx.Tid, Blocker = AbortBlocker.Call(frame.Target) };
         }
     }

@@ -126,6 +126,32 @@ public sealed class AbortPropagationTests
         silo.AssertQuiescent<Counter>(root, middle, last);
     }
 
+    /// <summary>
+    /// A helper's review of the two above: a call given up for its response timeout may only be
+    /// slow, still running, with a call of its own under way that holds a lock further on. The
+    /// Abort goes on to the actors its calls are still on too.
+    /// </summary>
+    [Fact]
+    public async Task A_call_given_up_while_it_still_runs_frees_the_lock_its_own_call_took_further_on()
+    {
+        await using var silo = await TestSilo.StartAsync(
+            s => s.Configure(o => (o.Promote, o.TransactionTimeout) = (false, TimeSpan.FromMinutes(2))),
+            services => services.Configure<Orleans.Configuration.SiloMessagingOptions>(o => o.ResponseTimeout = TimeSpan.FromSeconds(1)));
+        var (root, middle, last) = (Actor("slow-a"), Actor("slow-b"), Actor("slow-c"));
+        silo.Gates.Signal("slow may lock");
+
+        var aborted = await Assert.ThrowsAsync<TransactionAbortedException>(() =>
+            silo.Client.RunAct<ITestActor>(root, (a, ctx) => a.CallOnwardAddBetweenGates(ctx, middle, last, "slow may lock", "slow locked", "slow release")).WaitAsync(TimeSpan.FromSeconds(30)));
+        Assert.Equal(AbortReason.Failure, aborted.Reason); // its call to the middle one timed out
+        Assert.True(silo.Gates.IsSignalled("slow locked"), "the last call never locked: the test tested nothing");
+
+        // The last call still runs (its release not signalled), and its lock is free.
+        await silo.Client.RunAct<ITestActor>(last, (a, ctx) => a.Add(ctx, 5)).WaitAsync(TimeSpan.FromSeconds(20));
+        silo.Gates.Signal("slow release");
+        await Poll.Until(async () => await Value(silo, last) == 5 && await Value(silo, middle) == 0, "the given-up call's write is gone");
+        silo.AssertQuiescent<Counter>(root, middle, last);
+    }
+
     // Lets the first ACT call to one actor run there, then loses its answer (the callee's
     // execution info with it), as a response timeout does.
     private sealed class LoseAnswerTo(string key) : IIncomingGrainCallFilter

@@ -32,6 +32,7 @@ public interface ITestActor : ITransactionalActor, IGrainWithStringKey
 
     Task AddThenCallAborting(TxnContext ctx, int delta, ActorId next, AbortReason reason);
 
+    [ResponseTimeout("00:01:00")] // outlasts a test's lowered default: held at its gates, it is only slow
     Task AddBetweenGates(TxnContext ctx, string before, string locked, string release);
 
     Task<int> ReadBetweenGates(TxnContext ctx, string locked, string release);
@@ -56,6 +57,9 @@ public interface ITestActor : ITransactionalActor, IGrainWithStringKey
 
     Task CallAddBetweenGates(TxnContext ctx, ActorId next, string before, string locked, string release);
 
+    /// <summary>Calls <paramref name="next"/>'s <see cref="CallAddBetweenGates"/> on to <paramref name="last"/>.</summary>
+    Task CallOnwardAddBetweenGates(TxnContext ctx, ActorId next, ActorId last, string before, string locked, string release);
+
     Task AddOnTwiceBetweenGates(TxnContext ctx, ActorId next, string between, string release);
 
     Task CallTwoFirstThrows(TxnContext ctx, ActorId first, ActorId second);
@@ -70,11 +74,11 @@ public interface ITestActor : ITransactionalActor, IGrainWithStringKey
 
     Task<int> ReadThenAdd(TxnContext ctx, ActorId next, int delta);
 
-    /// <summary>Adds <paramref name="delta"/> here, then returns what <paramref name="next"/>'s <see cref="AddThenRead"/> of <paramref name="nextDelta"/> answers.</summary>
-    Task<int> AddThenCallForValue(TxnContext ctx, int delta, ActorId next, int nextDelta);
-
     /// <summary>Adds <paramref name="delta"/>, then calls <paramref name="next"/>'s <see cref="AddThenCall"/> of <paramref name="delta"/> on to <paramref name="last"/>.</summary>
     Task AddThenCallOnward(TxnContext ctx, int delta, ActorId next, ActorId last);
+
+    /// <summary>Adds <paramref name="delta"/> here, then returns what <paramref name="next"/>'s <see cref="AddThenRead"/> of <paramref name="nextDelta"/> answers.</summary>
+    Task<int> AddThenCallForValue(TxnContext ctx, int delta, ActorId next, int nextDelta);
 
     /// <summary>Calls <paramref name="next"/> twice: <see cref="AddThenRead"/> of 1, then <see cref="AddThenReadBetweenGates"/> of 10; returns the second answer.</summary>
     Task<int> CallTwiceForSecondValue(TxnContext ctx, ActorId next, string locked, string release);
@@ -229,6 +233,9 @@ public sealed class TestActor(Gates gates) : TransactionalActor<Counter>, ITestA
 
     public Task CallAddBetweenGates(TxnContext ctx, ActorId next, string before, string locked, string release) =>
         CallActor<ITestActor>(ctx, next, a => a.AddBetweenGates(ctx, before, locked, release));
+
+    public Task CallOnwardAddBetweenGates(TxnContext ctx, ActorId next, ActorId last, string before, string locked, string release) =>
+        CallActor<ITestActor>(ctx, next, a => a.CallAddBetweenGates(ctx, last, before, locked, release));
 
     public async Task AddOnTwiceBetweenGates(TxnContext ctx, ActorId next, string between, string release)
     {
