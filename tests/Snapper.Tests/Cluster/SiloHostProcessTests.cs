@@ -33,7 +33,7 @@ public sealed class SiloHostProcessTests
             var json = Path.Combine(folder.FullName, "r.json");
             var (exit, stdout, stderr) = await LoadGen(
                 "smallbank", "--cluster", cluster, "--modes", "nt,pact,act,hybrid", "--pact-percent", "90", "--dist", "zipf", "--zipf", "1.25",
-                "--actors", "500", "--duration", "2", "--warmup", "1", "--jit-settle", "0", "--pipeline", "8", "--verify", "--json", json);
+                "--actors", "500", "--duration", "3", "--warmup", "2", "--jit-settle", "0", "--pipeline", "8", "--verify", "--json", json);
             Assert.True(exit == 0, $"exit {exit}\n{stdout}\n{stderr}\n{primary.Output}\n{secondary.Output}");
             using (var report = JsonDocument.Parse(await File.ReadAllTextAsync(json)))
             {
@@ -41,7 +41,9 @@ public sealed class SiloHostProcessTests
                 Assert.Equal("external", clusterInfo.GetProperty("kind").GetString());
                 Assert.Equal(2, clusterInfo.GetProperty("silos").GetInt32());
                 var pact = report.RootElement.GetProperty("runs").EnumerateArray().Single(r => r.GetProperty("mode").GetString() == "pact");
-                Assert.True(pact.GetProperty("committed").GetInt64() > 0);
+                // Two fresh SiloHost processes on a loaded CI host committed no PACT in a 2 s window once
+                // (1 s of warm-up): the window is 3 s now, after 2 s.
+                Assert.True(pact.GetProperty("committed").GetInt64() > 0, $"no PACT committed in the window\n{stdout}\n{stderr}");
                 Assert.Equal(0, pact.GetProperty("aborted").GetInt64()); // PACTs never abort for concurrency reasons
             }
 
