@@ -23,6 +23,8 @@ internal sealed class TokenRing(string key, string incarnation, IGrainBase grain
 {
     private static readonly TimeSpan WakeAfter = TimeSpan.FromMilliseconds(100);
 
+    private readonly string silo = CoordinatorKey.SiloOf(key); // once: the checks on each pass allocate nothing
+
     // How many tids one TidReservation record covers beyond what is asked for at the time: one log
     // write per million tids, and a restart skips at most that many.
     private const long TidReservationChunk = 1 << 20;
@@ -73,7 +75,7 @@ internal sealed class TokenRing(string key, string incarnation, IGrainBase grain
     public void Arrived(BatchToken arrived, long pass)
     {
         NoteTids(arrived);
-        if (arrived.View.NamesAnotherIncarnation(key, incarnation))
+        if (arrived.View.NamesAnotherIncarnation(silo, incarnation))
         {
             // Meant for the coordinator of this key on an earlier incarnation of this silo, which
             // died and may have taken it: taken here too, the same tids would be handed out twice.
@@ -120,7 +122,7 @@ internal sealed class TokenRing(string key, string incarnation, IGrainBase grain
         if (token is { } held)
         {
             held.View = RingView.Newer(held.View, view);
-            if (parked && !view.Has(key, incarnation) && view.Members.Length > 0)
+            if (parked && !view.Has(key, silo, incarnation) && view.Members.Length > 0)
             {
                 // This coordinator's silo is leaving: the token must not stay with it.
                 parked = false;
@@ -425,7 +427,7 @@ internal sealed class TokenRing(string key, string incarnation, IGrainBase grain
     // shutdown timeout: each is refused, and its client asks another coordinator.
     private void NoteMembership()
     {
-        var member = view.Has(key, incarnation);
+        var member = view.Has(key, silo, incarnation);
         if (membership == Membership.NotYetIn && member)
         {
             membership = Membership.Member;

@@ -34,13 +34,17 @@ internal sealed record RingView([property: Id(0)] long Epoch, [property: Id(1)] 
     [Id(3)]
     private readonly ImmutableDictionary<string, string>? incarnations;
 
-    /// <summary>Whether <paramref name="coordinator"/>, running on silo incarnation <paramref name="incarnation"/>, is a member of this view.</summary>
-    public bool Has(string coordinator, string incarnation) =>
-        Members.Contains(coordinator) && (!Incarnations.TryGetValue(CoordinatorKey.SiloOf(coordinator), out var named) || named == incarnation);
+    /// <summary>
+    /// Whether <paramref name="coordinator"/>, of silo <paramref name="silo"/> (its key's, passed in
+    /// so that the token's path allocates nothing) running as <paramref name="incarnation"/>, is a
+    /// member of this view.
+    /// </summary>
+    public bool Has(string coordinator, string silo, string incarnation) =>
+        Members.Contains(coordinator) && !NamesAnotherIncarnation(silo, incarnation);
 
-    /// <summary>Whether this view names an incarnation of <paramref name="coordinator"/>'s silo other than <paramref name="incarnation"/>.</summary>
-    public bool NamesAnotherIncarnation(string coordinator, string incarnation) =>
-        Incarnations.TryGetValue(CoordinatorKey.SiloOf(coordinator), out var named) && named != incarnation;
+    /// <summary>Whether this view names an incarnation of <paramref name="silo"/> other than <paramref name="incarnation"/>.</summary>
+    public bool NamesAnotherIncarnation(string silo, string incarnation) =>
+        Incarnations.TryGetValue(silo, out var named) && named != incarnation;
 
     /// <summary>The newer of two views.</summary>
     public static RingView Newer(RingView a, RingView b) => a.Epoch >= b.Epoch ? a : b;

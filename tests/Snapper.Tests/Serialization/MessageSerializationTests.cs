@@ -147,8 +147,9 @@ public sealed class MessageSerializationTests
         Assert.Equal((3L, 77L), (back.Epoch, back.TidFloor));
         Assert.Equal(["a/0", "b/0"], back.Members.ToArray());
         Assert.Equal(view.Incarnations.OrderBy(e => e.Key), back.Incarnations.OrderBy(e => e.Key));
-        Assert.True(back.Has("a/0", "S127.0.0.1:1:1"));
-        Assert.True(back.NamesAnotherIncarnation("a/0", "S127.0.0.1:1:9"));
+        Assert.True(back.Has("a/0", "a", "S127.0.0.1:1:1"));
+        Assert.False(back.Has("a/0", "a", "S127.0.0.1:1:9"));
+        Assert.True(back.NamesAnotherIncarnation("a", "S127.0.0.1:1:9"));
         Assert.Equal(view.Incarnations, (back with { Epoch = 4 }).Incarnations);
         Assert.Empty(RoundTrip(Snapper.Protocol.RingView.Empty).Incarnations);
     }
