@@ -184,16 +184,23 @@ public sealed class TokenRingRegressionTests
         var pacts = await PactsUntilAPassIsHeld(cluster, "same-name", 50);
         var held = passes.Held!.Value;
 
-        // The victim dies and a silo of its name starts while the failover's halts are slow: the
+        // The victim dies and a silo of its name starts while the failover's halts are held: the
         // sender tries the pass again meanwhile, and the new silo's coordinator of that key gets it.
-        halts.Delay = TimeSpan.FromSeconds(1.5); // under the response timeout, or the failover fails and starts again
+        // The halts go on once it has (a halt held past the response timeout fails the failover,
+        // which starts again), so the test does not depend on how long the restart takes.
+        halts.Until = passes.DeliveredToAnotherIncarnation;
         await cluster.Cluster.KillSiloAsync(victim);
         var back = await cluster.Cluster.RestartSiloAsync(victim);
         Assert.Equal(victim.Name, back?.Name);
         await Poll.Until(
             async () => (await membership.View()).Incarnations.GetValueOrDefault(victim.Name) == back!.SiloAddress.ToParsableString(),
             "the ring names the new silo");
-        await Task.WhenAll(pacts.Select(p => p.ContinueWith(_ => { }))).WaitAsync(Bound * 3);
+        // A PACT whose client call went through the victim's gateway ends at the client's response
+        // timeout (30 s; the silos' is lowered, the client's is not).
+        await Task.WhenAny(Task.WhenAll(pacts.Select(p => p.ContinueWith(_ => { }))), Task.Delay(TimeSpan.FromSeconds(45)));
+        Assert.True(
+            pacts.All(p => p.IsCompleted),
+            $"{pacts.Count(p => !p.IsCompleted)} PACTs did not end; the held pass went to {string.Join(", ", passes.DeliveredTo(held))}");
 
         Assert.True(passes.DeliveredTo(held).Count > 1, $"the held pass went only to {string.Join(", ", passes.DeliveredTo(held))}: the test tested nothing");
         Assert.True(passes.AnsweredBy(held).Count == 0, $"the pass meant for the dead silo was taken by {string.Join(", ", passes.AnsweredBy(held))}");
@@ -284,12 +291,14 @@ public sealed class TokenRingRegressionTests
         [.. (await silo.Grains.GetGrain<IRingMembership>(0).View()).Members];
 
     /// <summary>
-    /// Holds each Halt of a coordinator for <see cref="Delay"/> once set, and records the views the
-    /// coordinators had meanwhile; with <see cref="VictimLeaves"/> false refuses every Leave.
+    /// Holds each Halt of a coordinator for <see cref="Delay"/> once set, or until <see cref="Until"/>
+    /// completes (at most a minute); with <see cref="VictimLeaves"/> false refuses every Leave.
     /// </summary>
     private sealed class SlowHalts : IIncomingGrainCallFilter
     {
         public TimeSpan Delay { get; set; }
+
+        public Task? Until { get; set; }
 
         public bool VictimLeaves { get; set; } = true;
 
@@ -298,6 +307,11 @@ public sealed class TokenRingRegressionTests
             if (context.MethodName == nameof(ICoordinator.Halt) && Delay > TimeSpan.Zero)
             {
                 await Task.Delay(Delay);
+            }
+
+            if (context.MethodName == nameof(ICoordinator.Halt) && Until is { } until)
+            {
+                await until.WaitAsync(TimeSpan.FromMinutes(1)).ContinueWith(_ => { });
             }
 
             if (context.MethodName == nameof(IRingMembership.Leave) && !VictimLeaves)
@@ -365,6 +379,7 @@ public sealed class TokenRingRegressionTests
     {
         private readonly ConcurrentDictionary<(long Generation, long Pass), ConcurrentDictionary<string, bool>> delivered = new();
         private readonly ConcurrentDictionary<(long Generation, long Pass), ConcurrentDictionary<string, bool>> answered = new();
+        private readonly TaskCompletionSource redelivered = new(TaskCreationOptions.RunContinuationsAsynchronously);
         private (long Generation, long Pass)? held;
         private string? heldAt;
 
@@ -381,6 +396,9 @@ public sealed class TokenRingRegressionTests
             }
         }
 
+        /// <summary>The held pass has been delivered to a later incarnation of the coordinator it was held at.</summary>
+        public Task DeliveredToAnotherIncarnation => redelivered.Task;
+
         public bool Deliver(BatchToken token, long pass, string target, string incarnation)
         {
             delivered.GetOrAdd((token.Generation, pass), _ => new()).TryAdd($"{target}@{incarnation}", true);
@@ -389,6 +407,10 @@ public sealed class TokenRingRegressionTests
                 if (held is null && target == HoldPassTo)
                 {
                     (held, heldAt) = ((token.Generation, pass), incarnation);
+                }
+                else if (held == (token.Generation, pass) && target == HoldPassTo && incarnation != heldAt)
+                {
+                    redelivered.TrySetResult();
                 }
 
                 return held == (token.Generation, pass) && target == HoldPassTo && incarnation == heldAt;
