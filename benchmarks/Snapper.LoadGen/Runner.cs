@@ -376,6 +376,7 @@ public static class Runner
                 $"[{mode}] {options.Clients * options.Pipeline} loops: warm-up {options.WarmupSeconds:0.##}s, then measuring {options.DurationSeconds:0.##}s"));
             var touched = options.Verify && smallBank is not null ? new bool[options.Actors] : null;
             using var batchSizes = new BatchSizeListener();
+            using var batchPhases = new BatchPhaseListener();
             using var retries = new RetryListener();
             blockers.Reset();
             var nemesisActors = plan.Nemesis is not null ? plan.Actors.Grains(mode, plan.Grains) : null;
@@ -393,6 +394,11 @@ public static class Runner
             if (batchSizes.Snapshot() is { Batches: > 0 } formed)
             {
                 result = result with { AverageBatchSize = (double)formed.Pacts / formed.Batches };
+            }
+
+            if (driver.Window is { } measuredWindow && batchPhases.Summary(measuredWindow) is { } phases)
+            {
+                result = result with { BatchPhases = phases };
             }
 
             result = WithAttemptsPerCommit(result, mode, driver, retries, options) with { InTheWay = blockers.Top(), ConcurrencyAbortsWithoutBlocker = blockers.WithoutBlocker };

@@ -25,6 +25,23 @@ public static class SnapperDiagnostics
     /// <summary>The histogram of PACTs per batch formed by the coordinator ring.</summary>
     public const string BatchSizeInstrument = "snapper.pact.batch_size";
 
+    /// <summary>
+    /// The histogram of the time, in milliseconds, PACT batches spend in each phase, tagged
+    /// <c>phase</c>: <see cref="BatchPhaseFormed"/>, <see cref="BatchPhaseCompleted"/>,
+    /// <see cref="BatchPhaseCommitted"/>. Where a PACT's latency goes: waiting to be batched, its
+    /// batch running on its actors, or its batch waiting for the batches before it and the log.
+    /// </summary>
+    public const string BatchPhaseInstrument = "snapper.pact.batch_phase";
+
+    /// <summary>The <c>phase</c> tag of <see cref="BatchPhaseInstrument"/>: the longest a batch's PACTs waited at their coordinator for the batch to form (the token, the batches in flight).</summary>
+    public const string BatchPhaseFormed = "formed";
+
+    /// <summary>The <c>phase</c> tag of <see cref="BatchPhaseInstrument"/>: from a batch's emission to its last participant's BatchComplete.</summary>
+    public const string BatchPhaseCompleted = "completed";
+
+    /// <summary>The <c>phase</c> tag of <see cref="BatchPhaseInstrument"/>: from a batch's last BatchComplete to its resolving committed (the batches before it, the log).</summary>
+    public const string BatchPhaseCommitted = "committed";
+
     /// <summary>The counter of ACT attempts that aborted for a concurrency reason and were run again.</summary>
     public const string RetriedInstrument = "snapper.transactions.retried";
 

@@ -94,6 +94,9 @@ public sealed class LoadDriver
     /// </summary>
     public Func<MeasurementWindow, CancellationToken, Task>? DuringWindow { get; init; }
 
+    /// <summary>The window of the last <see cref="RunAsync"/>, once it has started.</summary>
+    public MeasurementWindow? Window { get; private set; }
+
     /// <summary>
     /// Runs <paramref name="issue"/> under load. Cancelling <paramref name="cancellationToken"/>
     /// ends the window at once; the in-flight transactions are still awaited.
@@ -110,6 +113,7 @@ public sealed class LoadDriver
     {
         ArgumentNullException.ThrowIfNull(mix);
         var window = new MeasurementWindow(TimeSpan.FromSeconds(options.WarmupSeconds), TimeSpan.FromSeconds(options.DurationSeconds));
+        Window = window;
         var recorder = new RunRecorder(mode, window, options.DurationSeconds);
         var kindRecorders = mix.Kinds.Select(k => new RunRecorder(k.Name, window, options.DurationSeconds)).ToArray();
         var variantRecorders = mix.Variants.Select(v => new RunRecorder(v.Name, window, options.DurationSeconds)).ToArray();

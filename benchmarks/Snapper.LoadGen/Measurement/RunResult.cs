@@ -90,6 +90,9 @@ public sealed record RunResult
     /// <summary>PACT runs: the mean number of PACTs per batch over the run, warm-up included.</summary>
     public double? AverageBatchSize { get; init; }
 
+    /// <summary>PACT runs: where the batches measured inside the window spent their time, or null.</summary>
+    public BatchPhases? BatchPhases { get; init; }
+
     /// <summary>
     /// ACT attempts per committed transaction over the whole run (warm-up included), counting the
     /// retries inside <c>RunAct</c> (<c>--act-attempts</c>) and promoted runs (<c>--promote</c>);

@@ -123,6 +123,12 @@ public static class ResultsTable
             writer.WriteLine(Invariant($"{run.Mode} average batch size: {run.AverageBatchSize:F1} PACTs"));
         }
 
+        foreach (var run in report.Runs.Where(r => r.BatchPhases is not null))
+        {
+            var phases = run.BatchPhases!;
+            writer.WriteLine(Invariant($"{run.Mode} batch phases in the window, p50 / p90 ms: formed {Phase(phases.Formed)}, completed {Phase(phases.Completed)}, committed {Phase(phases.Committed)} (waiting for the token and the batches in flight; running on the actors; behind the batches before it and the log)"));
+        }
+
         foreach (var run in report.Runs.Where(r => r.WarmupSeconds > config.WarmupSeconds + 0.5))
         {
             writer.WriteLine(Invariant($"{run.Mode} warm-up: {run.WarmupSeconds:F0}s, {run.WarmupSeconds - config.WarmupSeconds:F0}s past --warmup while the JIT was still compiling"));
@@ -304,6 +310,8 @@ public static class ResultsTable
         Ms(run.LatencyMs?.P99),
         run.MeasuredSeconds > 0 ? Invariant($"{run.LongestNoCommitSeconds:F2}") : "-",
     ];
+
+    private static string Phase(LatencySummary? phase) => phase is null ? "-" : Invariant($"{phase.P50:F1} / {phase.P90:F1}");
 
     private static string Ms(double? value) => value is { } ms ? Invariant($"{ms:F2}") : "-";
 

@@ -108,6 +108,7 @@ internal sealed class BatchPipeline(
             return false;
         }
 
+        pending.Enqueued = clock.GetUtcNow();
         buffer.Add(pending);
         return true;
     }
@@ -141,7 +142,7 @@ internal sealed class BatchPipeline(
         buffer = [];
         var now = clock.GetUtcNow();
         var formed = BatchFormation.Form(held, pacts, key, now + settings.TransactionTimeout, now);
-        metrics.BatchFormed(pacts.Length);
+        metrics.BatchFormed(pacts.Length, pacts.Length > 0 ? now - pacts[0].Enqueued : TimeSpan.Zero); // the buffer is in arrival order
         batchesFormed++;
         firstTracked = firstTracked == 0 ? formed.Batch.Bid : firstTracked;
         unresolved[formed.Batch.Bid] = formed.Batch;
@@ -203,6 +204,8 @@ internal sealed class BatchPipeline(
 
             if (batch.Pending.Count == 0)
             {
+                batch.CompletedAt = clock.GetUtcNow();
+                metrics.BatchCompleted(batch.CompletedAt.Value - batch.EmittedAt);
                 batch.Phase = BatchPhase.Completed;
                 _ = Commit(batch);
             }
@@ -381,6 +384,10 @@ internal sealed class BatchPipeline(
         if (outcome.Committed)
         {
             batchLatency.Observe(now - batch.EmittedAt);
+            if (batch.CompletedAt is { } completed)
+            {
+                metrics.BatchCommitted(now - completed);
+            }
         }
 
         AskForTokenIfPactsWait(); // held back while MaxBatchesInFlight were unresolved

@@ -48,6 +48,9 @@ internal sealed class EmittedBatch(long bid, long previousBid, string? previousC
     /// <summary>When it was formed.</summary>
     public DateTimeOffset EmittedAt { get; } = emittedAt;
 
+    /// <summary>When its last participant sent BatchComplete (null until then).</summary>
+    public DateTimeOffset? CompletedAt { get; set; }
+
     /// <summary>
     /// The declaration timeout counts from here: its emission, or the last time it was found held
     /// up on an actor by what was ahead of it there (time it could not have run).

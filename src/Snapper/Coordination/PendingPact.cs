@@ -7,6 +7,9 @@ internal sealed class PendingPact(ActorId root, AccessSet declared)
 
     public AccessSet Declared { get; } = declared;
 
+    /// <summary>When it joined its coordinator's buffer to wait for the token.</summary>
+    public DateTimeOffset Enqueued { get; set; }
+
     /// <summary>Completed with the PACT's context (tid, bid) once its batch is emitted.</summary>
     public TaskCompletionSource<TxnContext> Placed { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 }

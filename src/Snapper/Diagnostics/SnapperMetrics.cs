@@ -19,6 +19,7 @@ internal sealed class SnapperMetrics : IDisposable
     private readonly Counter<long> logGroups;
     private readonly Histogram<int> logGroupSize;
     private readonly Histogram<int> batchSize;
+    private readonly Histogram<double> batchPhase;
     private readonly Counter<long> retried;
     private readonly Counter<long> promoted;
     private readonly Counter<long> reconnaissance;
@@ -37,6 +38,7 @@ internal sealed class SnapperMetrics : IDisposable
         logGroups = meter.CreateCounter<long>("snapper.log.groups", "{group}", "Group commits written to log storage.");
         logGroupSize = meter.CreateHistogram<int>("snapper.log.group_size", "{record}", "Records per group commit.");
         batchSize = meter.CreateHistogram<int>(BatchSizeInstrument, "{transaction}", "PACTs per batch formed by the coordinator ring.");
+        batchPhase = meter.CreateHistogram<double>(SnapperDiagnostics.BatchPhaseInstrument, "ms", "How long PACT batches spent in each phase, by phase: formed (the longest a batch's PACTs waited for it to form), completed (from emission to the last BatchComplete), committed (from there to resolving committed).");
         retried = meter.CreateCounter<long>(RetriedInstrument, "{attempt}", "Attempts that aborted and were run again: an ACT's for a concurrency reason (ActOptions.MaxAttempts; a promoted ACT's runs after its first), a PACT's for a cascade (SnapperOptions.MaxPactAttempts), or, tagged reason=late_call, after it gave up a late call (SnapperOptions.RefuseLateCalls).");
         promoted = meter.CreateCounter<long>(PromotedInstrument, "{transaction}", "ACTs run as PACTs (ActOptions.Promote), by outcome and start: act after an ACT attempt lost its race, pact at once while most ACTs were losing theirs.");
         reconnaissance = meter.CreateCounter<long>(SnapperDiagnostics.ReconnaissanceInstrument, "{run}", "Reconnaissance runs of promoted ACTs whose bodies call their actors in rounds: no lock, batch or log, nothing written; the PACT declares what they called.");
@@ -80,7 +82,17 @@ internal sealed class SnapperMetrics : IDisposable
         logGroupSize.Record(records);
     }
 
-    internal void BatchFormed(int pacts) => batchSize.Record(pacts);
+    internal void BatchFormed(int pacts, TimeSpan longestWait)
+    {
+        batchSize.Record(pacts);
+        batchPhase.Record(longestWait.TotalMilliseconds, new KeyValuePair<string, object?>("phase", SnapperDiagnostics.BatchPhaseFormed));
+    }
+
+    internal void BatchCompleted(TimeSpan sinceEmitted) =>
+        batchPhase.Record(sinceEmitted.TotalMilliseconds, new KeyValuePair<string, object?>("phase", SnapperDiagnostics.BatchPhaseCompleted));
+
+    internal void BatchCommitted(TimeSpan sinceCompleted) =>
+        batchPhase.Record(sinceCompleted.TotalMilliseconds, new KeyValuePair<string, object?>("phase", SnapperDiagnostics.BatchPhaseCommitted));
 
     internal void AfterCommitOwed(int actions) => afterCommitOwed.Add(actions);
 

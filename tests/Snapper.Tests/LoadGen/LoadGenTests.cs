@@ -50,6 +50,16 @@ public sealed class LoadGenTests
 
             Assert.Matches(@"pact CPU \(silos and load\): \d+\.\d\d cores, \d+ µs per committed transaction", stdout.ToString());
 
+            // Where pact's latency went, by phase of its batches in the window; nt forms no batch.
+            var phases = runs[1].GetProperty("batchPhases");
+            foreach (var phase in new[] { "formed", "completed", "committed" })
+            {
+                Assert.True(phases.GetProperty(phase).GetProperty("p50").GetDouble() >= 0, $"pact's {phase} phase");
+            }
+
+            Assert.Equal(JsonValueKind.Null, runs[0].GetProperty("batchPhases").ValueKind);
+            Assert.Matches(@"pact batch phases in the window, p50 / p90 ms: formed \d+\.\d / \d+\.\d, completed \d+\.\d / \d+\.\d, committed \d+\.\d / \d+\.\d", stdout.ToString());
+
             // Each mode but the last let its actors go and checkpointed the log before the next
             // (and act's verify read nothing lost by nt's and pact's going).
             Assert.Matches(@"\[nt\] its actors let go, the log checkpointed and the garbage collected before the next mode \(\d+\.\ds\)\.", stderr.ToString());
