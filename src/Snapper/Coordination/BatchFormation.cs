@@ -43,8 +43,9 @@ internal static class BatchFormation
         }
 
         var batch = new EmittedBatch(bid, token.LastBid, token.LastBidCoordinator, [.. perActor.Keys], [.. contexts.Select(c => c.Tid)], pacts, now);
+        batch.SubBatches = subBatches.MoveToImmutable();
         token.LastBid = bid;
         token.LastBidCoordinator = coordinator;
-        return new FormedBatch(batch, pacts, contexts.MoveToImmutable(), subBatches.MoveToImmutable());
+        return new FormedBatch(batch, pacts, contexts.MoveToImmutable(), batch.SubBatches);
     }
 }

@@ -212,6 +212,10 @@ internal sealed class BatchPipeline(
         }
     }
 
+    /// <summary><see cref="ICoordinator.SubBatchOf"/>.</summary>
+    public SubBatch? SubBatchOf(long bid, ActorId actor) =>
+        unresolved.TryGetValue(bid, out var batch) && batch.Phase == BatchPhase.Emitted && batch.Pending.Contains(actor) ? batch.SubBatchOf(actor) : null;
+
     /// <summary><see cref="ICoordinator.Fail"/>: PACT <paramref name="tid"/> of batch <paramref name="bid"/> failed (0: the whole batch).</summary>
     public void Fail(long bid, long tid, Exception cause)
     {

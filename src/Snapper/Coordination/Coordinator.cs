@@ -133,6 +133,8 @@ internal sealed class Coordinator(
         return pending.Placed.Task;
     }
 
+    public Task<SubBatch?> SubBatchOf(long bid, ActorId actor) => Task.FromResult(pipeline.SubBatchOf(bid, actor));
+
     public Task<TidRange> AllocateActTids(int count)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(count, 1);

@@ -40,6 +40,23 @@ internal sealed class EmittedBatch(long bid, long previousBid, string? previousC
     /// <summary>Set as it decides to commit: <see cref="Actions"/> but those of PACTs that failed (no PACT fails after that), logged with its BatchCommit and delivered once it resolves.</summary>
     public ImmutableArray<AfterCommitAction> OwedActions { get; set; } = [];
 
+    /// <summary>The sub-batches sent to its participants (BatchMsgs), kept to send again to one that asks (<see cref="ICoordinator.SubBatchOf"/>).</summary>
+    public ImmutableArray<(ActorId Actor, SubBatch Batch)> SubBatches { get; set; } = [];
+
+    /// <summary><paramref name="actor"/>'s sub-batch, or null if it is not a participant.</summary>
+    public SubBatch? SubBatchOf(ActorId actor)
+    {
+        foreach (var (participant, sub) in SubBatches)
+        {
+            if (participant == actor)
+            {
+                return sub;
+            }
+        }
+
+        return null;
+    }
+
     /// <summary>Participants that have not sent BatchComplete yet.</summary>
     public HashSet<ActorId> Pending { get; } = [.. participants];
 

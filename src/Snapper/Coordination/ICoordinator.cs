@@ -48,6 +48,15 @@ internal interface ICoordinator : IGrainWithStringKey
     Task BatchComplete(long bid, ActorId actor, ImmutableArray<AfterCommitAction> actions);
 
     /// <summary>
+    /// Actor → the batch's coordinator: the actor's sub-batch of batch <paramref name="bid"/>, asked
+    /// for when a call of the batch reached the actor before its BatchMsg (delayed, or lost to a
+    /// going activation). Null once the actor has completed the batch there or the batch is no
+    /// longer waiting for completions (committing, aborting, resolved): then the actor waits as
+    /// before. The actor takes whichever copy comes first; the other is a duplicate.
+    /// </summary>
+    Task<SubBatch?> SubBatchOf(long bid, ActorId actor);
+
+    /// <summary>
     /// Actor → the batch's coordinator: PACT <paramref name="tid"/> of batch <paramref name="bid"/>
     /// failed, so it aborts, alone if nobody read its writes; 0: the whole batch failed, so it and
     /// every batch after it abort. Answered at once; the actor sends its BatchComplete only after.

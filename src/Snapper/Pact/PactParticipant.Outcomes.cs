@@ -158,8 +158,37 @@ internal sealed partial class PactParticipant<TState>
             return;
         }
 
+        if (!schedule.NeverArrived(batch.Bid))
+        {
+            return; // the second of the BatchMsg and the copy asked for (AskForBatch), or a BatchMsg sent twice
+        }
+
         schedule.Add(batch);
         _ = CommitWhenCommitted(batch.Coordinator, batch.Bid);
+    }
+
+    // A call of batch bid came before its BatchMsg (delayed, or lost to a going activation): ask
+    // the coordinator for this actor's sub-batch rather than wait for it, and with the call every
+    // batch behind it here. A failed question changes nothing: the call waits for the BatchMsg as
+    // before, until its deadline or the declaration sweep.
+    private async Task AskForBatch(string coordinator, long bid)
+    {
+        // Asked from inside the call's Enter: the answer is taken in a turn of its own.
+        await Task.Yield();
+        SubBatch? batch;
+        try
+        {
+            batch = await services.Coordinator(coordinator).SubBatchOf(bid, Id);
+        }
+        catch (Exception e) when (e is TimeoutException or SiloUnavailableException or OrleansException)
+        {
+            return;
+        }
+
+        if (batch is not null)
+        {
+            OnBatch(batch);
+        }
     }
 
     private async Task RefuseLate(SubBatch batch)

@@ -543,6 +543,14 @@ internal sealed partial class PactParticipant<TState> : IPactSide, ITransactionE
 
     void IPactSide.BatchStarted(SubBatch batch) => working = null;
 
+    void IPactSide.BatchNotArrived(TxnContext ctx)
+    {
+        if (ctx.Coordinator is { } coordinator)
+        {
+            _ = AskForBatch(coordinator, ctx.Bid);
+        }
+    }
+
     // In its own turn: nobody read its writes.
     void IPactSide.AbortedTurnEnded(ScheduledPact pact) => TakeBack(pact.Tid, pact.AbortedBy!);
 

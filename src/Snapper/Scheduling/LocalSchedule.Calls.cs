@@ -64,13 +64,21 @@ internal sealed partial class LocalSchedule
 
         // Its batch has not started here yet: wait for it to arrive and start.
         ThrowIfLeaving();
-        if (!callsBeforeBatch.TryGetValue(ctx.Bid, out var early))
+        var first = !callsBeforeBatch.TryGetValue(ctx.Bid, out var early);
+        if (first)
         {
             callsBeforeBatch[ctx.Bid] = early = [];
         }
 
         var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        early.Add(started);
+        early!.Add(started);
+        if (first && NeverArrived(ctx.Bid))
+        {
+            // After the call is on the list: the engine may place and start the batch before this
+            // returns (an answer that came before its await), and starting releases the list.
+            pactSide?.BatchNotArrived(ctx);
+        }
+
         return WaitForBatchThenEnter(started, ctx);
     }
 
@@ -101,9 +109,32 @@ internal sealed partial class LocalSchedule
     public const long NotArrived = -3;
 
     /// <summary>True if batch <paramref name="bid"/> is not here and never was: not running, placed, waiting, completed or aborted.</summary>
-    public bool NeverArrived(long bid) =>
-        bid > HighestCompletedBid && current?.Bid != bid && !aborted.Contains(bid)
-        && !waitingForPredecessor.Values.Any(b => b.Bid == bid) && !entries.Any(e => e is SubBatch b && b.Bid == bid);
+    /// <remarks>Asked at every BatchMsg: loops, no allocation.</remarks>
+    public bool NeverArrived(long bid)
+    {
+        if (bid <= HighestCompletedBid || current?.Bid == bid || aborted.Contains(bid))
+        {
+            return false;
+        }
+
+        foreach (var waiting in waitingForPredecessor.Values)
+        {
+            if (waiting.Bid == bid)
+            {
+                return false;
+            }
+        }
+
+        foreach (var entry in entries)
+        {
+            if (entry is SubBatch placed && placed.Bid == bid)
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
 
     /// <summary>Batch <paramref name="bid"/> is placed here but waits for an earlier batch still running, or for ACTs ahead of it.</summary>
     public bool IsHeldUp(long bid)

@@ -136,6 +136,8 @@ public sealed class PactReleaseTests
     {
         public void BatchStarted(SubBatch batch) => events.Add($"started {batch.Bid}");
 
+        public void BatchNotArrived(TxnContext ctx) => events.Add($"not arrived {ctx.Bid}");
+
         public void BatchCompleted(SubBatch batch) => events.Add($"completed {batch.Bid}");
 
         public void AbortedTurnEnded(ScheduledPact pact) => events.Add($"aborted turn {pact.Tid}");
