@@ -27,6 +27,13 @@ internal sealed class CoordinatorReferences(IGrainFactory grains, IServiceProvid
     public bool DecidedByFailover(string coordinator, long bid) =>
         departed.Value is { } failover && failover.SealedBefore(CoordinatorKey.SiloOf(coordinator), bid);
 
+    /// <summary>
+    /// True if <paramref name="coordinator"/>'s silo is an active member and has not departed (always
+    /// on a client): a question that may go unanswered is worth asking only then.
+    /// </summary>
+    public bool IsActive(string coordinator) =>
+        departed.Value is not { } failover || (failover.IsActive(CoordinatorKey.SiloOf(coordinator)) && !failover.IsDeparted(CoordinatorKey.SiloOf(coordinator)));
+
     /// <summary>Completes once batch <paramref name="bid"/> of coordinator <paramref name="coordinator"/> has resolved, saying how.</summary>
     public Task<BatchOutcome> WaitResolved(string coordinator, long bid) => Ask(coordinator, bid, static (c, b) => c.WaitResolved(b));
 

@@ -175,6 +175,11 @@ internal sealed partial class PactParticipant<TState>
     {
         // Asked from inside the call's Enter: the answer is taken in a turn of its own.
         await Task.Yield();
+        if (!services.CoordinatorIsActive(coordinator) || services.DecidedByFailover(coordinator, bid))
+        {
+            return; // a stopping or departed silo's coordinator: its failover decides the batch
+        }
+
         SubBatch? batch;
         try
         {

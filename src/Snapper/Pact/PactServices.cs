@@ -39,6 +39,9 @@ internal sealed class PactServices(
     /// <summary>The coordinator grain with key <paramref name="key"/> (a batch's, from its sub-batch or context).</summary>
     public ICoordinator Coordinator(string key) => coordinators.Get(key);
 
+    /// <summary>True if <paramref name="coordinator"/>'s silo is active (<see cref="CoordinatorReferences.IsActive"/>).</summary>
+    public bool CoordinatorIsActive(string coordinator) => coordinators.IsActive(coordinator);
+
     /// <summary>True if a failover of <paramref name="coordinator"/>'s silo decided batch <paramref name="bid"/> (<see cref="CoordinatorReferences.DecidedByFailover"/>).</summary>
     public bool DecidedByFailover(string coordinator, long bid) => coordinators.DecidedByFailover(coordinator, bid);
 

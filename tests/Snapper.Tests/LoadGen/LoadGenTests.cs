@@ -50,14 +50,14 @@ public sealed class LoadGenTests
 
             Assert.Matches(@"pact CPU \(silos and load\): \d+\.\d\d cores, \d+ µs per committed transaction", stdout.ToString());
 
-            // Where pact's latency went, by phase of its batches in the window; nt forms no batch.
+            // Where pact's latency went, by phase of its batches in the window (not asked of nt: the
+            // meter is the process's, and other tests' silos form batches meanwhile).
             var phases = runs[1].GetProperty("batchPhases");
             foreach (var phase in new[] { "formed", "completed", "committed" })
             {
                 Assert.True(phases.GetProperty(phase).GetProperty("p50").GetDouble() >= 0, $"pact's {phase} phase");
             }
 
-            Assert.Equal(JsonValueKind.Null, runs[0].GetProperty("batchPhases").ValueKind);
             Assert.Matches(@"pact batch phases in the window, p50 / p90 ms: formed \d+\.\d / \d+\.\d, completed \d+\.\d / \d+\.\d, committed \d+\.\d / \d+\.\d", stdout.ToString());
 
             // Each mode but the last let its actors go and checkpointed the log before the next
