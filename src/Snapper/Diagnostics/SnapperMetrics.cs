@@ -28,6 +28,9 @@ internal sealed class SnapperMetrics : IDisposable
     private readonly UpDownCounter<long> afterCommitOwed;
     private readonly Counter<long> lateAnswers;
 
+    /// <summary>This silo's (or client's) meter: tests tell its measurements from other silos' in the process.</summary>
+    internal Meter Meter => meter;
+
     /// <summary>Creates the instruments.</summary>
     public SnapperMetrics()
     {

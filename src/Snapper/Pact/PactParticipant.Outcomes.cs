@@ -185,7 +185,7 @@ internal sealed partial class PactParticipant<TState>
         {
             batch = await services.Coordinator(coordinator).SubBatchOf(bid, Id);
         }
-        catch (Exception e) when (e is TimeoutException or SiloUnavailableException or OrleansException)
+        catch (Exception e) when (e is TimeoutException or OrleansException) // SiloUnavailableException among them
         {
             return;
         }
