@@ -193,7 +193,11 @@ public sealed class LockingTests
         await using var silo = await TestSilo.StartAsync(s => s.Configure(o => (o.TransactionTimeout, o.Promote) = (ShortTimeout, false)));
         var x = Actor("t");
 
-        // Older transaction waits for a younger holder that outlives the older one's deadline.
+        // Older transaction waits for a younger holder that outlives the older one's deadline. Its
+        // release gate is open: on a starved host its deadline timer can fire after the younger's
+        // record expired (its deadline + 1 s) and the lock went to it; it then runs on and must
+        // abort at its end, for the same reason (once it waited 20 s for a closed gate instead).
+        silo.Gates.Signal("old release");
         var older = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.AddBetweenGates(ctx, "old go", "old locked", "old release"));
         silo.Gates.Signal("young go");
         var younger = silo.Client.RunAct<ITestActor>(x, (a, ctx) => a.AddBetweenGates(ctx, "young go", "young locked", "young release"));
