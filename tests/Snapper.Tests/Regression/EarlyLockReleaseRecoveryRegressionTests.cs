@@ -70,7 +70,10 @@ public sealed class EarlyLockReleaseRecoveryRegressionTests
             var (silo, storage, a, b, x) = await Start();
             var scene = await T2DependsOnHeldT1(silo, storage, a, b, x, lastAttempt: attempt == 3);
             if (scene is var (t1Commit, t1, t2, t2Started))
+            {
                 return (silo, storage, a, b, x, t1Commit, t1, t2, t2Started);
+            }
+
             await silo.DisposeAsync();
         }
     }
@@ -113,8 +116,11 @@ public sealed class EarlyLockReleaseRecoveryRegressionTests
         bool T2Logged() => storage.Records(LogOf(b)).Result.OfType<CoordCommitRecord>().Any(c => c.DependsOn.Length > 0);
         await Poll.Until(() => T2Logged() || (t2.IsCompleted && !lastAttempt), "T2's CoordCommit, listing T1, is durable");
         if (T2Logged())
+        {
             return (t1Commit, t1, t2, t2Started);
-        t1Commit.Release();
+        }
+
+        t1Commit.Release(); // T2 ended first: let T1 end too before the silo goes
         await Record.ExceptionAsync(() => t1);
         return null;
     }
