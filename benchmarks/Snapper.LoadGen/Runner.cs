@@ -43,6 +43,7 @@ public static class Runner
             LoadGenCommandLine.Idle => await IdleProbe.RunAsync(LoadGenCommandLine.IdleSeconds(parsed), stdout, stderr, cancellationToken),
             LoadGenCommandLine.Figures => await RunFiguresAsync(LoadGenCommandLine.FiguresSettings(parsed), stdout, stderr, cancellationToken),
             SalvageCommand.Name => await SalvageCommand.RunAsync(parsed, stdout, stderr, cancellationToken),
+            ScaleCommand.Name => await ScaleCommand.RunAsync(parsed, stdout, stderr, cancellationToken),
             _ => await RunAsync(LoadGenCommandLine.Options(parsed), stdout, stderr, cancellationToken),
         };
     }

@@ -291,6 +291,7 @@ public static class LoadGenCommandLine
                 FiguresOut, FiguresActors, FiguresWarmup, FiguresDuration, FiguresReplot,
             },
             SalvageCommand.Definition(),
+            ScaleCommand.Definition(),
         };
     }
 

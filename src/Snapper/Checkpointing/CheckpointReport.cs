@@ -7,6 +7,7 @@ namespace Snapper.Checkpointing;
 /// <param name="RecordsSealed">Records of the silos' own logs before the round's seal: those it truncates.</param>
 /// <param name="States">Actors' committed states written.</param>
 /// <param name="Decisions">Committed ACTs and batches written.</param>
+/// <param name="Bytes">Bytes of the records written (states, decisions, actions owed, the highest tid).</param>
 [GenerateSerializer, Immutable]
 internal sealed record CheckpointReport(
     [property: Id(0)] long Round,
@@ -14,7 +15,8 @@ internal sealed record CheckpointReport(
     [property: Id(2)] long RecordsRead,
     [property: Id(3)] long RecordsSealed,
     [property: Id(4)] long States,
-    [property: Id(5)] long Decisions)
+    [property: Id(5)] long Decisions,
+    [property: Id(6)] long Bytes = 0)
 {
     /// <summary>The sum of the silos' reports of one round.</summary>
     public static CheckpointReport Sum(long round, IReadOnlyCollection<CheckpointReport> silos) => new(
@@ -23,5 +25,6 @@ internal sealed record CheckpointReport(
         silos.Sum(s => s.RecordsRead),
         silos.Sum(s => s.RecordsSealed),
         silos.Sum(s => s.States),
-        silos.Sum(s => s.Decisions));
+        silos.Sum(s => s.Decisions),
+        silos.Sum(s => s.Bytes));
 }

@@ -42,12 +42,13 @@ internal sealed class SiloCheckpoint(LogWriterPool logs, ActiveActors active, Ac
         }
 
         var first = logs.All[0];
+        var bytesBefore = logs.All.Sum(l => l.CheckpointBytes);
         var writes = content.States.Select(state => logs.For(state.Actor)!.AppendCheckpoint(state))
             .Concat(content.Decisions.Select(first.AppendCheckpoint))
             .Concat(content.Actions.Select(first.AppendCheckpoint))
             .Append(first.AppendCheckpoint(content.MaxTid));
         await Task.WhenAll(writes);
-        return new CheckpointReport(round, 1, content.RecordsRead, content.SealedRecords, content.States.Count, content.Decisions.Sum(d => d.Acts.Length + d.Batches.Length));
+        return new CheckpointReport(round, 1, content.RecordsRead, content.SealedRecords, content.States.Count, content.Decisions.Sum(d => d.Acts.Length + d.Batches.Length), logs.All.Sum(l => l.CheckpointBytes) - bytesBefore);
     }
 
     public Task Truncate(long[] marks) =>

@@ -34,6 +34,7 @@ internal sealed class LogWriter
     // first round runs (the storage may hold records from before a restart).
     private long activity = 1;
     private long activityAtSeal;
+    private long checkpointBytes;
 
     // Told once a failover has fenced this log: the silo must stop (LogWriterPool).
     private readonly Action<LogFencedException>? fenced;
@@ -53,7 +54,7 @@ internal sealed class LogWriter
     public Task Append(LogRecord record)
     {
         Interlocked.Increment(ref activity);
-        return AppendCheckpoint(record);
+        return Write(LogRecordCodec.Encode(record));
     }
 
     /// <summary>
@@ -98,10 +99,23 @@ internal sealed class LogWriter
         return AppendAfter(decision, from == 0 ? sequenced : Math.Min(from, sequenced), Math.Max(through, sequenced));
     }
 
-    /// <summary>As <see cref="Append(LogRecord)"/>, for a record a checkpoint writes: it does not count as activity (<see cref="QuietSinceSeal"/>).</summary>
+    /// <summary>
+    /// As <see cref="Append(LogRecord)"/>, for a record a checkpoint writes: it does not count as
+    /// activity (<see cref="QuietSinceSeal"/>), and its bytes count in <see cref="CheckpointBytes"/>.
+    /// </summary>
     public Task AppendCheckpoint(LogRecord record)
     {
-        var entry = new Pending(LogRecordCodec.Encode(record), seals: false);
+        var bytes = LogRecordCodec.Encode(record);
+        Interlocked.Add(ref checkpointBytes, bytes.Length);
+        return Write(bytes);
+    }
+
+    /// <summary>Bytes of the records checkpoints appended to this log since it was made (a round's cost, <see cref="Checkpointing.CheckpointReport.Bytes"/>).</summary>
+    public long CheckpointBytes => Interlocked.Read(ref checkpointBytes);
+
+    private Task Write(byte[] bytes)
+    {
+        var entry = new Pending(bytes, seals: false);
         Enqueue(entry);
         return entry.Durable;
     }
