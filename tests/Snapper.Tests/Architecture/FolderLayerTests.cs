@@ -21,6 +21,7 @@ public sealed class FolderLayerTests
     [
         ["Configuration", "Diagnostics", "Serialization"], // options, log messages and metrics, state serializers
         ["Logging"],                                         // records, the log writer, storages
+        ["AtRest"],                                          // the store of states at rest
         ["Protocol"],                                        // grain interfaces and messages between roles, abort reasons
         ["Grains", "Scheduling", "Concurrency", "Hybrid", "Outbox"], // Orleans plumbing; the local schedule; wait-die locks; the hybrid check; after-commit actions
         ["Recovery"],                                        // reading the logs; loading an activation

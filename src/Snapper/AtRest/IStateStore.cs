@@ -1,0 +1,26 @@
+namespace Snapper.AtRest;
+
+/// <summary>
+/// Where actors' committed states rest while they are not active: one entry per actor, keyed by
+/// it (docs/decisions.md, "Issue 52's plan"). Any silo may write an actor's entry and any may read
+/// it, in any order: an entry keeps the highest version written, so a checkpoint, a deactivation
+/// and a failover never need to agree who writes last.
+/// Implementations: <see cref="InMemoryStateStore"/> (tests, benchmarks) and
+/// <see cref="SqliteStateStore"/> (a keyed table in a file, one fsync per write).
+/// </summary>
+public interface IStateStore
+{
+    /// <summary>
+    /// The entry of <paramref name="actor"/>, or null if none was ever written. An entry that does
+    /// not check (a disk returned garbage) fails with <see cref="InvalidDataException"/>: it is never
+    /// read as "no state".
+    /// </summary>
+    Task<StoredState?> ReadAsync(ActorId actor, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// Writes <paramref name="states"/> as one durable unit (all or none, durable when the task
+    /// completes). An entry keeps the highest version it was given: a state whose version is not
+    /// higher than the entry's leaves it as it is.
+    /// </summary>
+    Task WriteAsync(IReadOnlyList<StoredState> states, CancellationToken cancellationToken);
+}

@@ -1,0 +1,34 @@
+using System.Collections.Concurrent;
+
+namespace Snapper.AtRest;
+
+/// <summary>Keeps states at rest in process memory: shared by the silos of one process, lost with it.</summary>
+public sealed class InMemoryStateStore : IStateStore
+{
+    private readonly ConcurrentDictionary<ActorId, (long Version, byte[] State)> entries = new();
+
+    /// <summary>Entries held.</summary>
+    public int Count => entries.Count;
+
+    /// <inheritdoc />
+    public Task<StoredState?> ReadAsync(ActorId actor, CancellationToken cancellationToken)
+    {
+        cancellationToken.ThrowIfCancellationRequested();
+        return Task.FromResult<StoredState?>(entries.TryGetValue(actor, out var entry) ? new StoredState(actor, entry.Version, entry.State) : null);
+    }
+
+    /// <inheritdoc />
+    /// <remarks>Each state is copied: the caller may reuse its buffer.</remarks>
+    public Task WriteAsync(IReadOnlyList<StoredState> states, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(states);
+        cancellationToken.ThrowIfCancellationRequested();
+        foreach (var state in states)
+        {
+            var copy = (state.Version, state.State.ToArray());
+            entries.AddOrUpdate(state.Actor, copy, (_, held) => copy.Version > held.Version ? copy : held);
+        }
+
+        return Task.CompletedTask;
+    }
+}

@@ -1,0 +1,204 @@
+using System.Buffers.Binary;
+using Microsoft.Data.Sqlite;
+using Snapper.Logging.FileStorage;
+
+namespace Snapper.AtRest;
+
+/// <summary>
+/// States at rest in a SQLite file: one row per actor in a table keyed by (type, key). A write is
+/// one transaction (one fsync, <c>synchronous=FULL</c> on a write-ahead log), however many actors
+/// it holds, so a checkpoint writing thousands of states pays one fsync, where a file per actor
+/// would pay one each. Several processes on one machine may share the file (SQLite's locks); a
+/// network file system may not, as for the file log. Each row carries a CRC-32C of its version and
+/// state, checked on read: SQLite does not check the pages it reads.
+/// </summary>
+/// <remarks>
+/// Microsoft.Data.Sqlite's async methods complete synchronously, so each call runs on the thread
+/// pool: a grain awaiting the store never holds an Orleans scheduler thread for a disk write.
+/// Writes from this instance are serialized on one connection, which keeps <c>synchronous=FULL</c>
+/// (a per-connection setting); reads use pooled connections of their own.
+/// </remarks>
+public sealed class SqliteStateStore : IStateStore, IAsyncDisposable
+{
+    private const string Schema = """
+        CREATE TABLE IF NOT EXISTS states (
+            type TEXT NOT NULL,
+            key TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            crc INTEGER NOT NULL,
+            state BLOB NOT NULL,
+            PRIMARY KEY (type, key)
+        ) WITHOUT ROWID;
+        """;
+
+    // The higher version wins; an equal one is the same state.
+    private const string Upsert = """
+        INSERT INTO states (type, key, version, crc, state) VALUES ($type, $key, $version, $crc, $state)
+        ON CONFLICT (type, key) DO UPDATE SET version = excluded.version, crc = excluded.crc, state = excluded.state
+        WHERE excluded.version > states.version;
+        """;
+
+    private const string Select = "SELECT version, crc, state FROM states WHERE type = $type AND key = $key;";
+
+    private readonly string connectionString;
+    private readonly SemaphoreSlim writing = new(1, 1);
+    private SqliteConnection? writer;
+
+    /// <summary>A store in <paramref name="path"/>, created (with its folder) at the first write or read.</summary>
+    public SqliteStateStore(string path)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(path);
+        Path = System.IO.Path.GetFullPath(path);
+        connectionString = new SqliteConnectionStringBuilder
+        {
+            DataSource = Path,
+            Mode = SqliteOpenMode.ReadWriteCreate,
+            Pooling = true,
+            DefaultTimeout = 30, // seconds a statement waits for another process's lock
+        }.ToString();
+    }
+
+    /// <summary>The database file.</summary>
+    public string Path { get; }
+
+    /// <inheritdoc />
+    public Task<StoredState?> ReadAsync(ActorId actor, CancellationToken cancellationToken) =>
+        Task.Run(() => Guarded(() => Read(actor)), cancellationToken);
+
+    /// <inheritdoc />
+    public async Task WriteAsync(IReadOnlyList<StoredState> states, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(states);
+        if (states.Count == 0)
+        {
+            return;
+        }
+
+        await writing.WaitAsync(cancellationToken);
+        try
+        {
+            await Task.Run(() => Guarded(() => Write(states)), cancellationToken);
+        }
+        finally
+        {
+            writing.Release();
+        }
+    }
+
+    /// <inheritdoc />
+    public async ValueTask DisposeAsync()
+    {
+        await writing.WaitAsync();
+        try
+        {
+            if (writer is not null)
+            {
+                await writer.DisposeAsync();
+                writer = null;
+            }
+
+            SqliteConnection.ClearAllPools();
+        }
+        finally
+        {
+            writing.Release();
+        }
+    }
+
+    private StoredState? Read(ActorId actor)
+    {
+        using var connection = Open();
+        using var select = connection.CreateCommand();
+        select.CommandText = Select;
+        select.Parameters.AddWithValue("$type", actor.Type);
+        select.Parameters.AddWithValue("$key", actor.Key);
+        using var row = select.ExecuteReader();
+        if (!row.Read())
+        {
+            return null;
+        }
+
+        var version = row.GetInt64(0);
+        var crc = (uint)row.GetInt64(1);
+        var state = (byte[])row.GetValue(2);
+        if (Checksum(version, state) != crc)
+        {
+            throw new InvalidDataException($"state store '{Path}': the entry of {actor} is corrupt (its checksum does not match its version and state); the actor is not served from it.");
+        }
+
+        return new StoredState(actor, version, state);
+    }
+
+    private bool Write(IReadOnlyList<StoredState> states)
+    {
+        writer ??= OpenWriter();
+        using var transaction = writer.BeginTransaction(deferred: false); // takes the write lock at once: no upgrade to fail later
+        using var upsert = writer.CreateCommand();
+        upsert.Transaction = transaction;
+        upsert.CommandText = Upsert;
+        var type = upsert.Parameters.Add("$type", SqliteType.Text);
+        var key = upsert.Parameters.Add("$key", SqliteType.Text);
+        var version = upsert.Parameters.Add("$version", SqliteType.Integer);
+        var crc = upsert.Parameters.Add("$crc", SqliteType.Integer);
+        var state = upsert.Parameters.Add("$state", SqliteType.Blob);
+        upsert.Prepare();
+        foreach (var entry in states)
+        {
+            (type.Value, key.Value, version.Value) = (entry.Actor.Type, entry.Actor.Key, entry.Version);
+            var bytes = entry.State.ToArray();
+            (crc.Value, state.Value) = ((long)Checksum(entry.Version, bytes), bytes);
+            upsert.ExecuteNonQuery();
+        }
+
+        transaction.Commit();
+        return true;
+    }
+
+    private SqliteConnection OpenWriter()
+    {
+        var connection = Open();
+        using var setup = connection.CreateCommand();
+        setup.CommandText = "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;" + Schema;
+        setup.ExecuteNonQuery();
+        return connection;
+    }
+
+    private SqliteConnection Open()
+    {
+        Directory.CreateDirectory(System.IO.Path.GetDirectoryName(Path)!);
+        var connection = new SqliteConnection(connectionString);
+        connection.Open();
+        if (writer is null)
+        {
+            // A reader before any write here: the table may not exist yet.
+            using var schema = connection.CreateCommand();
+            schema.CommandText = Schema;
+            schema.ExecuteNonQuery();
+        }
+
+        return connection;
+    }
+
+    // SQLite's own codes for a file that is not a database or is damaged: one line naming the file.
+    private T Guarded<T>(Func<T> work)
+    {
+        try
+        {
+            return work();
+        }
+        catch (SqliteException e) when (e.SqliteErrorCode is 11 or 26)
+        {
+            throw new InvalidDataException($"state store '{Path}' is corrupt or not a SQLite database: {e.Message}", e);
+        }
+    }
+
+    private static uint Checksum(long version, ReadOnlySpan<byte> state)
+    {
+        Span<byte> header = stackalloc byte[sizeof(long)];
+        BinaryPrimitives.WriteInt64LittleEndian(header, version);
+        var bytes = new byte[header.Length + state.Length];
+        header.CopyTo(bytes);
+        state.CopyTo(bytes.AsSpan(header.Length));
+        return Crc32C.Compute(bytes);
+    }
+}
