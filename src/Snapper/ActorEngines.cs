@@ -66,22 +66,34 @@ internal sealed class ActorEngines<TState>
         var services = provider.GetRequiredService<ActServices>();
         var loader = provider.GetRequiredService<ActivationLoader>();
         var (handedOver, committed, undecided) = await loader.Load(id);
-        var versions = StateVersions<TState>.Load(id, services.Serializer, initial, committed);
-        var schedule = new LocalSchedule(id, services.Clock);
-        var act = new ActParticipant<TState>(id, services, versions, schedule);
-        act.Attach(onRecord, retain, self);
-        act.AdoptUndecided([.. undecided, .. PreparedBefore(id, handedOver, undecided)]);
-        act.AdoptCommitted(CommittedBefore(handedOver));
-        if (handedOver is { Outcomes.IsDefaultOrEmpty: false } kept)
+        ActParticipant<TState> act;
+        PactParticipant<TState> pact;
+        try
         {
-            act.Roots.Adopt(kept.Outcomes);
-            retain(act.Roots.Retention);
-        }
+            // The state may not deserialize (a deployment that changed its type), or anything
+            // below may throw: the activation fails, and what it took is given back for the next.
+            var versions = StateVersions<TState>.Load(id, services.Serializer, initial, committed);
+            var schedule = new LocalSchedule(id, services.Clock);
+            act = new ActParticipant<TState>(id, services, versions, schedule);
+            act.Attach(onRecord, retain, self);
+            act.AdoptUndecided([.. undecided, .. PreparedBefore(id, handedOver, undecided)]);
+            act.AdoptCommitted(CommittedBefore(handedOver));
+            if (handedOver is { Outcomes.IsDefaultOrEmpty: false } kept)
+            {
+                act.Roots.Adopt(kept.Outcomes);
+                retain(act.Roots.Retention);
+            }
 
-        var pact = new PactParticipant<TState>(id, provider.GetRequiredService<PactServices>(), versions, schedule);
-        if (handedOver?.Batches is { } batches && handedOver.Value.Version == versions.CommittedVersion)
+            pact = new PactParticipant<TState>(id, provider.GetRequiredService<PactServices>(), versions, schedule);
+            if (handedOver?.Batches is { } batches && handedOver.Value.Version == versions.CommittedVersion)
+            {
+                pact.Resume(batches); // on the committed state they were built on
+            }
+        }
+        catch
         {
-            pact.Resume(batches); // on the committed state they were built on
+            loader.GiveBack(id, handedOver);
+            throw;
         }
 
         active.Add(id, activation);

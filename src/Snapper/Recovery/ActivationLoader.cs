@@ -33,15 +33,42 @@ internal sealed class ActivationLoader(
     /// and the writes it prepared for ACTs still undecided when its silo departed (to settle with
     /// their roots before it serves). The states are null for an actor that never committed.
     /// </summary>
+    /// <remarks>
+    /// Taking is destructive (no silo keeps what it handed over), so an activation that fails once
+    /// it has taken must <see cref="GiveBack"/>; this one does so itself if its wait for a failover
+    /// fails.
+    /// </remarks>
     public async Task<(CommittedState? HandedOver, CommittedState? Committed, IReadOnlyList<PrepareRecord> Undecided)> Load(ActorId actor)
     {
         var (handedOver, answered) = await TakeCommittedState(actor);
-        var (committed, undecided) = await AfterDepartures(actor, handedOver, answered);
-        return (handedOver, committed, undecided);
+        try
+        {
+            var (committed, undecided) = await AfterDepartures(actor, handedOver, answered);
+            return (handedOver, committed, undecided);
+        }
+        catch
+        {
+            GiveBack(actor, handedOver);
+            throw;
+        }
     }
 
     /// <summary>A deactivating actor leaves its committed state (and what goes with it) for its next activation.</summary>
     public void Leave(ActorId actor, CommittedState state) => states.Offer(actor, state);
+
+    /// <summary>
+    /// An activation failed after <see cref="Load"/> took <paramref name="handedOver"/>: it goes back
+    /// to this silo's <see cref="CommittedStates"/>, where the next activation (here, or on another
+    /// silo through the hand-over) takes it again. Without it that activation would start from an
+    /// older state, the logs' as this silo read them at its start, and lose every write since.
+    /// </summary>
+    public void GiveBack(ActorId actor, CommittedState? handedOver)
+    {
+        if (handedOver is { } state)
+        {
+            states.Offer(actor, state);
+        }
+    }
 
     // The last committed state taken from this silo's CommittedStates and from every other active
     // silo's (the actor may have been active there last), merged: the highest version wins, and
