@@ -5,8 +5,9 @@ namespace Snapper.AtRest;
 /// it (docs/decisions.md, "Issue 52's plan"). Any silo may write an actor's entry and any may read
 /// it, in any order: an entry keeps the highest version written, so a checkpoint, a deactivation
 /// and a failover never need to agree who writes last.
-/// Implementations: <see cref="InMemoryStateStore"/> (tests, benchmarks) and
-/// <see cref="SqliteStateStore"/> (a keyed table in a file, one fsync per write).
+/// Implementations: <see cref="InMemoryStateStore"/> (tests, benchmarks),
+/// <see cref="SqliteStateStore"/> (a keyed table in a file, one fsync per write) and, in
+/// <c>SnapperTransactions.Logging.AzureTable</c>, <c>AzureTableStateStore</c> (an entity per actor).
 /// </summary>
 public interface IStateStore
 {
@@ -18,9 +19,10 @@ public interface IStateStore
     Task<StoredState?> ReadAsync(ActorId actor, CancellationToken cancellationToken);
 
     /// <summary>
-    /// Writes <paramref name="states"/> as one durable unit (all or none, durable when the task
-    /// completes). An entry keeps the highest version it was given: a state whose version is not
-    /// higher than the entry's leaves it as it is.
+    /// Writes <paramref name="states"/>, durable when the task completes. An entry keeps the highest
+    /// version it was given: a state whose version is not higher than the entry's leaves it as it
+    /// is. A write that fails may have written some of them (a table service writes an entity at a
+    /// time), and writing them again is harmless.
     /// </summary>
     Task WriteAsync(IReadOnlyList<StoredState> states, CancellationToken cancellationToken);
 }

@@ -1,6 +1,4 @@
-using System.Buffers.Binary;
 using Microsoft.Data.Sqlite;
-using Snapper.Logging.FileStorage;
 
 namespace Snapper.AtRest;
 
@@ -121,7 +119,7 @@ public sealed class SqliteStateStore : IStateStore, IAsyncDisposable
         var version = row.GetInt64(0);
         var crc = (uint)row.GetInt64(1);
         var state = (byte[])row.GetValue(2);
-        if (Checksum(version, state) != crc)
+        if (StateChecksum.Of(version, state) != crc)
         {
             throw new InvalidDataException($"state store '{Path}': the entry of {actor} is corrupt (its checksum does not match its version and state); the actor is not served from it.");
         }
@@ -146,7 +144,7 @@ public sealed class SqliteStateStore : IStateStore, IAsyncDisposable
         {
             (type.Value, key.Value, version.Value) = (entry.Actor.Type, entry.Actor.Key, entry.Version);
             var bytes = entry.State.ToArray();
-            (crc.Value, state.Value) = ((long)Checksum(entry.Version, bytes), bytes);
+            (crc.Value, state.Value) = ((long)StateChecksum.Of(entry.Version, bytes), bytes);
             upsert.ExecuteNonQuery();
         }
 
@@ -190,15 +188,5 @@ public sealed class SqliteStateStore : IStateStore, IAsyncDisposable
         {
             throw new InvalidDataException($"state store '{Path}' is corrupt or not a SQLite database: {e.Message}", e);
         }
-    }
-
-    private static uint Checksum(long version, ReadOnlySpan<byte> state)
-    {
-        Span<byte> header = stackalloc byte[sizeof(long)];
-        BinaryPrimitives.WriteInt64LittleEndian(header, version);
-        var bytes = new byte[header.Length + state.Length];
-        header.CopyTo(bytes);
-        state.CopyTo(bytes.AsSpan(header.Length));
-        return Crc32C.Compute(bytes);
     }
 }

@@ -1,5 +1,6 @@
 using Microsoft.Data.Sqlite;
 using Snapper.AtRest;
+using Snapper.Logging.AzureTable;
 using Snapper.Tests.Infrastructure;
 using Snapper.Tests.Logging.FileStorage;
 
@@ -156,5 +157,39 @@ public sealed class SqliteStateStoreTests : StateStoreContract
         var refused = await Assert.ThrowsAsync<InvalidDataException>(() => garbage.ReadAsync(Actor(1), CancellationToken.None));
         Assert.StartsWith($"state store '{path}' is corrupt or not a SQLite database:", refused.Message);
         Assert.DoesNotContain('\n', refused.Message);
+    }
+}
+
+/// <summary>The Azure Table store on Azurite: the contract, a state split over several properties, garbage in an entity.</summary>
+public sealed class AzureTableStateStoreTests(Azurite azurite) : StateStoreContract, IClassFixture<Azurite>
+{
+    private readonly AzureTableLogStorageOptions options = new() { ConnectionString = azurite.ConnectionString, TableName = Azurite.NewTableName() };
+
+    private AzureTableStateStore? store;
+
+    protected override IStateStore Store => store ??= new AzureTableStateStore(options);
+
+    [Fact]
+    public async Task A_state_larger_than_a_property_reads_back_whole()
+    {
+        var big = Enumerable.Range(0, (2 * AzureTableStateStore.ChunkBytes) + 17).Select(i => (byte)(i % 251)).ToArray();
+
+        await Store.WriteAsync([new StoredState(Actor(1), 2, big)], CancellationToken.None);
+
+        Assert.Equal(big, (await Store.ReadAsync(Actor(1), CancellationToken.None))!.Value.State.ToArray());
+    }
+
+    [Fact]
+    public async Task A_state_changed_in_the_table_is_refused_in_one_line_naming_the_table_and_the_actor()
+    {
+        await Store.WriteAsync([State(1, 4)], CancellationToken.None);
+        var table = new Azure.Data.Tables.TableClient(options.ConnectionString, options.TableName);
+        var (partition, row) = AzureTableStateStore.KeysOf(Actor(1));
+        var entity = (await table.GetEntityAsync<Azure.Data.Tables.TableEntity>(partition, row)).Value;
+        entity["S0"] = new byte[] { 0, 0xFF, 0 };
+        await table.UpdateEntityAsync(entity, entity.ETag, Azure.Data.Tables.TableUpdateMode.Replace);
+
+        var refused = await Assert.ThrowsAsync<InvalidDataException>(() => Store.ReadAsync(Actor(1), CancellationToken.None));
+        Assert.Equal($"state store table '{options.TableName}': the entry of {Actor(1)} is corrupt (its checksum does not match its version and state); the actor is not served from it.", refused.Message);
     }
 }

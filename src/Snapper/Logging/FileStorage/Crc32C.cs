@@ -11,9 +11,15 @@ namespace Snapper.Logging.FileStorage;
 internal static class Crc32C
 {
     /// <summary>The standard CRC-32C of <paramref name="data"/> (init and final xor 0xFFFFFFFF).</summary>
-    public static uint Compute(ReadOnlySpan<byte> data)
+    public static uint Compute(ReadOnlySpan<byte> data) => ~Update(uint.MaxValue, data);
+
+    /// <summary>
+    /// The running CRC <paramref name="crc"/> (before its final xor; <see cref="uint.MaxValue"/> to
+    /// begin) carried over <paramref name="data"/>: a checksum over several spans without copying
+    /// them into one (finish with <c>~</c>).
+    /// </summary>
+    public static uint Update(uint crc, ReadOnlySpan<byte> data)
     {
-        var crc = uint.MaxValue;
 
         // Eight bytes per instruction; the CRC instruction consumes them least significant byte first,
         // which is why they are read little-endian whatever the machine's byte order.
@@ -28,6 +34,6 @@ internal static class Crc32C
             crc = BitOperations.Crc32C(crc, b);
         }
 
-        return ~crc;
+        return crc;
     }
 }
