@@ -57,9 +57,10 @@ public sealed class ElrDeactivationRegressionTests
         // Both roots are asked to go while their ACTs run: from now on neither takes a message.
         // Once both go, their notices (StopWaiting) reach c: T1's lock wait there must begin after
         // it heard a go (one begun before is refused, by design), so the test waits for the
-        // deactivations and then gives the notices half a second (not a signal they send).
+        // deactivations and then gives the notices two seconds (not a signal they send; half a
+        // second was once too little on a starved CI runner, and T1's wait, begun first, was refused).
         await Task.WhenAll(Deactivate(silo, a), Deactivate(silo, b)).WaitAsync(TimeSpan.FromSeconds(10));
-        await Task.Delay(500);
+        await Task.Delay(TimeSpan.FromSeconds(2));
 
         silo.Gates.Signal("t1-go"); // T1 waits for T2's lock on c
         await Task.Delay(200);
