@@ -199,10 +199,11 @@ public static class CommandLine
         return problems;
     }
 
-    // Azure Table's rules for a table name, checked before the silo starts (the SDK throws on first use).
+    // Azure Table's rules for a table name, checked before the silo starts (the SDK throws on first
+    // use); the states at rest go to a table named after it with "states" appended (57 + 6 = 63).
     private static string? TableNameProblem(string name) =>
-        name.Length is < 3 or > 63 || !char.IsAsciiLetter(name[0]) || !name.All(char.IsAsciiLetterOrDigit)
-            ? $"'{name}' is not an Azure table name (3 to 63 letters and digits, beginning with a letter)"
+        name.Length is < 3 or > 57 || !char.IsAsciiLetter(name[0]) || !name.All(char.IsAsciiLetterOrDigit)
+            ? $"'{name}' is not an Azure table name Snapper can use (3 to 57 letters and digits, beginning with a letter: its states at rest go to the table '{name}states')"
             : null;
 
     /// <summary>The options a successful parse gives.</summary>

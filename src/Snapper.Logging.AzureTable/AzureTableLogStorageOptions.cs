@@ -12,6 +12,18 @@ public sealed class AzureTableLogStorageOptions
     /// <summary>The table, created if missing: 3-63 letters and digits, starting with a letter.</summary>
     public string TableName { get; set; } = DefaultTableName;
 
+    /// <summary>
+    /// The table of actors' states at rest (<see cref="AzureTableStateStore"/>), created if missing:
+    /// by default <see cref="TableName"/> followed by "states".
+    /// </summary>
+    public string StateTableName
+    {
+        get => stateTableName ?? TableName + "states";
+        set => stateTableName = value;
+    }
+
+    private string? stateTableName;
+
     /// <summary>The default <see cref="InDoubtPatience"/>.</summary>
     public static readonly TimeSpan DefaultInDoubtPatience = TimeSpan.FromSeconds(10);
 
@@ -39,6 +51,11 @@ public sealed class AzureTableLogStorageOptions
         if (TableName is not { Length: >= 3 and <= 63 } || !char.IsAsciiLetter(TableName[0]) || !TableName.All(char.IsAsciiLetterOrDigit))
         {
             throw new ArgumentException($"AzureTableLogStorageOptions.TableName '{TableName}' is not 3-63 letters and digits starting with a letter.");
+        }
+
+        if (StateTableName is not { Length: >= 3 and <= 63 } || !char.IsAsciiLetter(StateTableName[0]) || !StateTableName.All(char.IsAsciiLetterOrDigit))
+        {
+            throw new ArgumentException($"AzureTableLogStorageOptions.StateTableName '{StateTableName}' is not 3-63 letters and digits starting with a letter (by default it is TableName followed by \"states\").");
         }
     }
 }

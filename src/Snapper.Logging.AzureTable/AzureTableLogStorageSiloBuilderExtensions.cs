@@ -11,7 +11,8 @@ namespace Orleans.Hosting;
 public static class AzureTableLogStorageSiloBuilderExtensions
 {
     /// <summary>
-    /// Keeps this silo's Snapper logs in Azure Table Storage (with <c>Logging = Memory</c>, Snapper's
+    /// Keeps this silo's Snapper logs in Azure Table Storage, and the states of actors at rest in a
+    /// table beside them (<see cref="AzureTableLogStorageOptions.StateTableName"/>) (with <c>Logging = Memory</c>, Snapper's
     /// default, which writes to whatever <see cref="ILogStorage"/> is registered). Before or after
     /// <c>AddSnapper</c>. The options are checked here; the table is created when the silo starts.
     /// Unless <see cref="SnapperOptions.LoggerCount"/> is set, the silo writes one log, as with files:
@@ -27,6 +28,7 @@ public static class AzureTableLogStorageSiloBuilderExtensions
         configure(options);
         options.Validate();
         silo.Services.Replace(ServiceDescriptor.Singleton<ILogStorage>(_ => new AzureTableLogStorage(options)));
+        silo.Services.Replace(ServiceDescriptor.Singleton<Snapper.AtRest.IStateStore>(_ => new AzureTableStateStore(options)));
         silo.Services.PostConfigure<SnapperOptions>(o => o.LoggerCount ??= 1);
         return silo;
     }

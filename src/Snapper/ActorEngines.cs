@@ -28,9 +28,11 @@ internal sealed class ActorEngines<TState>
     private readonly ActivationLoader loader;
     private readonly ActiveActors active;
     private readonly object activation;
+    private readonly long sequence; // this activation's place in the actor's chain (CommittedState.Sequence)
 
-    private ActorEngines(ActParticipant<TState> act, PactParticipant<TState> pact, ActServices services, ActivationLoader loader, ActiveActors active, object activation)
+    private ActorEngines(ActParticipant<TState> act, PactParticipant<TState> pact, ActServices services, ActivationLoader loader, ActiveActors active, object activation, long sequence)
     {
+        this.sequence = sequence;
         Act = act;
         Pact = pact;
         Reconnaissance = new ReconnaissanceParticipant<TState>(act.Id, services, act.Versions);
@@ -65,7 +67,7 @@ internal sealed class ActorEngines<TState>
         var active = provider.GetRequiredService<ActiveActors>();
         var services = provider.GetRequiredService<ActServices>();
         var loader = provider.GetRequiredService<ActivationLoader>();
-        var (handedOver, committed, undecided) = await loader.Load(id);
+        var (handedOver, committed, undecided, sequence) = await loader.Load(id);
         ActParticipant<TState> act;
         PactParticipant<TState> pact;
         try
@@ -97,7 +99,7 @@ internal sealed class ActorEngines<TState>
         }
 
         active.Add(id, activation);
-        return new ActorEngines<TState>(act, pact, services, loader, active, activation);
+        return new ActorEngines<TState>(act, pact, services, loader, active, activation, sequence);
     }
 
     /// <summary>The engine <paramref name="ctx"/>'s transaction runs in: the PACT engine for a PACT, else the ACT engine (a reconnaissance has its own).</summary>
@@ -118,22 +120,33 @@ internal sealed class ActorEngines<TState>
     }
 
     /// <summary>
-    /// The activation has gone: it leaves its committed state on this silo for the next activation,
-    /// here or on another silo, instead of an older one from the logs. The writes prepared here for
-    /// ACTs not decided yet go along: a deactivation does not wait for an ACT's Commit
-    /// (DelayDeactivation holds off only idle collection).
+    /// The activation has gone: it leaves its committed state for the next activation, here or on
+    /// another silo, instead of an older one from the logs. With nothing undecided here it goes to
+    /// the store of states at rest; otherwise it stays on this silo, and the writes prepared here
+    /// for ACTs not decided yet go along: a deactivation does not wait for an ACT's Commit
+    /// (DelayDeactivation holds off only idle collection; a shutdown, a migration or
+    /// DeactivateOnIdle do not wait for it), so how it goes does not say whether it is settled.
     /// </summary>
-    public void HandOver()
+    public async Task HandOver(CancellationToken cancellationToken)
     {
         var versions = Act.Versions;
-        loader.Leave(Act.Id, new CommittedState(versions.CommittedVersion, services.Serializer.Serialize(versions.Committed))
+        var settled = !Undecided;
+        var state = new CommittedState(versions.CommittedVersion, services.Serializer.Serialize(versions.Committed))
         {
             Undecided = Act.HandOver(),
             Batches = Pact.HandOver(),
             Outcomes = Act.Roots.HandOver(),
             Committed = Act.HandOverCommitted(),
-        });
-        active.Remove(Act.Id, activation);
+            Sequence = sequence,
+        };
+        try
+        {
+            await loader.Leave(Act.Id, state, settled && state.Undecided.IsDefaultOrEmpty, cancellationToken);
+        }
+        finally
+        {
+            active.Remove(Act.Id, activation);
+        }
     }
 
     /// <summary>The actor's call filter, for a call whose first argument is <paramref name="ctx"/>.</summary>

@@ -121,10 +121,14 @@ public abstract class TransactionalActor<TState> : Grain, ITransactionalActor, I
     }
 
     /// <inheritdoc />
-    public override Task OnDeactivateAsync(DeactivationReason reason, CancellationToken cancellationToken)
+    public override async Task OnDeactivateAsync(DeactivationReason reason, CancellationToken cancellationToken)
     {
-        engines?.HandOver();
-        return base.OnDeactivateAsync(reason, cancellationToken);
+        if (engines is not null)
+        {
+            await engines.HandOver(cancellationToken);
+        }
+
+        await base.OnDeactivateAsync(reason, cancellationToken);
     }
 
     // Orleans has started to deactivate this activation: it takes no message until the calls running

@@ -226,7 +226,7 @@ public sealed class EmbeddedCluster : ILoadGenCluster
         }
     }
 
-    // A run's own table: fresh accounts for --verify, deleted when the run ends (as a temporary log folder is).
+    // A run's own tables (logs, states at rest): fresh accounts for --verify, deleted when the run ends (as a temporary log folder is).
     private sealed class AzureTableRun(string connection)
     {
         public string Connection { get; } = connection;
@@ -237,7 +237,9 @@ public sealed class EmbeddedCluster : ILoadGenCluster
         {
             try
             {
-                await new Azure.Data.Tables.TableServiceClient(Connection).DeleteTableAsync(TableName);
+                var service = new Azure.Data.Tables.TableServiceClient(Connection);
+                await service.DeleteTableAsync(TableName);
+                await service.DeleteTableAsync(new Snapper.Logging.AzureTable.AzureTableLogStorageOptions { TableName = TableName }.StateTableName);
             }
             catch (Azure.RequestFailedException)
             {

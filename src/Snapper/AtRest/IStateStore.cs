@@ -4,7 +4,9 @@ namespace Snapper.AtRest;
 /// Where actors' committed states rest while they are not active: one entry per actor, keyed by
 /// it (docs/decisions.md, "Issue 52's plan"). Any silo may write an actor's entry and any may read
 /// it, in any order: an entry keeps the highest version written, so a checkpoint, a deactivation
-/// and a failover never need to agree who writes last.
+/// and a failover never need to agree who writes last; of one version, the highest
+/// <see cref="StoredState.Sequence"/> (one version is one state, but what rests with it grows
+/// while an actor only reads).
 /// Implementations: <see cref="InMemoryStateStore"/> (tests, benchmarks),
 /// <see cref="SqliteStateStore"/> (a keyed table in a file, one fsync per write) and, in
 /// <c>SnapperTransactions.Logging.AzureTable</c>, <c>AzureTableStateStore</c> (an entity per actor).
@@ -20,9 +22,13 @@ public interface IStateStore
 
     /// <summary>
     /// Writes <paramref name="states"/>, durable when the task completes. An entry keeps the highest
-    /// version it was given: a state whose version is not higher than the entry's leaves it as it
-    /// is. A write that fails may have written some of them (a table service writes an entity at a
+    /// (version, sequence) it was given: a state whose pair is not higher than the entry's leaves
+    /// it as it is (an equal pair is the same write). A write that fails may have written some of them (a table service writes an entity at a
     /// time), and writing them again is harmless.
     /// </summary>
     Task WriteAsync(IReadOnlyList<StoredState> states, CancellationToken cancellationToken);
+
+    /// <summary>True if <paramref name="state"/> replaces <paramref name="held"/>: a higher (version, sequence).</summary>
+    public static bool Higher(StoredState state, StoredState held) =>
+        state.Version > held.Version || (state.Version == held.Version && state.Sequence > held.Sequence);
 }

@@ -5,7 +5,7 @@ namespace Snapper.AtRest;
 /// <summary>Keeps states at rest in process memory: shared by the silos of one process, lost with it.</summary>
 public sealed class InMemoryStateStore : IStateStore
 {
-    private readonly ConcurrentDictionary<ActorId, (long Version, byte[] State)> entries = new();
+    private readonly ConcurrentDictionary<ActorId, StoredState> entries = new();
 
     /// <summary>Entries held.</summary>
     public int Count => entries.Count;
@@ -14,7 +14,7 @@ public sealed class InMemoryStateStore : IStateStore
     public Task<StoredState?> ReadAsync(ActorId actor, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
-        return Task.FromResult<StoredState?>(entries.TryGetValue(actor, out var entry) ? new StoredState(actor, entry.Version, entry.State) : null);
+        return Task.FromResult<StoredState?>(entries.TryGetValue(actor, out var entry) ? entry : null);
     }
 
     /// <inheritdoc />
@@ -25,8 +25,8 @@ public sealed class InMemoryStateStore : IStateStore
         cancellationToken.ThrowIfCancellationRequested();
         foreach (var state in states)
         {
-            var copy = (state.Version, state.State.ToArray());
-            entries.AddOrUpdate(state.Actor, copy, (_, held) => copy.Version > held.Version ? copy : held);
+            var copy = state with { State = state.State.ToArray() };
+            entries.AddOrUpdate(state.Actor, copy, (_, held) => IStateStore.Higher(copy, held) ? copy : held);
         }
 
         return Task.CompletedTask;

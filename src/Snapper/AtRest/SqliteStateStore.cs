@@ -23,20 +23,21 @@ public sealed class SqliteStateStore : IStateStore, IAsyncDisposable
             type TEXT NOT NULL,
             key TEXT NOT NULL,
             version INTEGER NOT NULL,
+            sequence INTEGER NOT NULL,
             crc INTEGER NOT NULL,
             state BLOB NOT NULL,
             PRIMARY KEY (type, key)
         ) WITHOUT ROWID;
         """;
 
-    // The higher version wins; an equal one is the same state.
+    // The higher (version, sequence) wins (IStateStore).
     private const string Upsert = """
-        INSERT INTO states (type, key, version, crc, state) VALUES ($type, $key, $version, $crc, $state)
-        ON CONFLICT (type, key) DO UPDATE SET version = excluded.version, crc = excluded.crc, state = excluded.state
-        WHERE excluded.version > states.version;
+        INSERT INTO states (type, key, version, sequence, crc, state) VALUES ($type, $key, $version, $sequence, $crc, $state)
+        ON CONFLICT (type, key) DO UPDATE SET version = excluded.version, sequence = excluded.sequence, crc = excluded.crc, state = excluded.state
+        WHERE (excluded.version, excluded.sequence) > (states.version, states.sequence);
         """;
 
-    private const string Select = "SELECT version, crc, state FROM states WHERE type = $type AND key = $key;";
+    private const string Select = "SELECT version, sequence, crc, state FROM states WHERE type = $type AND key = $key;";
 
     private readonly string connectionString;
     private readonly SemaphoreSlim writing = new(1, 1);
@@ -116,15 +117,13 @@ public sealed class SqliteStateStore : IStateStore, IAsyncDisposable
             return null;
         }
 
-        var version = row.GetInt64(0);
-        var crc = (uint)row.GetInt64(1);
-        var state = (byte[])row.GetValue(2);
-        if (StateChecksum.Of(version, state) != crc)
+        var entry = new StoredState(actor, row.GetInt64(0), (byte[])row.GetValue(3)) { Sequence = row.GetInt64(1) };
+        if (StateChecksum.Of(entry) != (uint)row.GetInt64(2))
         {
-            throw new InvalidDataException($"state store '{Path}': the entry of {actor} is corrupt (its checksum does not match its version and state); the actor is not served from it.");
+            throw new InvalidDataException($"state store '{Path}': the entry of {actor} is corrupt (its checksum does not match its version, sequence and state); the actor is not served from it.");
         }
 
-        return new StoredState(actor, version, state);
+        return entry;
     }
 
     private bool Write(IReadOnlyList<StoredState> states)
@@ -137,14 +136,14 @@ public sealed class SqliteStateStore : IStateStore, IAsyncDisposable
         var type = upsert.Parameters.Add("$type", SqliteType.Text);
         var key = upsert.Parameters.Add("$key", SqliteType.Text);
         var version = upsert.Parameters.Add("$version", SqliteType.Integer);
+        var sequence = upsert.Parameters.Add("$sequence", SqliteType.Integer);
         var crc = upsert.Parameters.Add("$crc", SqliteType.Integer);
         var state = upsert.Parameters.Add("$state", SqliteType.Blob);
         upsert.Prepare();
         foreach (var entry in states)
         {
-            (type.Value, key.Value, version.Value) = (entry.Actor.Type, entry.Actor.Key, entry.Version);
-            var bytes = entry.State.ToArray();
-            (crc.Value, state.Value) = ((long)StateChecksum.Of(entry.Version, bytes), bytes);
+            (type.Value, key.Value, version.Value, sequence.Value) = (entry.Actor.Type, entry.Actor.Key, entry.Version, entry.Sequence);
+            (crc.Value, state.Value) = ((long)StateChecksum.Of(entry), entry.State.ToArray());
             upsert.ExecuteNonQuery();
         }
 

@@ -143,4 +143,7 @@ internal static partial class LogMessages
 
     [LoggerMessage(EventId = 151, Level = LogLevel.Debug, Message = "PACT {Tid}'s late call into {Callee}: asking the callee for its answer failed; asked again later")]
     public static partial void LateAnswerNotAsked(ILogger logger, Exception exception, long tid, ActorId callee);
+
+    [LoggerMessage(EventId = 160, Level = LogLevel.Warning, Message = "The states of {Count} actor(s) that went could not be written to the state store; they rest in this silo's memory until their next activation")]
+    public static partial void StatesNotStored(ILogger logger, Exception exception, int count);
 }

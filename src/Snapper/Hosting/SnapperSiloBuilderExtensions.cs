@@ -61,6 +61,7 @@ public static class SnapperSiloBuilderExtensions
         services.AddSingleton<ActCommitCoordinator>();
         services.AddSingleton<ActOutcomes>();
         services.AddSingleton<CommittedStates>();
+        services.AddSingleton<StatesAtRest>();
         silo.AddGrainService<StateHandoff>();
         services.AddSingleton<StateHandoffs>();
         services.AddSingleton<LogRecovery>();

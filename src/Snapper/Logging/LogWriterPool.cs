@@ -58,6 +58,12 @@ internal sealed class LogWriterPool
 
     public bool Enabled => loggers.Length > 0;
 
+    /// <summary>True once a failover has fenced one of this silo's logs: the silo is stopping, and nothing it writes may count.</summary>
+    public bool IsFenced => Volatile.Read(ref stopping) == 1;
+
+    /// <summary>True once a group failed to persist in any of this silo's logs (a full disk, a storage outage).</summary>
+    public bool HasFailedWrites => loggers.Any(l => l.FailedRanges > 0);
+
     /// <summary>The silo's loggers, one per log it writes (empty when logging is off).</summary>
     public IReadOnlyList<LogWriter> All => loggers;
 

@@ -7,14 +7,16 @@ using Snapper.Logging;
 namespace Snapper.Recovery;
 
 /// <summary>
-/// Where an activating actor's committed state comes from: handed over by the silo where it was
-/// active last (this one or another), or read from the logs (at the silo's start, or by the
-/// failover after a silo departed), the highest version winning. A deactivating actor leaves its
-/// state here for the next activation (<see cref="Leave"/>).
+/// Where an activating actor's committed state comes from: the store of states at rest
+/// (<see cref="StatesAtRest"/>), handed over by the silo where it was active last (this one or
+/// another), or read from the logs (at the silo's start, or by the failover after a silo
+/// departed), the highest version winning. A deactivating actor leaves its state here for the next
+/// activation (<see cref="Leave"/>): in the store if it goes with nothing undecided, else in memory.
 /// </summary>
 internal sealed class ActivationLoader(
     StateHandoffs handoffs,
     CommittedStates states,
+    StatesAtRest atRest,
     IDepartures departures,
     IClusterMembershipService cluster,
     ILocalSiloDetails silo,
@@ -23,6 +25,11 @@ internal sealed class ActivationLoader(
     ILoggerFactory loggerFactory)
 {
     private static readonly TimeSpan HandOverPoll = TimeSpan.FromMilliseconds(500);
+
+    // The sequence an activation after a failover skips: past any the departed silo's activations
+    // of the actor reached since the row this one read (StatesAtRest), so a row that silo writes
+    // if it wakes up never replaces a survivor's.
+    internal const long FailoverSequenceStep = 1L << 20;
     private const int HandOverAttempts = 5;
     private readonly ILogger diagnostics = loggerFactory.CreateLogger("Snapper.Actor");
 
@@ -38,13 +45,19 @@ internal sealed class ActivationLoader(
     /// it has taken must <see cref="GiveBack"/>; this one does so itself if its wait for a failover
     /// fails.
     /// </remarks>
-    public async Task<(CommittedState? HandedOver, CommittedState? Committed, IReadOnlyList<PrepareRecord> Undecided)> Load(ActorId actor)
+    public async Task<(CommittedState? HandedOver, CommittedState? Committed, IReadOnlyList<PrepareRecord> Undecided, long Sequence)> Load(ActorId actor)
     {
+        var resting = atRest.Read(actor);
         var (handedOver, answered) = await TakeCommittedState(actor);
         try
         {
-            var (committed, undecided) = await AfterDepartures(actor, handedOver, answered);
-            return (handedOver, committed, undecided);
+            if (await resting is { } stored)
+            {
+                handedOver = handedOver is { } held ? WithRow(held, stored) : stored;
+            }
+
+            var (committed, undecided, throughSeal) = await AfterDepartures(actor, handedOver, answered);
+            return (handedOver, committed, undecided, (handedOver?.Sequence ?? 0) + (throughSeal ? FailoverSequenceStep : 1));
         }
         catch
         {
@@ -53,8 +66,49 @@ internal sealed class ActivationLoader(
         }
     }
 
-    /// <summary>A deactivating actor leaves its committed state (and what goes with it) for its next activation.</summary>
-    public void Leave(ActorId actor, CommittedState state) => states.Offer(actor, state);
+    /// <summary>
+    /// A deactivating actor leaves its committed state (and what goes with it) for its next
+    /// activation: in the store if <paramref name="settled"/> (nothing undecided goes with it, so
+    /// no silo need hold it) and the store takes it before <paramref name="cancellationToken"/>
+    /// ends, else in this silo's memory, where the next activation asks for it.
+    /// </summary>
+    public async Task Leave(ActorId actor, CommittedState state, bool settled, CancellationToken cancellationToken)
+    {
+        // In memory while the row is written: if the next activation began before this one is
+        // gone, it finds the state here.
+        states.Offer(actor, state);
+        if (!settled || !atRest.Enabled)
+        {
+            return;
+        }
+
+        bool stored;
+        try
+        {
+            stored = await atRest.Write(actor, state, cancellationToken);
+        }
+        catch (Exception e)
+        {
+            LogMessages.StatesNotStored(diagnostics, e, 1);
+            stored = false;
+        }
+
+        if (stored)
+        {
+            states.Remove(actor, state);
+        }
+    }
+
+    // A row and a state held in memory (from a hand-over, or the logs as this silo read them at its
+    // start): the higher version, the higher sequence and what either carries (CommittedState.Merge),
+    // on a tie in version batches first from memory (it left later), but the state itself from the
+    // row: an activation wrote it, while the logs' last record of a version may hold a write taken
+    // back after it (PactParticipant.TakeBackAndLog) when this silo read them mid-append.
+    private static CommittedState WithRow(CommittedState held, CommittedState row)
+    {
+        var merged = CommittedState.Merge(held, row);
+        return held.Version == row.Version ? merged with { State = row.State, Deltas = row.Deltas } : merged;
+    }
 
     /// <summary>
     /// An activation failed after <see cref="Load"/> took <paramref name="handedOver"/>: it goes back
@@ -160,11 +214,11 @@ internal sealed class ActivationLoader(
     // is gone, and its stop may wait for this very activation (Orleans moves a stopping silo's
     // grains, and its transactions still running wait on calls to actors activating here), so
     // waiting for that failover here would hold both until the silo's shutdown timeout.
-    private async Task<(CommittedState? State, IReadOnlyList<PrepareRecord> Undecided)> AfterDepartures(ActorId actor, CommittedState? found, IReadOnlyCollection<SiloAddress> answered)
+    private async Task<(CommittedState? State, IReadOnlyList<PrepareRecord> Undecided, bool ThroughSeal)> AfterDepartures(ActorId actor, CommittedState? found, IReadOnlyCollection<SiloAddress> answered)
     {
         if (!departures.Any)
         {
-            return (found, []);
+            return (found, [], false);
         }
 
         var settled = departures.WhenSettled(answered);
@@ -176,7 +230,7 @@ internal sealed class ActivationLoader(
 
         if (await settled is not { } seal)
         {
-            return (found, []);
+            return (found, [], false);
         }
 
         var (logged, undecided) = seal.ForActivation(actor);
@@ -186,6 +240,6 @@ internal sealed class ActivationLoader(
         }
 
         var version = found?.Version ?? 0;
-        return (found, [.. undecided.Where(p => p.Version > version)]);
+        return (found, [.. undecided.Where(p => p.Version > version)], true);
     }
 }

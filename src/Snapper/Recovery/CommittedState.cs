@@ -23,6 +23,13 @@ internal readonly record struct CommittedState(
     [property: Id(5)] ImmutableArray<Protocol.RememberedOutcome> Outcomes = default,
     [property: Id(6)] ImmutableArray<long> Committed = default)
 {
+    /// <summary>
+    /// The place in the actor's chain of activations of the one that left this state (a row of
+    /// <see cref="StatesAtRest"/> orders writes of one version by it: the later activation knew more).
+    /// </summary>
+    [Id(7)]
+    public long Sequence { get; init; }
+
     /// <summary>The version of the whole <see cref="State"/>, before the deltas.</summary>
     public long WholeVersion => Version - (Deltas.IsDefault ? 0 : Deltas.Length);
 
@@ -32,7 +39,7 @@ internal readonly record struct CommittedState(
     /// then the same state: writes on one actor are serial); and nothing else either carries is
     /// dropped. Prepared writes wait for their roots, so both sets are kept; outcomes are
     /// answered for a while, so both lists; batches were left on a committed state, so only from a
-    /// holder of the winning version.
+    /// holder of the winning version; the higher sequence.
     /// </summary>
     public static CommittedState Merge(CommittedState first, CommittedState second)
     {
@@ -43,6 +50,7 @@ internal readonly record struct CommittedState(
             Batches = (first.Version == winner.Version ? first.Batches : null) ?? (second.Version == winner.Version ? second.Batches : null),
             Outcomes = Concat(first.Outcomes, second.Outcomes),
             Committed = Concat(first.Committed, second.Committed),
+            Sequence = Math.Max(first.Sequence, second.Sequence),
         };
     }
 

@@ -26,6 +26,9 @@ internal sealed class CommittedStates
     public void Offer(ActorId actor, CommittedState state) =>
         states.AddOrUpdate(actor, state, (_, held) => CommittedState.Merge(state, held));
 
+    /// <summary>Removes <paramref name="state"/> if it is still what is held for <paramref name="actor"/> (not taken or merged with another since).</summary>
+    public void Remove(ActorId actor, CommittedState state) => states.TryRemove(KeyValuePair.Create(actor, state));
+
     /// <summary>Removes and returns the state held for <paramref name="actor"/>, if any.</summary>
     public CommittedState? Take(ActorId actor) => states.TryRemove(actor, out var state) ? state : null;
 

@@ -43,10 +43,27 @@ public abstract class StateStoreContract : IAsyncDisposable
         await Store.WriteAsync([State(1, 3)], CancellationToken.None); // a late writer: a deactivation behind a checkpoint
         await Store.WriteAsync([State(2, 3)], CancellationToken.None);
         await Store.WriteAsync([State(2, 5)], CancellationToken.None);
-        await Store.WriteAsync([new StoredState(Actor(2), 5, new byte[] { 1 })], CancellationToken.None); // the same version again is the same state
 
         Assert.Equal(Bytes(1, 5), (await Store.ReadAsync(Actor(1), CancellationToken.None))!.Value.State.ToArray());
         Assert.Equal(Bytes(2, 5), (await Store.ReadAsync(Actor(2), CancellationToken.None))!.Value.State.ToArray());
+    }
+
+    [Fact]
+    public async Task Of_one_version_the_highest_sequence_stays()
+    {
+        // One version is one state, but what rests with it grows while the actor only reads.
+        await Store.WriteAsync([State(1, 5) with { Sequence = 2 }], CancellationToken.None);
+        await Store.WriteAsync([new StoredState(Actor(1), 5, new byte[] { 1 }) { Sequence = 3 }], CancellationToken.None);
+        await Store.WriteAsync([new StoredState(Actor(1), 5, new byte[] { 9 }) { Sequence = 2 }], CancellationToken.None); // a late writer
+        await Store.WriteAsync([new StoredState(Actor(1), 5, new byte[] { 8 }) { Sequence = 3 }], CancellationToken.None); // the same write again
+        await Store.WriteAsync([new StoredState(Actor(2), 5, new byte[] { 3 }) { Sequence = 7 }, new StoredState(Actor(2), 5, new byte[] { 2 }) { Sequence = 6 }], CancellationToken.None);
+
+        var one = (await Store.ReadAsync(Actor(1), CancellationToken.None))!.Value;
+        Assert.Equal(new byte[] { 1 }, one.State.ToArray());
+        Assert.Equal(3, one.Sequence);
+        var two = (await Store.ReadAsync(Actor(2), CancellationToken.None))!.Value;
+        Assert.Equal(new byte[] { 3 }, two.State.ToArray());
+        Assert.Equal(7, two.Sequence);
     }
 
     [Fact]
@@ -144,7 +161,7 @@ public sealed class SqliteStateStoreTests : StateStoreContract
         }
 
         var refused = await Assert.ThrowsAsync<InvalidDataException>(() => store.ReadAsync(Actor(1), CancellationToken.None));
-        Assert.Equal($"state store '{store.Path}': the entry of {Actor(1)} is corrupt (its checksum does not match its version and state); the actor is not served from it.", refused.Message);
+        Assert.Equal($"state store '{store.Path}': the entry of {Actor(1)} is corrupt (its checksum does not match its version, sequence and state); the actor is not served from it.", refused.Message);
     }
 
     [Fact]
@@ -183,13 +200,13 @@ public sealed class AzureTableStateStoreTests(Azurite azurite) : StateStoreContr
     public async Task A_state_changed_in_the_table_is_refused_in_one_line_naming_the_table_and_the_actor()
     {
         await Store.WriteAsync([State(1, 4)], CancellationToken.None);
-        var table = new Azure.Data.Tables.TableClient(options.ConnectionString, options.TableName);
+        var table = new Azure.Data.Tables.TableClient(options.ConnectionString, options.StateTableName);
         var (partition, row) = AzureTableStateStore.KeysOf(Actor(1));
         var entity = (await table.GetEntityAsync<Azure.Data.Tables.TableEntity>(partition, row)).Value;
         entity["S0"] = new byte[] { 0, 0xFF, 0 };
         await table.UpdateEntityAsync(entity, entity.ETag, Azure.Data.Tables.TableUpdateMode.Replace);
 
         var refused = await Assert.ThrowsAsync<InvalidDataException>(() => Store.ReadAsync(Actor(1), CancellationToken.None));
-        Assert.Equal($"state store table '{options.TableName}': the entry of {Actor(1)} is corrupt (its checksum does not match its version and state); the actor is not served from it.", refused.Message);
+        Assert.Equal($"state store table '{options.StateTableName}': the entry of {Actor(1)} is corrupt (its checksum does not match its version, sequence and state); the actor is not served from it.", refused.Message);
     }
 }

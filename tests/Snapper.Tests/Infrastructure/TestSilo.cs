@@ -66,9 +66,11 @@ public sealed class TestSilo : IAsyncDisposable
         var gates = new Gates();
         var builder = new InProcessTestClusterBuilder((short)silos);
         builder.Options.ConfigureFileLogging = false;
+        var states = new Snapper.AtRest.InMemoryStateStore(); // the cluster's states at rest, unless its logs are files
         builder.ConfigureSiloHost((_, host) =>
         {
             host.Services.AddSingleton(gates);
+            host.Services.AddSingleton<Snapper.AtRest.IStateStore>(states);
             services?.Invoke(host.Services);
         });
         builder.ConfigureSilo((_, silo) =>

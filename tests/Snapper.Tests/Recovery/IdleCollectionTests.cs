@@ -30,7 +30,9 @@ public sealed class IdleCollectionTests(Azurite azurite) : IClassFixture<Azurite
             {
                 if (logger == "azure-table")
                 {
-                    services.AddSingleton<ILogStorage>(new AzureTableLogStorage(new AzureTableLogStorageOptions { ConnectionString = azurite.ConnectionString, TableName = Azurite.NewTableName() }));
+                    var options = new AzureTableLogStorageOptions { ConnectionString = azurite.ConnectionString, TableName = Azurite.NewTableName() };
+                    services.AddSingleton<ILogStorage>(new AzureTableLogStorage(options));
+                    services.AddSingleton<Snapper.AtRest.IStateStore>(new AzureTableStateStore(options)); // as AddSnapperAzureTableLogStorage adds it
                 }
             });
         var accounts = Enumerable.Range(0, 12).Select(i => ActorId.Create<IAccountActor>(i)).ToArray();

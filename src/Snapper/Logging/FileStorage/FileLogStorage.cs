@@ -44,6 +44,9 @@ public sealed class FileLogStorage : ILogStorage, IAsyncDisposable
     /// </summary>
     public const string DamagedSegmentKey = "Snapper.Logging.FileStorage.DamagedSegment";
 
+    /// <summary>The folder of the logs (full path).</summary>
+    internal string Root => root;
+
     /// <summary>A file log storage in <see cref="FileLogStorageOptions.Directory"/>, created if missing.</summary>
     /// <param name="options">Where and how large segment files are.</param>
     /// <param name="logger">Where repairs of torn tails and fail-stops are reported.</param>

@@ -1,0 +1,171 @@
+using System.Threading.Channels;
+using Microsoft.Extensions.Logging;
+using Orleans.Serialization;
+using Snapper.AtRest;
+using Snapper.Diagnostics;
+using Snapper.Logging;
+
+namespace Snapper.Recovery;
+
+/// <summary>
+/// The states of actors that went with nothing undecided, in the <see cref="IStateStore"/> that
+/// goes with the log storage (file logs: a SQLite file beside them; any other storage: the
+/// <see cref="IStateStore"/> registered, such as the Azure table that
+/// <c>AddSnapperAzureTableLogStorage</c> adds) (docs/architecture.md, "An activation goes"): written as an activation
+/// goes, read as the next one starts, on any silo. A row holds what the activation would have left
+/// in <see cref="CommittedStates"/> (a <see cref="CommittedState"/>: the state, the watermarks of the
+/// batches it saw, the outcomes still asked for), so an idle actor costs its silo nothing.
+/// Activations that go together share one store write (one fsync). Without a store (memory logs, or
+/// a log storage of the application's own without one) states rest in <see cref="CommittedStates"/>.
+/// </summary>
+/// <remarks>
+/// The logs stay the record of every committed state (checkpoints restate them): a row is a copy
+/// an activation reads instead of asking every silo. A row is never newer than the logs, so a
+/// write that fails or comes late loses nothing; what the activation left then rests in memory.
+/// Writes of one version are ordered by <see cref="CommittedState.Sequence"/>, the activation's place
+/// in the actor's chain: a row written late (its writer gave up waiting) cannot replace a later
+/// activation's; an activation after a failover jumps the sequence (<see cref="ActivationLoader"/>),
+/// so a silo that paused, was declared dead and wakes cannot replace the survivors' rows either,
+/// and a silo whose log was fenced writes none (nor one whose logs failed a write: it keeps states
+/// in memory, and its operator hears of the failure once, from the log).
+/// </remarks>
+internal sealed class StatesAtRest : IAsyncDisposable
+{
+    private const int MostPerWrite = 1024;
+    private readonly IStateStore? store;
+    private readonly bool ownsStore;
+    private readonly Serializer<CommittedState> serializer;
+    private readonly LogWriterPool logs;
+    private readonly ILogger diagnostics;
+    private readonly Channel<Pending> queue = Channel.CreateUnbounded<Pending>(new UnboundedChannelOptions { SingleReader = true });
+    private readonly Lazy<Task> writer;
+
+    public StatesAtRest(ILogStorage storage, IServiceProvider services, Serializer<CommittedState> serializer, LogWriterPool logs, ILoggerFactory loggerFactory)
+    {
+        (store, ownsStore) = storage is Logging.FileStorage.FileLogStorage files
+            ? (new SqliteStateStore(Path.Combine(files.Root, StoreFile)), true)
+            : (services.GetService(typeof(IStateStore)) as IStateStore, false);
+        this.serializer = serializer;
+        this.logs = logs;
+        diagnostics = loggerFactory.CreateLogger("Snapper.Actor");
+        writer = new Lazy<Task>(() => Task.Run(WriteLoop));
+    }
+
+    /// <summary>The store's file beside a file log storage's logs.</summary>
+    internal const string StoreFile = "states.db";
+
+    /// <summary>False without a store, or without logs (a row must never outlive the logs it copies): states rest in memory.</summary>
+    public bool Enabled => store is not null && logs.Enabled;
+
+    /// <summary>The row of <paramref name="actor"/>, or null. A row that does not check fails the read (never "no state").</summary>
+    public async Task<CommittedState?> Read(ActorId actor)
+    {
+        if (!Enabled || await store!.ReadAsync(actor, CancellationToken.None) is not { } row)
+        {
+            return null;
+        }
+
+        CommittedState state;
+        try
+        {
+            state = serializer.Deserialize(row.State);
+        }
+        catch (Exception e) when (e is not OutOfMemoryException)
+        {
+            throw new InvalidDataException($"the state store's entry of {actor} does not read as a state at rest ({e.Message}); the actor is not served from it.", e);
+        }
+
+        if (state.Version != row.Version || state.Sequence != row.Sequence)
+        {
+            throw new InvalidDataException($"the state store's entry of {actor} says version {row.Version} (sequence {row.Sequence}) but holds version {state.Version} (sequence {state.Sequence}); the actor is not served from it.");
+        }
+
+        return state;
+    }
+
+    /// <summary>
+    /// Writes <paramref name="state"/> as <paramref name="actor"/>'s row, with whatever other
+    /// activations go meanwhile. True once durable; false if there is no store, the silo is fenced,
+    /// the write failed or <paramref name="cancellationToken"/> ended the wait (the caller keeps the
+    /// state in memory then).
+    /// </summary>
+    public async Task<bool> Write(ActorId actor, CommittedState state, CancellationToken cancellationToken)
+    {
+        if (!Enabled || logs.IsFenced || logs.HasFailedWrites)
+        {
+            return false; // a silo whose logs fail keeps states in memory, as before the store: one failure, told once
+        }
+
+        var row = new StoredState(actor, state.Version, serializer.SerializeToArray(state)) { Sequence = state.Sequence };
+        var pending = new Pending(row, new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously));
+        if (!queue.Writer.TryWrite(pending))
+        {
+            return false; // disposed: the silo is stopping
+        }
+
+        _ = writer.Value;
+        try
+        {
+            return await pending.Durable.Task.WaitAsync(cancellationToken);
+        }
+        catch (OperationCanceledException)
+        {
+            return false;
+        }
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        queue.Writer.TryComplete();
+        if (writer.IsValueCreated)
+        {
+            await writer.Value;
+        }
+
+        if (ownsStore && store is IAsyncDisposable disposable)
+        {
+            await disposable.DisposeAsync();
+        }
+    }
+
+    // One store write for every row queued meanwhile (up to MostPerWrite): a group commit. A row
+    // whose writer gave up waiting is still written (it is a committed state; a later activation's
+    // row has a higher sequence, so this one cannot replace it).
+    private async Task WriteLoop()
+    {
+        var group = new List<Pending>();
+        while (await queue.Reader.WaitToReadAsync())
+        {
+            while (group.Count < MostPerWrite && queue.Reader.TryRead(out var next))
+            {
+                group.Add(next);
+            }
+
+            bool durable;
+            try
+            {
+                if (logs.IsFenced)
+                {
+                    throw new LogFencedException("this silo's log was fenced by a failover: it writes no state at rest");
+                }
+
+                await store!.WriteAsync([.. group.Select(p => p.Row)], CancellationToken.None);
+                durable = true;
+            }
+            catch (Exception e)
+            {
+                LogMessages.StatesNotStored(diagnostics, e, group.Count);
+                durable = false;
+            }
+
+            foreach (var pending in group)
+            {
+                pending.Durable.TrySetResult(durable);
+            }
+
+            group.Clear();
+        }
+    }
+
+    private sealed record Pending(StoredState Row, TaskCompletionSource<bool> Durable);
+}
