@@ -16,10 +16,21 @@ namespace Snapper.Grains;
 /// than the call it is for. A reference is immutable and may be shared by every caller. Everything
 /// known of an actor sits in one entry, so the several lookups a PACT makes of the same actor
 /// (its declaration checked, its calls, its BatchMsg) find it in memory the first one brought in.
+/// The cache is bounded (two generations of <see cref="Generation"/> entries, the older dropped as
+/// a new one fills, an entry used again moved to the newer): a silo that once called a million
+/// actors must not hold a million references (issue 52: idle actors cost nothing).
 /// </remarks>
 internal sealed class ActorResolver(IGrainFactory grains)
 {
-    private readonly ConcurrentDictionary<ActorId, Entry> entries = new(KeyFirst.Instance);
+    /// <summary>Entries per generation.</summary>
+    internal const int Generation = 1 << 16;
+
+    private ConcurrentDictionary<ActorId, Entry> entries = new(KeyFirst.Instance);
+    private ConcurrentDictionary<ActorId, Entry> older = new(KeyFirst.Instance);
+    private int added;
+
+    /// <summary>References held (tests).</summary>
+    internal int Count => entries.Count + older.Count;
 
     /// <summary>The grain reference of <paramref name="id"/> as a <typeparamref name="TActor"/>.</summary>
     public TActor Get<TActor>(ActorId id)
@@ -35,7 +46,7 @@ internal sealed class ActorResolver(IGrainFactory grains)
             throw new SnapperException($"Actor id {id} names a {id.Type}, but it was called as a {typeof(TActor).FullName}.");
         }
 
-        return (TActor)(entries.TryGetValue(id, out var known) ? known : Add(id, typeof(TActor))).Reference;
+        return (TActor)(Find(id) ?? Add(id, typeof(TActor))).Reference;
     }
 
     /// <summary>The protocol interface of transactional actor <paramref name="id"/>.</summary>
@@ -65,7 +76,7 @@ internal sealed class ActorResolver(IGrainFactory grains)
 
     private Entry Known(ActorId id)
     {
-        if (entries.TryGetValue(id, out var known))
+        if (Find(id) is { } known)
         {
             return known;
         }
@@ -79,8 +90,32 @@ internal sealed class ActorResolver(IGrainFactory grains)
         return Add(id, type);
     }
 
-    private Entry Add(ActorId id, Type type) =>
-        entries.GetOrAdd(id, static (key, state) => new Entry(state.Self.Reference(state.Type, key), typeof(ITransactionalActor).IsAssignableFrom(state.Type)), (Self: this, Type: type));
+    private Entry? Find(ActorId id)
+    {
+        if (Volatile.Read(ref entries).TryGetValue(id, out var known))
+        {
+            return known;
+        }
+
+        return Volatile.Read(ref older).TryGetValue(id, out known) ? Keep(id, known) : null;
+    }
+
+    private Entry Add(ActorId id, Type type) => Keep(id, new Entry(Reference(type, id), typeof(ITransactionalActor).IsAssignableFrom(type)));
+
+    // Into the newer generation; once it has taken Generation entries it becomes the older one. A
+    // race may drop an entry or make two equal ones: the next lookup builds it again.
+    private Entry Keep(ActorId id, Entry entry)
+    {
+        var current = Volatile.Read(ref entries);
+        var kept = current.GetOrAdd(id, entry);
+        if (ReferenceEquals(kept, entry) && Interlocked.Increment(ref added) % Generation == 0)
+        {
+            Volatile.Write(ref older, current);
+            Volatile.Write(ref entries, new ConcurrentDictionary<ActorId, Entry>(KeyFirst.Instance));
+        }
+
+        return kept;
+    }
 
     private sealed class Entry(IAddressable reference, bool transactional)
     {
