@@ -21,6 +21,27 @@ public interface IStateStore
     Task<StoredState?> ReadAsync(ActorId actor, CancellationToken cancellationToken);
 
     /// <summary>
+    /// The entries of <paramref name="actors"/>, in their order (null where none was written), each as
+    /// <see cref="ReadAsync(ActorId, CancellationToken)"/> reads it: a checkpoint reads the rows of
+    /// every actor it writes. By default one read per actor, <see cref="ReadParallelism"/> at once; a
+    /// store that can read many in one go does so.
+    /// </summary>
+    async Task<IReadOnlyList<StoredState?>> ReadManyAsync(IReadOnlyList<ActorId> actors, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(actors);
+        var found = new StoredState?[actors.Count];
+        await Parallel.ForAsync(
+            0,
+            actors.Count,
+            new ParallelOptions { MaxDegreeOfParallelism = ReadParallelism, CancellationToken = cancellationToken },
+            async (i, token) => found[i] = await ReadAsync(actors[i], token));
+        return found;
+    }
+
+    /// <summary>How many reads <see cref="ReadManyAsync"/> runs at once by default.</summary>
+    public const int ReadParallelism = 16;
+
+    /// <summary>
     /// Writes <paramref name="states"/>, durable when the task completes. An entry keeps the highest
     /// (version, sequence) it was given: a state whose pair is not higher than the entry's leaves
     /// it as it is (an equal pair is the same write). A write that fails may have written some of them (a table service writes an entity at a

@@ -18,6 +18,14 @@ public sealed class InMemoryStateStore : IStateStore
     }
 
     /// <inheritdoc />
+    public Task<IReadOnlyList<StoredState?>> ReadManyAsync(IReadOnlyList<ActorId> actors, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(actors);
+        cancellationToken.ThrowIfCancellationRequested();
+        return Task.FromResult<IReadOnlyList<StoredState?>>([.. actors.Select(actor => entries.TryGetValue(actor, out var entry) ? entry : (StoredState?)null)]);
+    }
+
+    /// <inheritdoc />
     /// <remarks>Each state is copied: the caller may reuse its buffer.</remarks>
     public Task WriteAsync(IReadOnlyList<StoredState> states, CancellationToken cancellationToken)
     {

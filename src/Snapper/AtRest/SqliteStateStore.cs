@@ -65,6 +65,14 @@ public sealed class SqliteStateStore : IStateStore, IAsyncDisposable
         Task.Run(() => Guarded(() => Read(actor)), cancellationToken);
 
     /// <inheritdoc />
+    /// <remarks>On one connection, one statement prepared once.</remarks>
+    public Task<IReadOnlyList<StoredState?>> ReadManyAsync(IReadOnlyList<ActorId> actors, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(actors);
+        return Task.Run(() => Guarded(() => ReadMany(actors, cancellationToken)), cancellationToken);
+    }
+
+    /// <inheritdoc />
     public async Task WriteAsync(IReadOnlyList<StoredState> states, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(states);
@@ -104,19 +112,34 @@ public sealed class SqliteStateStore : IStateStore, IAsyncDisposable
         }
     }
 
-    private StoredState? Read(ActorId actor)
+    private StoredState? Read(ActorId actor) => ReadMany([actor], CancellationToken.None)[0];
+
+    private IReadOnlyList<StoredState?> ReadMany(IReadOnlyList<ActorId> actors, CancellationToken cancellationToken)
     {
         using var connection = Open();
         using var select = connection.CreateCommand();
         select.CommandText = Select;
-        select.Parameters.AddWithValue("$type", actor.Type);
-        select.Parameters.AddWithValue("$key", actor.Key);
-        using var row = select.ExecuteReader();
-        if (!row.Read())
+        var type = select.Parameters.Add("$type", SqliteType.Text);
+        var key = select.Parameters.Add("$key", SqliteType.Text);
+        if (actors.Count > 1)
         {
-            return null;
+            select.Prepare();
         }
 
+        var found = new StoredState?[actors.Count];
+        for (var i = 0; i < actors.Count; i++)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            (type.Value, key.Value) = (actors[i].Type, actors[i].Key);
+            using var row = select.ExecuteReader();
+            found[i] = row.Read() ? Entry(actors[i], row) : null;
+        }
+
+        return found;
+    }
+
+    private StoredState Entry(ActorId actor, SqliteDataReader row)
+    {
         var entry = new StoredState(actor, row.GetInt64(0), (byte[])row.GetValue(3)) { Sequence = row.GetInt64(1) };
         if (StateChecksum.Of(entry) != (uint)row.GetInt64(2))
         {

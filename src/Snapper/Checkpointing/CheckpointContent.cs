@@ -14,6 +14,8 @@ namespace Snapper.Checkpointing;
 /// left, so the checkpoint writes:
 /// <list type="bullet">
 /// <item>for every actor with a state in a sealed part (a Prepare, BatchComplete or Commit record,
+/// whether it committed or not), with a store of states at rest, its committed state at the highest
+/// version in a sealed part, for the store (<see cref="AtRest"/>); else
 /// whether it committed or not), its last committed state over all logs as far as the records read
 /// chain it version by version (<see cref="Builder.Finish"/>), as a Commit record (for an
 /// <see cref="IDeltaState{TSelf, TDelta}"/> state, the last whole state and a Commit record per delta
@@ -35,9 +37,10 @@ internal sealed class CheckpointContent
     /// <summary>Most ids per <see cref="CommittedDecisionsRecord"/>, so no record grows past what a storage takes in one piece.</summary>
     internal const int IdsPerRecord = 4096;
 
-    private CheckpointContent(List<CommitRecord> states, List<CommittedDecisionsRecord> decisions, List<LogRecord> actions, TidReservationRecord maxTid, int recordsRead, int sealedRecords)
+    private CheckpointContent(List<CommitRecord> states, Dictionary<ActorId, CommittedState> atRest, List<CommittedDecisionsRecord> decisions, List<LogRecord> actions, TidReservationRecord maxTid, int recordsRead, int sealedRecords)
     {
         States = states;
+        AtRest = atRest;
         Decisions = decisions;
         Actions = actions;
         MaxTid = maxTid;
@@ -47,6 +50,16 @@ internal sealed class CheckpointContent
 
     /// <summary>Each actor's last committed state as Commit records: its whole state, then the deltas that follow it, if any.</summary>
     public IReadOnlyList<CommitRecord> States { get; }
+
+    /// <summary>
+    /// For a silo with a store of states at rest, instead of <see cref="States"/>: each actor with a
+    /// committed state in a sealed part, at the highest such version (perhaps
+    /// <see cref="CommittedState.OnBaseAtRest"/>, for the actor's row to complete). Not a later one
+    /// read after the seal: those records were read while they were appended, and a version's last
+    /// record is its state only once its transaction is decided (a PACT's abort logs the states it
+    /// takes back again); the round settled everything in its sealed parts before it read.
+    /// </summary>
+    public IReadOnlyDictionary<ActorId, CommittedState> AtRest { get; }
 
     /// <summary>The committed decisions still needed.</summary>
     public IReadOnlyList<CommittedDecisionsRecord> Decisions { get; }
@@ -120,6 +133,8 @@ internal sealed class CheckpointContent
     /// </summary>
     private sealed class Builder(long round, IReadOnlySet<string> ownLogs)
     {
+        public LogEvaluationBuilder Evaluator { get; } = new(keepHistory: true);
+
         private readonly Dictionary<string, int> seals = new(StringComparer.Ordinal);
         private readonly HashSet<ActorId> actors = [];
         private readonly SortedSet<long> acts = [];
@@ -145,8 +160,6 @@ internal sealed class CheckpointContent
         private readonly List<AfterCommitRecord> sealedActions = [];
         private readonly List<AfterCommitId> sealedDelivered = [];
         private readonly HashSet<AfterCommitId> keptActions = [];
-
-        public LogEvaluationBuilder Evaluator { get; } = new();
 
         /// <summary>Pass 1: the last seal of this round in an own log ends its sealed part.</summary>
         public void FirstPass(string log, int index, LogRecordKind kind, long tid)
@@ -205,14 +218,17 @@ internal sealed class CheckpointContent
             // was written after the seals (a sealed state's predecessors were all decided before
             // anything was read), so it is kept, not truncated; a sealed one past it would be lost.
             var evaluation = Evaluator.UnbrokenResult();
+            var atRest = new Dictionary<ActorId, CommittedState>(sealedVersions.Count);
             foreach (var (actor, version) in sealedVersions)
             {
                 var restated = evaluation.States.TryGetValue(actor, out var state) ? state.Version : 0;
-                if (version > restated)
+                if (version > restated || Evaluator.Through(actor, version) is not { } sealedState)
                 {
                     throw new InvalidDataException(
                         $"The log holds a committed change to actor {actor}'s state at version {version} in the part round {round} truncates, but the logs read hold its versions only through {restated}: records are missing.");
                 }
+
+                atRest[actor] = sealedState;
             }
 
             foreach (var r in earlier)
@@ -256,7 +272,7 @@ internal sealed class CheckpointContent
                 decisions.Add(new CommittedDecisionsRecord(round) { Batches = [.. chunk] });
             }
 
-            return new CheckpointContent(states, decisions, actions, new TidReservationRecord(evaluation.MaxTid), recordsRead, seals.Values.Sum());
+            return new CheckpointContent(states, atRest, decisions, actions, new TidReservationRecord(evaluation.MaxTid), recordsRead, seals.Values.Sum());
         }
 
         private void Sealed(ActorId actor, bool committed, long version)

@@ -5,9 +5,9 @@ namespace Snapper.Checkpointing;
 /// <param name="Silos">The silos whose logs it checkpointed.</param>
 /// <param name="RecordsRead">Log records read (each silo reads every log of the storage).</param>
 /// <param name="RecordsSealed">Records of the silos' own logs before the round's seal: those it truncates.</param>
-/// <param name="States">Actors' committed states written.</param>
+/// <param name="States">Actors' committed states written: rows of the store of states at rest, or (without one) records.</param>
 /// <param name="Decisions">Committed ACTs and batches written.</param>
-/// <param name="Bytes">Bytes of the records written (states, decisions, actions owed, the highest tid).</param>
+/// <param name="Bytes">Bytes of the records written (states, decisions, actions owed, the highest tid) and of the rows.</param>
 [GenerateSerializer, Immutable]
 internal sealed record CheckpointReport(
     [property: Id(0)] long Round,

@@ -21,8 +21,10 @@ namespace Snapper.Checkpointing;
 /// <item><b>Settle rooted ACTs</b>: every actor waits until the ACTs rooted there now have ended,
 /// so every CoordCommit that names a dependency decided before the seals has been appended.</item>
 /// <item><b>Flush</b> every logger: all of that is durable (or failed) before anyone reads.</item>
-/// <item><b>Write</b>: each silo reads every log and writes, after its seal, what its sealed records
-/// said (<see cref="CheckpointContent"/>), and waits until that is durable.</item>
+/// <item><b>Write</b>: each silo reads every log and writes what its sealed records said
+/// (<see cref="CheckpointContent"/>): the states to the store of states at rest if there is one
+/// (else after its seal, with the rest), the decisions and actions still needed after its seal;
+/// and waits until that is durable.</item>
 /// <item><b>Truncate</b> the sealed parts, only once every silo's checkpoint is durable.</item>
 /// </list>
 /// <para>So any record written after a round's reads that depends on a decision depends on one made
@@ -98,8 +100,9 @@ internal sealed class Checkpointer(
     {
         try
         {
-            // An idle cluster has nothing new to checkpoint: a round would only rewrite the last
-            // checkpoint (every actor's state) and seal every log again, once a minute for ever.
+            // An idle cluster has nothing new to checkpoint: a round would only seal every log and
+            // restate its decisions again (and, without a store of states at rest, every actor's
+            // state), once a minute for ever.
             // Quiet counts from the last seal, so only after a round that got through.
             var quiet = await Task.WhenAll(ActiveSilos().Select(silo => silo.Quiet()));
             if (lastRoundDone && quiet.All(q => q))

@@ -2,13 +2,14 @@ using Orleans.Concurrency;
 using Snapper.Logging;
 using Snapper.Grains;
 using Snapper.Protocol;
+using Snapper.Recovery;
 
 namespace Snapper.Checkpointing;
 
 /// <summary>Does this silo's part of a checkpoint round (<see cref="ISiloCheckpoint"/>) with its loggers and actors.</summary>
 [Reentrant]
 [SiloBoundPlacement]
-internal sealed class SiloCheckpoint(LogWriterPool logs, ActiveActors active, ActorResolver actors, ILogStorage storage) : SiloBoundGrain, ISiloCheckpoint
+internal sealed class SiloCheckpoint(LogWriterPool logs, ActiveActors active, ActorResolver actors, ILogStorage storage, StatesAtRest atRest) : SiloBoundGrain, ISiloCheckpoint
 {
     /// <summary>The key of silo <paramref name="silo"/>'s checkpoint grain.</summary>
     public static string KeyOf(string silo) => $"{silo}/checkpoint";
@@ -43,12 +44,43 @@ internal sealed class SiloCheckpoint(LogWriterPool logs, ActiveActors active, Ac
 
         var first = logs.All[0];
         var bytesBefore = logs.All.Sum(l => l.CheckpointBytes);
-        var writes = content.States.Select(state => logs.For(state.Actor)!.AppendCheckpoint(state))
+        var (states, rowBytes) = atRest.Enabled ? await ToStore(content.AtRest) : (content.States.Count, 0L);
+        var writes = (atRest.Enabled ? Enumerable.Empty<Task>() : content.States.Select(state => logs.For(state.Actor)!.AppendCheckpoint(state)))
             .Concat(content.Decisions.Select(first.AppendCheckpoint))
             .Concat(content.Actions.Select(first.AppendCheckpoint))
             .Append(first.AppendCheckpoint(content.MaxTid));
         await Task.WhenAll(writes);
-        return new CheckpointReport(round, 1, content.RecordsRead, content.SealedRecords, content.States.Count, content.Decisions.Sum(d => d.Acts.Length + d.Batches.Length), logs.All.Sum(l => l.CheckpointBytes) - bytesBefore);
+        return new CheckpointReport(round, 1, content.RecordsRead, content.SealedRecords, states, content.Decisions.Sum(d => d.Acts.Length + d.Batches.Length), logs.All.Sum(l => l.CheckpointBytes) - bytesBefore + rowBytes);
+    }
+
+    // The states the sealed parts held go to the actors' rows, merged with what rests there: a row
+    // as new (an activation that went wrote it) is left alone, an older one gives a state that rests
+    // on it its whole state, and its sequence and what else rests with it stay (CommittedState.Merge).
+    // Returns how many rows were written and their bytes.
+    private async Task<(long Rows, long Bytes)> ToStore(IReadOnlyDictionary<ActorId, CommittedState> sealedStates)
+    {
+        var actors = sealedStates.Keys.ToList();
+        var rows = await atRest.ReadMany(actors, CancellationToken.None);
+        var newer = new List<(ActorId Actor, CommittedState State)>();
+        for (var i = 0; i < actors.Count; i++)
+        {
+            var logged = sealedStates[actors[i]];
+            if (rows[i] is { } row && row.Version >= logged.Version)
+            {
+                continue;
+            }
+
+            var state = rows[i] is { } older ? CommittedState.Merge(logged, older) : logged;
+            if (state.OnBaseAtRest)
+            {
+                throw new InvalidDataException(
+                    $"The logs hold changes to actor {actors[i]}'s state from version {state.WholeVersion + 1} but the state store holds no state of it at version {state.WholeVersion} or later (it holds {(rows[i] is { } r ? $"version {r.Version}" : "none")}): records are missing.");
+            }
+
+            newer.Add((actors[i], state));
+        }
+
+        return newer.Count == 0 ? (0, 0) : (newer.Count, await atRest.Store(newer, CancellationToken.None));
     }
 
     public Task Truncate(long[] marks) =>

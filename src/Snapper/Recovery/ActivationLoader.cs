@@ -57,6 +57,12 @@ internal sealed class ActivationLoader(
             }
 
             var (committed, undecided, throughSeal) = await AfterDepartures(actor, handedOver, answered);
+            if (committed is { OnBaseAtRest: true } partial)
+            {
+                throw new InvalidDataException(
+                    $"{actor} cannot activate: the logs hold changes to its state from version {partial.WholeVersion + 1}, but no state of it at version {partial.WholeVersion} or later is at rest: records are missing.");
+            }
+
             return (handedOver, committed, undecided, (handedOver?.Sequence ?? 0) + (throughSeal ? FailoverSequenceStep : 1));
         }
         catch
@@ -236,7 +242,8 @@ internal sealed class ActivationLoader(
         var (logged, undecided) = seal.ForActivation(actor);
         if (logged is { } l && (found is not { } f || l.Version > f.Version))
         {
-            found = l;
+            // Deltas whose whole state is at rest build on the one found.
+            found = l.OnBaseAtRest && found is { OnBaseAtRest: false } basis && basis.Version >= l.WholeVersion ? l.Over(basis) : l;
         }
 
         var version = found?.Version ?? 0;

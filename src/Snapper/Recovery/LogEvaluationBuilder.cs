@@ -7,9 +7,11 @@ namespace Snapper.Recovery;
 /// time so nobody has to hold the logs: <see cref="AddDecision(LogRecord)"/> for every record, then
 /// <see cref="Decide"/>, then <see cref="AddState(LogRecord, string)"/> for the same records, then
 /// <see cref="Result"/>. The span overloads take encoded records and decode only those the pass
-/// uses (a pass 1 decodes decisions only; pass 2 the states that count).
+/// uses (a pass 1 decodes decisions only; pass 2 the states that count). With
+/// <c>keepHistory</c>, every committed version read is kept (<see cref="Through"/>), not only
+/// those from the last whole state on.
 /// </summary>
-internal sealed class LogEvaluationBuilder
+internal sealed class LogEvaluationBuilder(bool keepHistory = false)
 {
     private readonly Dictionary<long, CoordCommitRecord> coordCommits = [];
     private readonly List<BatchCommitRecord> batchCommits = [];
@@ -132,22 +134,25 @@ internal sealed class LogEvaluationBuilder
 
     /// <summary>
     /// Ends pass 2 over logs read while transactions went on: each actor's state as far as its
-    /// versions follow each other (<see cref="StateChain.Unbroken"/>); an actor without even its
-    /// first version is left out.
+    /// versions follow each other (<see cref="StateChain.Unbroken"/>).
     /// </summary>
     public LogEvaluation UnbrokenResult()
     {
         var states = new Dictionary<ActorId, CommittedState>(chains.Count);
         foreach (var (actor, chain) in chains)
         {
-            if (chain.Unbroken() is { } state)
-            {
-                states[actor] = state;
-            }
+            states[actor] = chain.Unbroken();
         }
 
         return new(states, committedActs ?? throw NotDecided(), committedBatches!, maxTid) { Owed = Owed() };
     }
+
+    /// <summary>
+    /// After pass 2 (with <c>keepHistory</c>): <paramref name="actor"/>'s committed state at
+    /// <paramref name="version"/>, from the versions read up to it; null if they do not reach it.
+    /// </summary>
+    public CommittedState? Through(ActorId actor, long version) =>
+        chains.TryGetValue(actor, out var chain) ? chain.Through(version) : null;
 
     private static InvalidOperationException NotDecided() => new("The decisions are not known before the first pass has ended (Decide).");
 
@@ -155,7 +160,7 @@ internal sealed class LogEvaluationBuilder
     {
         if (!chains.TryGetValue(actor, out var chain))
         {
-            chains[actor] = chain = new StateChain();
+            chains[actor] = chain = new StateChain(keepHistory);
         }
 
         chain.Offer(version, delta, state);

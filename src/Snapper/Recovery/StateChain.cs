@@ -4,16 +4,24 @@ namespace Snapper.Recovery;
 
 /// <summary>
 /// One actor's committed states by version, of equal versions the one read last. A whole state
-/// makes every earlier version moot; deltas are kept until a whole state above them arrives.
+/// makes every earlier version moot (unless the chain keeps its history, for a checkpoint that
+/// must restate an earlier version: <see cref="Through"/>); deltas are kept until a whole state
+/// above them arrives.
 /// </summary>
-internal sealed class StateChain
+/// <remarks>
+/// Deltas with no whole state before them follow the actor's initial state if they begin at
+/// version 1, and otherwise a state at rest (the whole state went to the store of states at rest
+/// when a checkpoint truncated it, docs/architecture.md, "Checkpoints"): the chain says so with a
+/// state <see cref="CommittedState.OnBaseAtRest"/>, which the reader completes with the actor's row.
+/// </remarks>
+internal sealed class StateChain(bool keepHistory = false)
 {
     private readonly SortedList<long, (bool Delta, ReadOnlyMemory<byte> State)> versions = new();
 
     public void Offer(long version, bool delta, ReadOnlyMemory<byte> state)
     {
         versions[version] = (delta, state);
-        if (!delta)
+        if (!delta && !keepHistory)
         {
             while (versions.Keys[0] < version)
             {
@@ -22,65 +30,77 @@ internal sealed class StateChain
         }
     }
 
-    // The last whole state and the deltas after it, which must follow it version by version: a
-    // committed version's base committed before it and was logged first (write-ahead, and
-    // commits on one actor are serial). The first version of all may itself be a delta, on the
-    // actor's initial state (version 0: the whole state written first aborted), which the
-    // returned state says with an empty whole state. Any other gap means records are missing.
+    // The last whole state (or the base the first delta builds on) and the deltas after it, which
+    // must follow it version by version: a committed version's base committed before it and was
+    // logged first (write-ahead, and commits on one actor are serial). Any other gap means records
+    // are missing.
     public CommittedState Last(ActorId actor)
     {
-        var (state, end) = Chain();
-        if (state is null)
-        {
-            throw new InvalidDataException(
-                $"The log holds committed changes to actor {actor}'s state from version {versions.Keys[0]} but no whole state before them: records are missing.");
-        }
-
+        var (state, end) = Chain(versions.Count);
         if (end < versions.Count)
         {
             throw new InvalidDataException(
-                $"The log holds a committed change to actor {actor}'s state at version {versions.Keys[end]} but none at version {state.Value.Version + 1}: records are missing.");
+                $"The log holds a committed change to actor {actor}'s state at version {versions.Keys[end]} but none at version {state.Version + 1}: records are missing.");
         }
 
-        return state.Value;
+        return state;
     }
 
     /// <summary>
     /// As <see cref="Last"/>, for logs read while they grew: the state as far as the versions follow
-    /// each other (null: not even the first one is there). A scan that reads one log after another
-    /// may miss a decision appended to a log it had already read, and still count a state built on
-    /// that transaction's from a log it read later; what lies past the gap is not vouched for by
-    /// what it read, so it is left out.
+    /// each other. A scan that reads one log after another may miss a decision appended to a log it
+    /// had already read, and still count a state built on that transaction's from a log it read
+    /// later; what lies past the gap is not vouched for by what it read, so it is left out.
     /// </summary>
-    public CommittedState? Unbroken() => Chain().State;
+    public CommittedState Unbroken() => Chain(versions.Count).State;
 
-    // The last whole state (empty: the initial one) and the deltas that follow it without a gap,
-    // and the index of the first version past them (versions.Count: none).
-    private (CommittedState? State, int End) Chain()
+    /// <summary>
+    /// The state at <paramref name="version"/> exactly, from the versions up to it (a chain that
+    /// keeps its history); null if they do not reach it without a gap.
+    /// </summary>
+    public CommittedState? Through(long version)
     {
-        var whole = versions.Count - 1;
+        var count = 0;
+        while (count < versions.Count && versions.Keys[count] <= version)
+        {
+            count++;
+        }
+
+        if (count == 0)
+        {
+            return null;
+        }
+
+        var (state, _) = Chain(count);
+        return state.Version == version ? state : null;
+    }
+
+    // Over the first `count` versions: the last whole state (none: the base of the first delta, at
+    // rest or the initial state) and the deltas that follow it without a gap, and the index of the
+    // first version past them (count: none).
+    private (CommittedState State, int End) Chain(int count)
+    {
+        var whole = count - 1;
         while (whole >= 0 && versions.Values[whole].Delta)
         {
             whole--;
         }
 
-        if (whole < 0 && versions.Keys[0] != 1)
-        {
-            return (null, 0);
-        }
-
-        var end = whole + 1;
-        while (end < versions.Count && versions.Keys[end] == (end == 0 ? 1 : versions.Keys[end - 1] + 1))
+        var first = whole + 1; // the first delta
+        var end = first;
+        while (end < count && (end == first ? whole < 0 || versions.Keys[end] == versions.Keys[whole] + 1 : versions.Keys[end] == versions.Keys[end - 1] + 1))
         {
             end++;
         }
 
-        var deltas = ImmutableArray.CreateBuilder<ReadOnlyMemory<byte>>(end - 1 - whole);
-        for (var i = whole + 1; i < end; i++)
+        var deltas = ImmutableArray.CreateBuilder<ReadOnlyMemory<byte>>(end - first);
+        for (var i = first; i < end; i++)
         {
             deltas.Add(versions.Values[i].State);
         }
 
-        return (new CommittedState(versions.Keys[end - 1], whole < 0 ? ReadOnlyMemory<byte>.Empty : versions.Values[whole].State, deltas.MoveToImmutable()), end);
+        // With no whole state, an empty one under the deltas: the initial state below version 1, a state at rest above.
+        var version = end > first ? versions.Keys[end - 1] : versions.Keys[whole];
+        return (new CommittedState(version, whole < 0 ? ReadOnlyMemory<byte>.Empty : versions.Values[whole].State, deltas.MoveToImmutable()), end);
     }
 }

@@ -19,9 +19,11 @@ namespace Snapper.Recovery;
 /// a log storage of the application's own without one) states rest in <see cref="CommittedStates"/>.
 /// </summary>
 /// <remarks>
-/// The logs stay the record of every committed state (checkpoints restate them): a row is a copy
-/// an activation reads instead of asking every silo. A row is never newer than the logs, so a
-/// write that fails or comes late loses nothing; what the activation left then rests in memory.
+/// A checkpoint round writes here the states its sealed parts held (<see cref="Store"/>) and
+/// truncates them from the logs once the rows are durable: then the row is the state's only
+/// record, and the logs hold only what came after (docs/architecture.md, "Checkpoints"). A row an
+/// activation writes as it goes is never newer than the logs, so a write that fails or comes late
+/// loses nothing; what the activation left then rests in memory.
 /// Writes of one version are ordered by <see cref="CommittedState.Sequence"/>, the activation's place
 /// in the actor's chain: a row written late (its writer gave up waiting) cannot replace a later
 /// activation's; an activation after a failover jumps the sequence (<see cref="ActivationLoader"/>),
@@ -65,6 +67,48 @@ internal sealed class StatesAtRest : IAsyncDisposable
             return null;
         }
 
+        return Decode(actor, row);
+    }
+
+    /// <summary>The rows of <paramref name="actors"/>, in their order (null where none), each checked as by <see cref="Read"/>.</summary>
+    public async Task<CommittedState?[]> ReadMany(IReadOnlyList<ActorId> actors, CancellationToken cancellationToken)
+    {
+        var rows = await store!.ReadManyAsync(actors, cancellationToken);
+        return [.. actors.Select((actor, i) => rows[i] is { } row ? Decode(actor, row) : (CommittedState?)null)];
+    }
+
+    /// <summary>
+    /// Writes a checkpoint round's <paramref name="states"/> as their actors' rows, in one store
+    /// write, and reads them back: the round truncates what its logs said of these states once this
+    /// completes, so it throws unless every row holds its state (or a later one) and reads as one.
+    /// </summary>
+    /// <returns>The bytes of the rows written.</returns>
+    public async Task<long> Store(IReadOnlyList<(ActorId Actor, CommittedState State)> states, CancellationToken cancellationToken)
+    {
+        if (logs.IsFenced)
+        {
+            throw new LogFencedException("this silo's log was fenced by a failover: it writes no state at rest");
+        }
+
+        StoredState[] rows = [.. states.Select(s => Row(s.Actor, s.State))];
+        await store!.WriteAsync(rows, cancellationToken);
+        var written = await ReadMany([.. states.Select(s => s.Actor)], cancellationToken);
+        for (var i = 0; i < states.Count; i++)
+        {
+            if (written[i] is not { } row || row.Version < states[i].State.Version)
+            {
+                throw new InvalidDataException($"the state store did not keep {states[i].Actor}'s state at version {states[i].State.Version} (it holds {(written[i] is { } r ? $"version {r.Version}" : "none")}); the round truncates nothing.");
+            }
+        }
+
+        return rows.Sum(r => (long)r.State.Length);
+    }
+
+    private StoredState Row(ActorId actor, CommittedState state) =>
+        new(actor, state.Version, serializer.SerializeToArray(state)) { Sequence = state.Sequence };
+
+    private CommittedState Decode(ActorId actor, StoredState row)
+    {
         CommittedState state;
         try
         {
@@ -96,8 +140,7 @@ internal sealed class StatesAtRest : IAsyncDisposable
             return false; // a silo whose logs fail keeps states in memory, as before the store: one failure, told once
         }
 
-        var row = new StoredState(actor, state.Version, serializer.SerializeToArray(state)) { Sequence = state.Sequence };
-        var pending = new Pending(row, new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously));
+        var pending = new Pending(Row(actor, state), new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously));
         if (!queue.Writer.TryWrite(pending))
         {
             return false; // disposed: the silo is stopping

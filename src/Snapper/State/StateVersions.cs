@@ -51,7 +51,8 @@ internal sealed class StateVersions<TState>(TState committed, long committedVers
             try
             {
                 // An empty whole state under deltas is the initial one (LogEvaluation).
-                committed = logged.State.IsEmpty && !logged.Deltas.IsDefaultOrEmpty ? committed : serializer.Deserialize<TState>(logged.State.Span);
+                // (ActivationLoader completes deltas on a state at rest before this.)
+                committed = logged.State.IsEmpty && !logged.Deltas.IsDefaultOrEmpty && !logged.OnBaseAtRest ? committed : serializer.Deserialize<TState>(logged.State.Span);
                 committed = ApplyDeltas(id, serializer, committed, logged);
             }
             catch (Exception e)

@@ -19,6 +19,8 @@ namespace Snapper.Tests.Infrastructure;
 /// </summary>
 public sealed class TestSilo : IAsyncDisposable
 {
+    // The states at rest that go with a log storage, as a states.db goes with a folder of file logs.
+    private static readonly System.Runtime.CompilerServices.ConditionalWeakTable<ILogStorage, Snapper.AtRest.InMemoryStateStore> StatesBeside = new();
     private readonly InProcessTestCluster cluster;
     private int disposed;
 
@@ -66,11 +68,13 @@ public sealed class TestSilo : IAsyncDisposable
         var gates = new Gates();
         var builder = new InProcessTestClusterBuilder((short)silos);
         builder.Options.ConfigureFileLogging = false;
-        var states = new Snapper.AtRest.InMemoryStateStore(); // the cluster's states at rest, unless its logs are files
+        // The cluster's states at rest, unless its logs are files; a later cluster on the same log
+        // storage (a restart) finds the states that storage's checkpoints moved there.
+        var states = new Snapper.AtRest.InMemoryStateStore();
         builder.ConfigureSiloHost((_, host) =>
         {
             host.Services.AddSingleton(gates);
-            host.Services.AddSingleton<Snapper.AtRest.IStateStore>(states);
+            host.Services.AddSingleton<Snapper.AtRest.IStateStore>(sp => StatesBeside.GetValue(sp.GetRequiredService<ILogStorage>(), _ => states));
             services?.Invoke(host.Services);
         });
         builder.ConfigureSilo((_, silo) =>

@@ -70,12 +70,50 @@ public sealed class DeltaChainTests
     }
 
     [Fact]
-    public void Deltas_with_no_whole_state_before_them_are_named()
+    public void Deltas_with_no_whole_state_before_them_rest_on_a_state_at_rest_which_completes_them()
     {
-        var records = new LogRecord[] { new CommitRecord(2, A, B(2)) { Version = 2, Delta = true } };
+        // A checkpoint moved the whole state (version 1) to the store and truncated it.
+        var records = new LogRecord[]
+        {
+            new CommitRecord(2, A, B(2)) { Version = 2, Delta = true },
+            new CommitRecord(3, A, B(3)) { Version = 3, Delta = true },
+        };
 
-        var failure = Assert.Throws<InvalidDataException>(() => LogEvaluation.Of(records));
-        Assert.Contains("no whole state", failure.Message);
+        var tail = LogEvaluation.Of(records).States[A];
+        Assert.True(tail.OnBaseAtRest);
+        Assert.Equal((3L, 1L), (tail.Version, tail.WholeVersion));
+
+        // The row, at version 1 or 2 (whole, or itself whole and deltas), completes it.
+        var row = new CommittedState(2, B(1), [B(2)]) { Sequence = 7 };
+        var whole = tail.Over(row);
+        Assert.Equal((3L, 1L, false), (whole.Version, whole.WholeVersion, whole.OnBaseAtRest));
+        Assert.Equal([[2], [3]], whole.Deltas.Select(d => d.ToArray()));
+        Assert.Equal(whole.Deltas.Select(d => d.ToArray()), CommittedState.Merge(row, tail).Deltas.Select(d => d.ToArray()));
+        Assert.Equal(7, CommittedState.Merge(tail, row).Sequence);
+
+        // An older row, or none, leaves it incomplete: records are missing, said when it is used.
+        Assert.True(CommittedState.Merge(tail, new CommittedState(0, B(0))).OnBaseAtRest);
+        var failure = Assert.Throws<InvalidDataException>(() => tail.Over(new CommittedState(0, B(0))));
+        Assert.Contains("records are missing", failure.Message);
+    }
+
+    [Fact]
+    public void A_checkpoint_restates_in_the_store_the_highest_sealed_version_not_one_read_after_the_seal()
+    {
+        var records = new List<LogRecord>
+        {
+            new CommitRecord(1, A, B(1)) { Version = 1 },
+            new CommitRecord(2, A, B(2)) { Version = 2, Delta = true },
+            new CheckpointSealRecord(100),
+            new CommitRecord(3, A, B(3)) { Version = 3 }, // after the seal: read while it was appended
+        };
+
+        var content = Snapper.Checkpointing.CheckpointContent.Of(100, [("log", records)], new HashSet<string> { "log" });
+
+        var atRest = content.AtRest[A];
+        Assert.Equal((2L, 1L), (atRest.Version, atRest.WholeVersion));
+        Assert.Equal([1], atRest.State.ToArray());
+        Assert.Equal([[2]], atRest.Deltas.Select(d => d.ToArray()));
     }
 
     [Fact]

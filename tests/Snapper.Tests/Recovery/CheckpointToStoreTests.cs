@@ -1,0 +1,89 @@
+using Microsoft.Extensions.DependencyInjection;
+using SmallBank;
+using Snapper.AtRest;
+using Snapper.Checkpointing;
+using Snapper.Configuration;
+using Snapper.Hosting;
+using Snapper.Logging;
+using Snapper.Recovery;
+using Snapper.Tests.Infrastructure;
+
+namespace Snapper.Tests.Recovery;
+
+/// <summary>
+/// A checkpoint round moves the states its sealed parts hold to the store of states at rest and
+/// truncates them from the logs: a round costs what changed since the last one, not the database
+/// (issue 52, step 3).
+/// </summary>
+public sealed class CheckpointToStoreTests : IDisposable
+{
+    private readonly string directory = Path.Combine(Path.GetTempPath(), $"snapper-ckpt-store-{Guid.NewGuid():N}");
+
+    [Fact]
+    public async Task A_round_writes_the_states_changed_since_the_last_one_to_the_store_and_the_logs_keep_none()
+    {
+        var accounts = Enumerable.Range(0, 5).Select(i => ActorId.Create<IAccountActor>(7_360_000 + i)).ToArray();
+        Dictionary<ActorId, decimal> before;
+        await using (var silo = await TestSilo.StartAsync(FileLogging))
+        {
+            var checkpointer = silo.Grains.GetGrain<ICheckpointer>(0);
+            foreach (var account in accounts)
+            {
+                await silo.Client.RunAct<IAccountActor>(account, (a, ctx) => a.DepositChecking(ctx, 10m));
+            }
+
+            await silo.Client.RunPact<IAccountActor, decimal>(accounts[0], (a, ctx) => a.MultiTransfer(ctx, new MultiTransferInput(3m, [accounts[1]])), AccessSet.Of(accounts[0]).And(accounts[1]));
+
+            var first = await checkpointer.Run();
+            Assert.Equal(accounts.Length, first.States);
+
+            // The logs hold no state any more: every one is at rest, at the version the actor has.
+            var storage = silo.Services.GetRequiredService<ILogStorage>();
+            var left = (await LogRecovery.ReadAllAsync(storage, CancellationToken.None)).SelectMany(l => l.Records).ToList();
+            Assert.DoesNotContain(left, r => r is CommitRecord { State.IsEmpty: false } or PrepareRecord or BatchCompleteRecord);
+            await using (var store = new SqliteStateStore(Path.Combine(directory, StatesAtRest.StoreFile)))
+            {
+                var rows = await ((IStateStore)store).ReadManyAsync(accounts, CancellationToken.None);
+                Assert.All(rows, row => Assert.NotNull(row));
+                Assert.Equal([2L, 2L, 1L, 1L, 1L], rows.Select(r => r!.Value.Version));
+            }
+
+            // Nothing written since: nothing to write. One account written: one state.
+            Assert.Equal(0, (await checkpointer.Run()).States);
+            await silo.Client.RunAct<IAccountActor>(accounts[4], (a, ctx) => a.DepositChecking(ctx, 1m));
+            Assert.Equal(1, (await checkpointer.Run()).States);
+            before = await Balances(silo, accounts);
+        }
+
+        // A restart reads the states at rest.
+        await using var again = await TestSilo.StartAsync(FileLogging);
+        Assert.Equal(before, await Balances(again, accounts));
+        Assert.Equal((2 * Account.InitialBalance) + 11m, before[accounts[4]]);
+    }
+
+    public void Dispose()
+    {
+        if (Directory.Exists(directory))
+        {
+            Directory.Delete(directory, recursive: true);
+        }
+    }
+
+    private void FileLogging(SnapperBuilder s) => s.Configure(o =>
+    {
+        o.Logging = LoggingMode.File;
+        o.LogDirectory = directory;
+        o.CheckpointInterval = TimeSpan.Zero; // rounds run when the test says
+    });
+
+    private static async Task<Dictionary<ActorId, decimal>> Balances(TestSilo silo, ActorId[] accounts)
+    {
+        var balances = new Dictionary<ActorId, decimal>();
+        foreach (var account in accounts)
+        {
+            balances[account] = await silo.Client.RunAct<IAccountActor, decimal>(account, (a, ctx) => a.Balance(ctx));
+        }
+
+        return balances;
+    }
+}
