@@ -13,11 +13,10 @@ namespace Snapper.Checkpointing;
 /// <see cref="CheckpointSealRecord"/> (its "sealed part"). Recovery must read the same from what is
 /// left, so the checkpoint writes:
 /// <list type="bullet">
-/// <item>for every actor with a state in a sealed part (a Prepare, BatchComplete or Commit record,
-/// whether it committed or not), with a store of states at rest, its committed state at the highest
-/// version in a sealed part, for the store (<see cref="AtRest"/>); else
-/// whether it committed or not), its last committed state over all logs as far as the records read
-/// chain it version by version (<see cref="Builder.Finish"/>), as a Commit record (for an
+/// <item>for every actor with a committed state in a sealed part (a Prepare, BatchComplete or
+/// Commit record), its committed state at the highest version there (<see cref="Builder.Finish"/>
+/// says why not a later one): for the store of states at rest if the silo has one
+/// (<see cref="AtRest"/>), else as Commit records (<see cref="States"/>; for an
 /// <see cref="IDeltaState{TSelf, TDelta}"/> state, the last whole state and a Commit record per delta
 /// after it: the checkpoint cannot apply them, it does not know the type);</item>
 /// <item>the committed ACTs and batches whose CoordCommit or BatchCommit is in a sealed part, and
@@ -48,16 +47,12 @@ internal sealed class CheckpointContent
         SealedRecords = sealedRecords;
     }
 
-    /// <summary>Each actor's last committed state as Commit records: its whole state, then the deltas that follow it, if any.</summary>
+    /// <summary>The states of <see cref="AtRest"/> as Commit records, for a silo without a store of states at rest: each whole state, then the deltas that follow it, if any.</summary>
     public IReadOnlyList<CommitRecord> States { get; }
 
     /// <summary>
-    /// For a silo with a store of states at rest, instead of <see cref="States"/>: each actor with a
-    /// committed state in a sealed part, at the highest such version (perhaps
-    /// <see cref="CommittedState.OnBaseAtRest"/>, for the actor's row to complete). Not a later one
-    /// read after the seal: those records were read while they were appended, and a version's last
-    /// record is its state only once its transaction is decided (a PACT's abort logs the states it
-    /// takes back again); the round settled everything in its sealed parts before it read.
+    /// Each actor with a committed state in a sealed part, at the highest such version (perhaps
+    /// <see cref="CommittedState.OnBaseAtRest"/>, for the actor's row to complete).
     /// </summary>
     public IReadOnlyDictionary<ActorId, CommittedState> AtRest { get; }
 
@@ -136,7 +131,6 @@ internal sealed class CheckpointContent
         public LogEvaluationBuilder Evaluator { get; } = new(keepHistory: true);
 
         private readonly Dictionary<string, int> seals = new(StringComparer.Ordinal);
-        private readonly HashSet<ActorId> actors = [];
         private readonly SortedSet<long> acts = [];
         private readonly SortedSet<long> batches = [];
 
@@ -212,24 +206,13 @@ internal sealed class CheckpointContent
 
         public CheckpointContent Finish(int recordsRead)
         {
-            // The logs were read one after another while transactions went on, so a state may
-            // count whose predecessor's decision was appended to a log already read: each actor's
-            // state is taken only as far as its versions follow each other. What lies past a gap
-            // was written after the seals (a sealed state's predecessors were all decided before
-            // anything was read), so it is kept, not truncated; a sealed one past it would be lost.
-            var evaluation = Evaluator.UnbrokenResult();
-            var atRest = new Dictionary<ActorId, CommittedState>(sealedVersions.Count);
-            foreach (var (actor, version) in sealedVersions)
-            {
-                var restated = evaluation.States.TryGetValue(actor, out var state) ? state.Version : 0;
-                if (version > restated || Evaluator.Through(actor, version) is not { } sealedState)
-                {
-                    throw new InvalidDataException(
-                        $"The log holds a committed change to actor {actor}'s state at version {version} in the part round {round} truncates, but the logs read hold its versions only through {restated}: records are missing.");
-                }
-
-                atRest[actor] = sealedState;
-            }
+            // Each actor with a committed state in a sealed part, at the highest such version: the
+            // round settled every transaction there before it read, so that version and those below
+            // it were decided and appended before anything was read, and their last records are
+            // their states. A version read after a seal may still be logged again (a PACT's abort
+            // takes its write back), and stays in the logs.
+            var evaluation = Evaluator.Result();
+            var atRest = sealedVersions.ToDictionary(v => v.Key, v => Evaluator.Through(v.Key, v.Value)!.Value); // pass 2 read each
 
             foreach (var r in earlier)
             {
@@ -257,10 +240,7 @@ internal sealed class CheckpointContent
                 actions.Add(new DeliveredRecord(chunk.Max(id => id.Tid), [.. chunk]));
             }
 
-            var states = actors
-                .Where(evaluation.States.ContainsKey)
-                .SelectMany(actor => StateRecords(round, actor, evaluation.States[actor]))
-                .ToList();
+            var states = atRest.SelectMany(a => StateRecords(round, a.Key, a.Value)).ToList();
             var decisions = new List<CommittedDecisionsRecord>();
             foreach (var chunk in acts.Chunk(IdsPerRecord))
             {
@@ -277,7 +257,6 @@ internal sealed class CheckpointContent
 
         private void Sealed(ActorId actor, bool committed, long version)
         {
-            actors.Add(actor);
             if (committed && version > sealedVersions.GetValueOrDefault(actor))
             {
                 sealedVersions[actor] = version;

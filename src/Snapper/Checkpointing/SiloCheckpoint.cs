@@ -44,6 +44,15 @@ internal sealed class SiloCheckpoint(LogWriterPool logs, ActiveActors active, Ac
 
         var first = logs.All[0];
         var bytesBefore = logs.All.Sum(l => l.CheckpointBytes);
+        foreach (var (actor, state) in content.AtRest)
+        {
+            if (state.OnBaseAtRest && !atRest.Enabled)
+            {
+                // Without a store every round restated whole states: changes without one lost records.
+                throw new InvalidDataException($"The logs hold changes to actor {actor}'s state with no whole state before them and there is no store of states at rest: records are missing.");
+            }
+        }
+
         var (states, rowBytes) = atRest.Enabled ? await ToStore(content.AtRest) : (content.States.Count, 0L);
         var writes = (atRest.Enabled ? Enumerable.Empty<Task>() : content.States.Select(state => logs.For(state.Actor)!.AppendCheckpoint(state)))
             .Concat(content.Decisions.Select(first.AppendCheckpoint))

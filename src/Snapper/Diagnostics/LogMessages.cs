@@ -123,9 +123,6 @@ internal static partial class LogMessages
     [LoggerMessage(EventId = 132, Level = LogLevel.Warning, Message = "Log {Log} was fenced for its earlier owner {Owner}; what that owner appended past {Through} never counted and is cut off as this silo claims the log")]
     public static partial void FenceCleared(ILogger logger, string log, string owner, string through);
 
-    [LoggerMessage(EventId = 133, Level = LogLevel.Information, Message = "The logs were read while other silos appended to them: actors whose versions had a gap in that read keep their state up to it here, and take their newest by hand-over when they activate")]
-    public static partial void RecoveredAroundGaps(ILogger logger);
-
     [LoggerMessage(EventId = 140, Level = LogLevel.Warning, Message = "After-commit action {Action} ({MessageType}) failed on attempt {Attempt}; tried again in {Backoff}")]
     public static partial void AfterCommitFailed(ILogger logger, Exception exception, string action, string messageType, int attempt, TimeSpan backoff);
 

@@ -69,28 +69,21 @@ internal sealed class LogEvaluation
     /// Evaluates every Snapper log in <paramref name="storage"/>, reading it twice (<see cref="LogScan"/>)
     /// instead of holding its records; the second pass reads as far as the first did.
     /// </summary>
-    /// <returns>The evaluation and how many records the logs held.</returns>
+    /// <remarks>
+    /// Where other silos append to the logs meanwhile, one log read after another is no consistent
+    /// cut (a decision appended to a log already read, a state built on it in a log read later): an
+    /// actor's versions may then have a gap, as they may where a checkpoint moved versions to the
+    /// store of states at rest; either way its state past the gap rests on one that another holder
+    /// completes (<see cref="StateChain.Last"/>).
+    /// </remarks>
     /// <param name="storage">The logs.</param>
-    /// <param name="othersWrite">
-    /// Whether other silos append to the logs meanwhile: one log read after another is then no
-    /// consistent cut (a decision appended to a log already read, a state built on it in a log read
-    /// later), so an actor whose versions have a gap keeps its state up to the gap
-    /// (<see cref="LogEvaluationBuilder.UnbrokenResult"/>) instead of failing the read.
-    /// </param>
     /// <param name="cancellationToken">Stops the read.</param>
-    /// <returns>The evaluation, how many records the logs held, and whether a gap was left out.</returns>
-    public static async Task<(LogEvaluation Evaluation, int Records, bool Gaps)> ReadAsync(ILogStorage storage, bool othersWrite, CancellationToken cancellationToken)
+    /// <returns>The evaluation and how many records the logs held.</returns>
+    public static async Task<(LogEvaluation Evaluation, int Records)> ReadAsync(ILogStorage storage, CancellationToken cancellationToken)
     {
         var evaluator = new LogEvaluationBuilder();
         var counts = await LogScan.TwiceAsync(storage, (_, _, record) => evaluator.AddDecision(record), evaluator.Decide, (log, _, record) => evaluator.AddState(record, log), cancellationToken);
-        try
-        {
-            return (evaluator.Result(), counts.Values.Sum(), false);
-        }
-        catch (InvalidDataException) when (othersWrite)
-        {
-            return (evaluator.UnbrokenResult(), counts.Values.Sum(), true);
-        }
+        return (evaluator.Result(), counts.Values.Sum());
     }
 
     /// <summary>

@@ -128,24 +128,9 @@ internal sealed class LogEvaluationBuilder(bool keepHistory = false)
     // The after-commit actions of committed transactions not yet delivered (pass 2 kept only those), with the log each is in.
     private List<(string? Log, AfterCommitAction Action)> Owed() => [.. committedActions.Values];
 
-    /// <summary>Ends pass 2; a version missing below a committed one means records are missing (<see cref="InvalidDataException"/>).</summary>
+    /// <summary>Ends pass 2: each actor's newest committed state (<see cref="StateChain.Last"/>).</summary>
     public LogEvaluation Result() =>
-        new(chains.ToDictionary(c => c.Key, c => c.Value.Last(c.Key)), committedActs ?? throw NotDecided(), committedBatches!, maxTid) { Owed = Owed() };
-
-    /// <summary>
-    /// Ends pass 2 over logs read while transactions went on: each actor's state as far as its
-    /// versions follow each other (<see cref="StateChain.Unbroken"/>).
-    /// </summary>
-    public LogEvaluation UnbrokenResult()
-    {
-        var states = new Dictionary<ActorId, CommittedState>(chains.Count);
-        foreach (var (actor, chain) in chains)
-        {
-            states[actor] = chain.Unbroken();
-        }
-
-        return new(states, committedActs ?? throw NotDecided(), committedBatches!, maxTid) { Owed = Owed() };
-    }
+        new(chains.ToDictionary(c => c.Key, c => c.Value.Last()), committedActs ?? throw NotDecided(), committedBatches!, maxTid) { Owed = Owed() };
 
     /// <summary>
     /// After pass 2 (with <c>keepHistory</c>): <paramref name="actor"/>'s committed state at

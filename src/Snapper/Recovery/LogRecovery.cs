@@ -24,8 +24,6 @@ namespace Snapper.Recovery;
 internal sealed class LogRecovery(
     ILogStorage storage,
     LogWriterPool writers,
-    IClusterMembershipService cluster,
-    ILocalSiloDetails silo,
     IOptions<SnapperOptions> options,
     CommittedStates recovered,
     AfterCommitOutbox outbox,
@@ -45,16 +43,10 @@ internal sealed class LogRecovery(
         // This silo's own logs are its to write from now on (a second process on them is refused
         // here), and what a fenced earlier self of it appended is gone from them before they are read.
         await writers.ClaimAsync(cancellationToken);
-        // A silo that joins a running cluster reads logs the others append to meanwhile: an actor
-        // whose versions have a gap in that read is active or was lately elsewhere, and its newest
-        // state comes by hand-over when it activates here (ActivationLoader); a cluster's first silo
-        // reads logs nobody writes, and a gap there means records are missing.
-        var othersWrite = cluster.CurrentSnapshot.Members.Values.Any(m => m.Status == SiloStatus.Active && !m.SiloAddress.Equals(silo.SiloAddress));
-        var (evaluation, records, gaps) = await LogEvaluation.ReadAsync(storage, othersWrite, cancellationToken);
-        if (gaps)
-        {
-            LogMessages.RecoveredAroundGaps(diagnostics);
-        }
+        // An actor whose versions have a gap in what this read (a checkpoint moved them to the store
+        // of states at rest, or, for a silo joining a running cluster, others appended while it
+        // read) keeps what lies past it, to be completed when it activates (ActivationLoader).
+        var (evaluation, records) = await LogEvaluation.ReadAsync(storage, cancellationToken);
 
         recovered.SawTid(evaluation.MaxTid);
         foreach (var (actor, state) in evaluation.States)

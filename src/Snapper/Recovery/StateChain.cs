@@ -10,9 +10,10 @@ namespace Snapper.Recovery;
 /// </summary>
 /// <remarks>
 /// Deltas with no whole state before them follow the actor's initial state if they begin at
-/// version 1, and otherwise a state at rest (the whole state went to the store of states at rest
-/// when a checkpoint truncated it, docs/architecture.md, "Checkpoints"): the chain says so with a
-/// state <see cref="CommittedState.OnBaseAtRest"/>, which the reader completes with the actor's row.
+/// version 1, and otherwise a state at rest (a checkpoint moved the versions below them to the
+/// store of states at rest and truncated them, docs/architecture.md, "Checkpoints"): the chain says
+/// so with a state <see cref="CommittedState.OnBaseAtRest"/>, which the reader completes with the
+/// actor's row.
 /// </remarks>
 internal sealed class StateChain(bool keepHistory = false)
 {
@@ -30,33 +31,20 @@ internal sealed class StateChain(bool keepHistory = false)
         }
     }
 
-    // The last whole state (or the base the first delta builds on) and the deltas after it, which
-    // must follow it version by version: a committed version's base committed before it and was
-    // logged first (write-ahead, and commits on one actor are serial). Any other gap means records
-    // are missing.
-    public CommittedState Last(ActorId actor)
-    {
-        var (state, end) = Chain(versions.Count);
-        if (end < versions.Count)
-        {
-            throw new InvalidDataException(
-                $"The log holds a committed change to actor {actor}'s state at version {versions.Keys[end]} but none at version {state.Version + 1}: records are missing.");
-        }
-
-        return state;
-    }
-
     /// <summary>
-    /// As <see cref="Last"/>, for logs read while they grew: the state as far as the versions follow
-    /// each other. A scan that reads one log after another may miss a decision appended to a log it
-    /// had already read, and still count a state built on that transaction's from a log it read
-    /// later; what lies past the gap is not vouched for by what it read, so it is left out.
+    /// The newest committed state: the last version, built on the whole state at or below it that
+    /// the deltas in between reach version by version; where a gap comes first, on a state at rest
+    /// (<see cref="CommittedState.OnBaseAtRest"/>) that whoever reads it completes from the actor's
+    /// row or another holder, or refuses (records are missing). A gap is what a checkpoint leaves
+    /// where it moved versions to the store, and what a scan of logs others append to leaves where
+    /// it missed a decision: the versions past it are committed either way (their decisions were
+    /// read, and a version's base commits first).
     /// </summary>
-    public CommittedState Unbroken() => Chain(versions.Count).State;
+    public CommittedState Last() => Chain(versions.Count);
 
     /// <summary>
     /// The state at <paramref name="version"/> exactly, from the versions up to it (a chain that
-    /// keeps its history); null if they do not reach it without a gap.
+    /// keeps its history); null if no record of that version was read.
     /// </summary>
     public CommittedState? Through(long version)
     {
@@ -71,36 +59,27 @@ internal sealed class StateChain(bool keepHistory = false)
             return null;
         }
 
-        var (state, _) = Chain(count);
-        return state.Version == version ? state : null;
+        return versions.Keys[count - 1] == version ? Chain(count) : null;
     }
 
-    // Over the first `count` versions: the last whole state (none: the base of the first delta, at
-    // rest or the initial state) and the deltas that follow it without a gap, and the index of the
-    // first version past them (count: none).
-    private (CommittedState State, int End) Chain(int count)
+    // Over the first `count` versions: the newest and the run of versions below it that follow
+    // each other, down to a whole state (the base), or to a gap or the first version read (the
+    // base is the version below: the initial state below version 1, else one at rest).
+    private CommittedState Chain(int count)
     {
-        var whole = count - 1;
-        while (whole >= 0 && versions.Values[whole].Delta)
+        var first = count - 1;
+        while (first > 0 && versions.Values[first].Delta && versions.Keys[first - 1] == versions.Keys[first] - 1)
         {
-            whole--;
+            first--;
         }
 
-        var first = whole + 1; // the first delta
-        var end = first;
-        while (end < count && (end == first ? whole < 0 || versions.Keys[end] == versions.Keys[whole] + 1 : versions.Keys[end] == versions.Keys[end - 1] + 1))
-        {
-            end++;
-        }
-
-        var deltas = ImmutableArray.CreateBuilder<ReadOnlyMemory<byte>>(end - first);
-        for (var i = first; i < end; i++)
+        var whole = !versions.Values[first].Delta;
+        var deltas = ImmutableArray.CreateBuilder<ReadOnlyMemory<byte>>(count - first - (whole ? 1 : 0));
+        for (var i = whole ? first + 1 : first; i < count; i++)
         {
             deltas.Add(versions.Values[i].State);
         }
 
-        // With no whole state, an empty one under the deltas: the initial state below version 1, a state at rest above.
-        var version = end > first ? versions.Keys[end - 1] : versions.Keys[whole];
-        return (new CommittedState(version, whole < 0 ? ReadOnlyMemory<byte>.Empty : versions.Values[whole].State, deltas.MoveToImmutable()), end);
+        return new CommittedState(versions.Keys[count - 1], whole ? versions.Values[first].State : ReadOnlyMemory<byte>.Empty, deltas.MoveToImmutable());
     }
 }

@@ -43,6 +43,7 @@ public sealed class ChaosScriptTests
                 ["CHAOS_TAIL"] = "1", // a second of load after each event, not two
                 ["SKIP_BUILD"] = "1", // the test run's own build
                 ["CHAOS_REQUIRE_FENCE"] = "1",
+                ["CHAOS_CHECKPOINT_INTERVAL"] = "1", // rounds move states to the store and truncate while silos come and go
             };
 
             // A round is about a minute on two cores (four silos start); the bound leaves room for

@@ -25,7 +25,7 @@ public sealed class LogScanTests
         var decoded = await LogRecovery.ReadAllAsync(storage, CancellationToken.None);
 
         var expected = LogEvaluation.Of([.. decoded.SelectMany(l => l.Records)]);
-        var (streamed, records, _) = await LogEvaluation.ReadAsync(storage, othersWrite: false, CancellationToken.None);
+        var (streamed, records) = await LogEvaluation.ReadAsync(storage, CancellationToken.None);
         Assert.Equal(decoded.Sum(l => l.Records.Count), records);
         Assert.Equal(expected.MaxTid, streamed.MaxTid);
         Assert.Equal(expected.CommittedActs.Order(), streamed.CommittedActs.Order());
@@ -67,7 +67,7 @@ public sealed class LogScanTests
         future[0] = LogRecordCodec.CurrentVersion + 1;
         await storage.AppendAsync("snapper-a-0", [LogRecordCodec.Encode(new TidReservationRecord(1)), future], CancellationToken.None);
 
-        var error = await Assert.ThrowsAsync<InvalidDataException>(() => LogEvaluation.ReadAsync(storage, othersWrite: false, CancellationToken.None));
+        var error = await Assert.ThrowsAsync<InvalidDataException>(() => LogEvaluation.ReadAsync(storage, CancellationToken.None));
         Assert.Contains("'snapper-a-0'", error.Message);
         Assert.Contains("record 1", error.Message);
         Assert.Contains($"format version {LogRecordCodec.CurrentVersion + 1}", error.Message);
