@@ -161,6 +161,9 @@ public static class ScaleCommand
             await Say(stdout, $"scale: after idle collection: {idle}");
         }
 
+        // What the process kept of the silos before (the runtime's and this program's own, not a
+        // silo's): the restarted silo's heap is given beside it.
+        var residue = Weigh(0);
         var restarting = Stopwatch.GetTimestamp();
         Weight restarted;
         TimeSpan serving;
@@ -171,8 +174,8 @@ public static class ScaleCommand
             restarted = Weigh(await ActivationCount(again));
         }
 
-        await Say(stdout, $"scale: restarted on the same log: served in {serving.TotalSeconds:F1} s; {restarted}");
-        return new ScaleFigures(actors, width, seconds, pipeline, baseline, afterWrite, rate, afterLoad, idle, serving.TotalSeconds, restarted);
+        await Say(stdout, $"scale: restarted on the same log: served in {serving.TotalSeconds:F1} s; {restarted} (the process held {residue.HeapMb:N0} MB before it started)");
+        return new ScaleFigures(actors, width, seconds, pipeline, baseline, afterWrite, rate, afterLoad, idle, serving.TotalSeconds, restarted, residue);
     }
 
     // Every account once, `width` to a PACT: the first pays each of the others 1. Orleans is asked
@@ -342,5 +345,5 @@ public static class ScaleCommand
     }
 
     /// <summary>The figures of one <c>scale</c> run (its JSON).</summary>
-    public sealed record ScaleFigures(int Actors, int Width, int LoadSeconds, int Pipeline, Weight NeverWritten, Round CheckpointAfterWrite, double LoadThroughput, Round CheckpointAfterLoad, Weight AfterIdleCollection, double RestartServedSeconds, Weight AfterRestart);
+    public sealed record ScaleFigures(int Actors, int Width, int LoadSeconds, int Pipeline, Weight NeverWritten, Round CheckpointAfterWrite, double LoadThroughput, Round CheckpointAfterLoad, Weight AfterIdleCollection, double RestartServedSeconds, Weight AfterRestart, Weight BeforeRestart);
 }

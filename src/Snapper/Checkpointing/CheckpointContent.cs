@@ -287,7 +287,8 @@ internal sealed class CheckpointContent
         }
     }
 
-    private static IEnumerable<CommitRecord> StateRecords(long round, ActorId actor, CommittedState state)
+    /// <summary><paramref name="actor"/>'s <paramref name="state"/> as Commit records of round <paramref name="round"/>: the whole state, then each delta after it.</summary>
+    internal static IEnumerable<CommitRecord> StateRecords(long round, ActorId actor, CommittedState state)
     {
         if (!state.State.IsEmpty)
         {

@@ -41,6 +41,9 @@ internal sealed class Checkpointer(
     SnapperMetrics metrics,
     ILogger<Checkpointer> diagnostics) : Grain, ICheckpointer
 {
+    /// <summary>How long a silo's write step may take (<see cref="ISiloCheckpoint.Write"/>), and so a round.</summary>
+    internal const string WriteTimeout = "00:10:00";
+
     private IGrainTimer? timer;
     private bool lastRoundDone; // a round that failed after its seals must run again, idle or not
 

@@ -21,6 +21,8 @@ internal interface ISiloCheckpoint : IGrainWithStringKey
     Task Flush();
 
     /// <summary>Checkpointer → silo: read every log, write round <paramref name="round"/>'s checkpoint of this silo's sealed parts, and wait until it is durable.</summary>
+    /// <remarks>Its time grows with what changed since the last round (a round after a million actors were written writes a million rows), past Orleans' 30-second default; the bound is the round's own.</remarks>
+    [ResponseTimeout(Checkpointer.WriteTimeout)]
     Task<CheckpointReport> Write(long round);
 
     /// <summary>Checkpointer → silo, once every silo's checkpoint is durable: truncate this silo's logs at <paramref name="marks"/> (from <see cref="Seal"/>).</summary>

@@ -1,4 +1,6 @@
+using Microsoft.Extensions.Logging;
 using Orleans.Concurrency;
+using Snapper.Diagnostics;
 using Snapper.Logging;
 using Snapper.Grains;
 using Snapper.Protocol;
@@ -9,7 +11,7 @@ namespace Snapper.Checkpointing;
 /// <summary>Does this silo's part of a checkpoint round (<see cref="ISiloCheckpoint"/>) with its loggers and actors.</summary>
 [Reentrant]
 [SiloBoundPlacement]
-internal sealed class SiloCheckpoint(LogWriterPool logs, ActiveActors active, ActorResolver actors, ILogStorage storage, StatesAtRest atRest) : SiloBoundGrain, ISiloCheckpoint
+internal sealed class SiloCheckpoint(LogWriterPool logs, ActiveActors active, ActorResolver actors, ILogStorage storage, StatesAtRest atRest, ILogger<SiloCheckpoint> diagnostics) : SiloBoundGrain, ISiloCheckpoint
 {
     /// <summary>The key of silo <paramref name="silo"/>'s checkpoint grain.</summary>
     public static string KeyOf(string silo) => $"{silo}/checkpoint";
@@ -53,8 +55,8 @@ internal sealed class SiloCheckpoint(LogWriterPool logs, ActiveActors active, Ac
             }
         }
 
-        var (states, rowBytes) = atRest.Enabled ? await ToStore(content.AtRest) : (content.States.Count, 0L);
-        var writes = (atRest.Enabled ? Enumerable.Empty<Task>() : content.States.Select(state => logs.For(state.Actor)!.AppendCheckpoint(state)))
+        var (states, rowBytes, inLog) = atRest.Enabled ? await ToStore(round, content.AtRest) : (content.States.Count, 0L, content.States);
+        var writes = inLog.Select(state => logs.For(state.Actor)!.AppendCheckpoint(state))
             .Concat(content.Decisions.Select(first.AppendCheckpoint))
             .Concat(content.Actions.Select(first.AppendCheckpoint))
             .Append(first.AppendCheckpoint(content.MaxTid));
@@ -65,31 +67,36 @@ internal sealed class SiloCheckpoint(LogWriterPool logs, ActiveActors active, Ac
     // The states the sealed parts held go to the actors' rows, merged with what rests there: a row
     // as new (an activation that went wrote it) is left alone, an older one gives a state that rests
     // on it its whole state, and its sequence and what else rests with it stay (CommittedState.Merge).
-    // Returns how many rows were written and their bytes.
-    private async Task<(long Rows, long Bytes)> ToStore(IReadOnlyDictionary<ActorId, CommittedState> sealedStates)
+    // An actor whose row does not read, or whose logged changes rest on a state older than its row,
+    // keeps them in the log, restated, as without a store: its activation is refused either way
+    // until someone mends the row, but one actor does not stop every silo's truncation.
+    // Returns how many rows were written, their bytes, and the records restated in the log.
+    private async Task<(long Rows, long Bytes, IReadOnlyList<CommitRecord> InLog)> ToStore(long round, IReadOnlyDictionary<ActorId, CommittedState> sealedStates)
     {
         var actors = sealedStates.Keys.ToList();
         var rows = await atRest.ReadMany(actors, CancellationToken.None);
         var newer = new List<(ActorId Actor, CommittedState State)>();
+        var inLog = new List<CommitRecord>();
         for (var i = 0; i < actors.Count; i++)
         {
-            var logged = sealedStates[actors[i]];
-            if (rows[i] is { } row && row.Version >= logged.Version)
+            var (actor, logged, (row, error)) = (actors[i], sealedStates[actors[i]], rows[i]);
+            if (row is { } held && held.Version >= logged.Version)
             {
                 continue;
             }
 
-            var state = rows[i] is { } older ? CommittedState.Merge(logged, older) : logged;
-            if (state.OnBaseAtRest)
+            var state = row is { } older ? CommittedState.Merge(logged, older) : logged;
+            if (error is not null || state.OnBaseAtRest)
             {
-                throw new InvalidDataException(
-                    $"The logs hold changes to actor {actors[i]}'s state from version {state.WholeVersion + 1} but the state store holds no state of it at version {state.WholeVersion} or later (it holds {(rows[i] is { } r ? $"version {r.Version}" : "none")}): records are missing.");
+                LogMessages.StateKeptInLog(diagnostics, round, actor, error?.Message ?? $"its logged changes from version {state.WholeVersion + 1} rest on a state the store does not hold (it holds {(row is { } r ? $"version {r.Version}" : "none")}): records are missing");
+                inLog.AddRange(CheckpointContent.StateRecords(round, actor, logged));
+                continue;
             }
 
-            newer.Add((actors[i], state));
+            newer.Add((actor, state));
         }
 
-        return newer.Count == 0 ? (0, 0) : (newer.Count, await atRest.Store(newer, CancellationToken.None));
+        return (newer.Count, newer.Count == 0 ? 0 : await atRest.Store(newer, CancellationToken.None), inLog);
     }
 
     public Task Truncate(long[] marks) =>

@@ -141,6 +141,9 @@ internal static partial class LogMessages
     [LoggerMessage(EventId = 151, Level = LogLevel.Debug, Message = "PACT {Tid}'s late call into {Callee}: asking the callee for its answer failed; asked again later")]
     public static partial void LateAnswerNotAsked(ILogger logger, Exception exception, long tid, ActorId callee);
 
+    [LoggerMessage(EventId = 161, Level = LogLevel.Warning, Message = "Checkpoint round {Round} kept {Actor}'s state in the log, not the state store: {Reason}")]
+    public static partial void StateKeptInLog(ILogger logger, long round, ActorId actor, string reason);
+
     [LoggerMessage(EventId = 160, Level = LogLevel.Warning, Message = "The states of {Count} actor(s) that went could not be written to the state store; they rest in this silo's memory until their next activation")]
     public static partial void StatesNotStored(ILogger logger, Exception exception, int count);
 }

@@ -47,11 +47,14 @@ internal sealed class ActivationLoader(
     /// </remarks>
     public async Task<(CommittedState? HandedOver, CommittedState? Committed, IReadOnlyList<PrepareRecord> Undecided, long Sequence)> Load(ActorId actor)
     {
-        var resting = atRest.Read(actor);
         var (handedOver, answered) = await TakeCommittedState(actor);
         try
         {
-            if (await resting is { } stored)
+            // The row only once every silo answered or was gone: an activation that left its state
+            // drops it from memory only once its row is durable, and a round truncates the states it
+            // moved to the store only once their rows are, so a row read before the hand-over
+            // could miss both.
+            if (await atRest.Read(actor) is { } stored)
             {
                 handedOver = handedOver is { } held ? WithRow(held, stored) : stored;
             }
@@ -63,7 +66,8 @@ internal sealed class ActivationLoader(
                     $"{actor} cannot activate: the logs hold changes to its state from version {partial.WholeVersion + 1}, but no state of it at version {partial.WholeVersion} or later is at rest: records are missing.");
             }
 
-            return (handedOver, committed, undecided, (handedOver?.Sequence ?? 0) + (throughSeal ? FailoverSequenceStep : 1));
+            var sequence = Math.Max(handedOver?.Sequence ?? 0, committed?.Sequence ?? 0);
+            return (handedOver, committed, undecided, sequence + (throughSeal ? FailoverSequenceStep : 1));
         }
         catch
         {
@@ -114,6 +118,19 @@ internal sealed class ActivationLoader(
     {
         var merged = CommittedState.Merge(held, row);
         return held.Version == row.Version ? merged with { State = row.State, Deltas = row.Deltas } : merged;
+    }
+
+    // The state found and the one the failover's seal read in the logs: the seal's if newer (what
+    // came with the one found does not), and either built on the other where it rests on a state
+    // at rest the other is.
+    private static CommittedState WithSealed(CommittedState found, CommittedState sealedState)
+    {
+        if (sealedState.Version > found.Version)
+        {
+            return sealedState.OnBaseAtRest && !found.OnBaseAtRest && found.Version >= sealedState.WholeVersion ? sealedState.Over(found) : sealedState;
+        }
+
+        return found.OnBaseAtRest && !sealedState.OnBaseAtRest && sealedState.Version >= found.WholeVersion ? found.Over(sealedState) : found;
     }
 
     /// <summary>
@@ -240,10 +257,17 @@ internal sealed class ActivationLoader(
         }
 
         var (logged, undecided) = seal.ForActivation(actor);
-        if (logged is { } l && (found is not { } f || l.Version > f.Version))
+        if (logged is { } l)
         {
-            // Deltas whose whole state is at rest build on the one found.
-            found = l.OnBaseAtRest && found is { OnBaseAtRest: false } basis && basis.Version >= l.WholeVersion ? l.Over(basis) : l;
+            found = found is { } f ? WithSealed(f, l) : l;
+        }
+
+        // The departed silo may have gone on after it stopped answering (it paused, was declared
+        // dead and woke): a round of its own that moved states to the store and truncated its logs
+        // before the seal read them left them only in the row, which the read above may have missed.
+        if (await atRest.Read(actor) is { } row)
+        {
+            found = found is { } g ? WithRow(g, row) : row;
         }
 
         var version = found?.Version ?? 0;

@@ -70,11 +70,49 @@ internal sealed class StatesAtRest : IAsyncDisposable
         return Decode(actor, row);
     }
 
-    /// <summary>The rows of <paramref name="actors"/>, in their order (null where none), each checked as by <see cref="Read"/>.</summary>
-    public async Task<CommittedState?[]> ReadMany(IReadOnlyList<ActorId> actors, CancellationToken cancellationToken)
+    /// <summary>
+    /// The rows of <paramref name="actors"/>, in their order (null where none), each checked as by
+    /// <see cref="Read"/>: a row that does not check is given as its error, the others are read.
+    /// </summary>
+    public async Task<(CommittedState? Row, InvalidDataException? Error)[]> ReadMany(IReadOnlyList<ActorId> actors, CancellationToken cancellationToken)
     {
-        var rows = await store!.ReadManyAsync(actors, cancellationToken);
-        return [.. actors.Select((actor, i) => rows[i] is { } row ? Decode(actor, row) : (CommittedState?)null)];
+        IReadOnlyList<StoredState?> rows;
+        try
+        {
+            rows = await store!.ReadManyAsync(actors, cancellationToken);
+        }
+        catch (InvalidDataException)
+        {
+            // One of them does not check, and took the others' read with it: each on its own.
+            var one = new (CommittedState?, InvalidDataException?)[actors.Count];
+            for (var i = 0; i < actors.Count; i++)
+            {
+                try
+                {
+                    one[i] = Decoded(actors[i], await store!.ReadAsync(actors[i], cancellationToken));
+                }
+                catch (InvalidDataException e)
+                {
+                    one[i] = (null, e);
+                }
+            }
+
+            return one;
+        }
+
+        return [.. actors.Select((actor, i) => Decoded(actor, rows[i]))];
+    }
+
+    private (CommittedState?, InvalidDataException?) Decoded(ActorId actor, StoredState? row)
+    {
+        try
+        {
+            return (row is { } r ? Decode(actor, r) : null, null);
+        }
+        catch (InvalidDataException e)
+        {
+            return (null, e);
+        }
     }
 
     /// <summary>
@@ -92,7 +130,7 @@ internal sealed class StatesAtRest : IAsyncDisposable
 
         StoredState[] rows = [.. states.Select(s => Row(s.Actor, s.State))];
         await store!.WriteAsync(rows, cancellationToken);
-        var written = await ReadMany([.. states.Select(s => s.Actor)], cancellationToken);
+        var written = await store.ReadManyAsync([.. states.Select(s => s.Actor)], cancellationToken); // checked by the store: no need to decode
         for (var i = 0; i < states.Count; i++)
         {
             if (written[i] is not { } row || row.Version < states[i].State.Version)

@@ -61,6 +61,28 @@ public sealed class CheckpointToStoreTests : IDisposable
         Assert.Equal((2 * Account.InitialBalance) + 11m, before[accounts[4]]);
     }
 
+    [Fact]
+    public async Task A_row_that_does_not_read_keeps_its_actor_in_the_log_and_the_round_goes_on_for_the_others()
+    {
+        var (broken, sound) = (ActorId.Create<IAccountActor>(7_360_101), ActorId.Create<IAccountActor>(7_360_102));
+        await using var silo = await TestSilo.StartAsync(FileLogging);
+        await silo.Client.RunAct<IAccountActor>(broken, (a, ctx) => a.DepositChecking(ctx, 10m));
+        await silo.Client.RunAct<IAccountActor>(sound, (a, ctx) => a.DepositChecking(ctx, 10m));
+        await using (var store = new SqliteStateStore(Path.Combine(directory, StatesAtRest.StoreFile)))
+        {
+            // Checked by the store (its checksum matches), but no state at rest.
+            await store.WriteAsync([new StoredState(broken, 0, new byte[] { 1, 2, 3 })], CancellationToken.None);
+        }
+
+        var round = await silo.Grains.GetGrain<ICheckpointer>(0).Run();
+
+        Assert.Equal(1, round.States);
+        var left = (await LogRecovery.ReadAllAsync(silo.Services.GetRequiredService<ILogStorage>(), CancellationToken.None)).SelectMany(l => l.Records).ToList();
+        Assert.Equal([broken], left.OfType<CommitRecord>().Where(c => !c.State.IsEmpty).Select(c => c.Actor));
+        await using var reader = new SqliteStateStore(Path.Combine(directory, StatesAtRest.StoreFile));
+        Assert.Equal(1, (await reader.ReadAsync(sound, CancellationToken.None))!.Value.Version);
+    }
+
     public void Dispose()
     {
         if (Directory.Exists(directory))
