@@ -277,7 +277,7 @@ public static class ScaleCommand
     {
         var started = Stopwatch.GetTimestamp();
         var report = await cluster.Grains.GetGrain<ICheckpointer>(0).Run();
-        return new Round(Stopwatch.GetElapsedTime(started).TotalSeconds, report.RecordsRead, report.States, report.Bytes);
+        return new Round(Stopwatch.GetElapsedTime(started).TotalSeconds, report.RecordsRead, report.States, report.Bytes, report.Settling, report.Writing);
     }
 
     // Orleans is asked every second to deactivate every idle activation; an actor that took part in
@@ -337,11 +337,11 @@ public static class ScaleCommand
         public override string ToString() => string.Create(CultureInfo.InvariantCulture, $"managed heap {HeapMb:N0} MB, resident {ResidentMb:N0} MB, {Activations:N0} activations");
     }
 
-    /// <summary>A checkpoint round: its time, the log records it read, the states and bytes it wrote.</summary>
-    public sealed record Round(double Seconds, long RecordsRead, long States, long Bytes)
+    /// <summary>A checkpoint round: its time and how much of it its settle and write steps took, the log records it read, the states and bytes it wrote.</summary>
+    public sealed record Round(double Seconds, long RecordsRead, long States, long Bytes, double SettleSeconds, double WriteSeconds)
     {
         /// <inheritdoc />
-        public override string ToString() => string.Create(CultureInfo.InvariantCulture, $"{Seconds:F2} s, read {RecordsRead:N0} records, wrote {States:N0} states in {Bytes / 1_048_576.0:N1} MB");
+        public override string ToString() => string.Create(CultureInfo.InvariantCulture, $"{Seconds:F2} s (settling {SettleSeconds:F2} s, writing {WriteSeconds:F2} s), read {RecordsRead:N0} records, wrote {States:N0} states in {Bytes / 1_048_576.0:N1} MB");
     }
 
     /// <summary>The figures of one <c>scale</c> run (its JSON).</summary>

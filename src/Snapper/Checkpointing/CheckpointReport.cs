@@ -8,6 +8,8 @@ namespace Snapper.Checkpointing;
 /// <param name="States">Actors' committed states written: rows of the store of states at rest, or (without one) records.</param>
 /// <param name="Decisions">Committed ACTs and batches written.</param>
 /// <param name="Bytes">Bytes of the records written (states, decisions, actions owed, the highest tid) and of the rows.</param>
+/// <param name="Settling">Seconds the round's settle steps took (every active actor waits for its transactions).</param>
+/// <param name="Writing">Seconds the round's write step took (reading the logs, writing rows and records).</param>
 [GenerateSerializer, Immutable]
 internal sealed record CheckpointReport(
     [property: Id(0)] long Round,
@@ -16,7 +18,9 @@ internal sealed record CheckpointReport(
     [property: Id(3)] long RecordsSealed,
     [property: Id(4)] long States,
     [property: Id(5)] long Decisions,
-    [property: Id(6)] long Bytes = 0)
+    [property: Id(6)] long Bytes = 0,
+    [property: Id(7)] double Settling = 0,
+    [property: Id(8)] double Writing = 0)
 {
     /// <summary>The sum of the silos' reports of one round.</summary>
     public static CheckpointReport Sum(long round, IReadOnlyCollection<CheckpointReport> silos) => new(

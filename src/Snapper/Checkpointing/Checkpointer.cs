@@ -79,12 +79,16 @@ internal sealed class Checkpointer(
             // A transaction waited for here ends by its own deadline at the latest; past twice that
             // something is stuck, and the round is given up rather than wait for ever.
             var until = clock.GetUtcNow() + (2 * options.Value.TransactionTimeout);
+            var settling = clock.GetTimestamp();
             await Task.WhenAll(ActiveSilos().Select(silo => silo.Settle(SettleStep.Writes, until)));
             await Task.WhenAll(ActiveSilos().Select(silo => silo.Settle(SettleStep.RootedActs, until)));
+            var settled = clock.GetElapsedTime(settling);
             await Task.WhenAll(ActiveSilos().Select(silo => silo.Flush()));
+            var writing = clock.GetTimestamp();
             var written = await Task.WhenAll(silos.Select(silo => silo.Write(round)));
+            var wrote = clock.GetElapsedTime(writing);
             await Task.WhenAll(silos.Select((silo, i) => silo.Truncate(marks[i])));
-            var report = CheckpointReport.Sum(round, written);
+            var report = CheckpointReport.Sum(round, written) with { Settling = settled.TotalSeconds, Writing = wrote.TotalSeconds };
             LogMessages.CheckpointDone(diagnostics, round, report.Silos, report.RecordsRead, report.States, report.Decisions);
             metrics.CheckpointRound(clock.GetElapsedTime(started), done: true);
             lastRoundDone = true;

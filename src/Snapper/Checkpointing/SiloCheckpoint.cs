@@ -96,7 +96,7 @@ internal sealed class SiloCheckpoint(LogWriterPool logs, ActiveActors active, Ac
             newer.Add((actor, state));
         }
 
-        return (newer.Count, newer.Count == 0 ? 0 : await atRest.Store(newer, CancellationToken.None), inLog);
+        return (newer.Count, await atRest.Store(round, newer, CancellationToken.None), inLog);
     }
 
     public Task Truncate(long[] marks) =>

@@ -29,7 +29,7 @@ internal sealed class SiloFailover(ActiveActors active, ActorResolver actors, De
     public async Task DeliverOwed(ImmutableArray<string> alive)
     {
         // On the thread pool: reading every log is CPU work that must not hold this grain's turn.
-        var (evaluation, _) = await Task.Run(() => LogEvaluation.ReadAsync(storage, CancellationToken.None));
+        var (evaluation, _, _) = await Task.Run(() => LogEvaluation.ReadAsync(storage, CancellationToken.None));
         var orphaned = evaluation.Owed
             .Where(o => o.Log is { } log && !alive.Any(silo => LogWriterPool.IsLogOf(log, silo)))
             .Select(o => o.Action)

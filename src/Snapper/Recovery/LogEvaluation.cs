@@ -78,12 +78,22 @@ internal sealed class LogEvaluation
     /// </remarks>
     /// <param name="storage">The logs.</param>
     /// <param name="cancellationToken">Stops the read.</param>
-    /// <returns>The evaluation and how many records the logs held.</returns>
-    public static async Task<(LogEvaluation Evaluation, int Records)> ReadAsync(ILogStorage storage, CancellationToken cancellationToken)
+    /// <returns>The evaluation, how many records the logs held, and whether a checkpoint round truncated any log (it begins with the round's seal).</returns>
+    public static async Task<(LogEvaluation Evaluation, int Records, bool Checkpointed)> ReadAsync(ILogStorage storage, CancellationToken cancellationToken)
     {
         var evaluator = new LogEvaluationBuilder();
-        var counts = await LogScan.TwiceAsync(storage, (_, _, record) => evaluator.AddDecision(record), evaluator.Decide, (log, _, record) => evaluator.AddState(record, log), cancellationToken);
-        return (evaluator.Result(), counts.Values.Sum());
+        var checkpointed = false;
+        var counts = await LogScan.TwiceAsync(
+            storage,
+            (_, index, record) =>
+            {
+                checkpointed |= index == 0 && LogRecordCodec.Peek(record).Kind == LogRecordKind.CheckpointSeal;
+                evaluator.AddDecision(record);
+            },
+            evaluator.Decide,
+            (log, _, record) => evaluator.AddState(record, log),
+            cancellationToken);
+        return (evaluator.Result(), counts.Values.Sum(), checkpointed);
     }
 
     /// <summary>

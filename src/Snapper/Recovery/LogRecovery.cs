@@ -26,6 +26,7 @@ internal sealed class LogRecovery(
     LogWriterPool writers,
     IOptions<SnapperOptions> options,
     CommittedStates recovered,
+    StatesAtRest atRest,
     AfterCommitOutbox outbox,
     ILogger<LogRecovery> diagnostics) : ILifecycleParticipant<ISiloLifecycle>
 {
@@ -46,7 +47,8 @@ internal sealed class LogRecovery(
         // An actor whose versions have a gap in what this read (a checkpoint moved them to the store
         // of states at rest, or, for a silo joining a running cluster, others appended while it
         // read) keeps what lies past it, to be completed when it activates (ActivationLoader).
-        var (evaluation, records) = await LogEvaluation.ReadAsync(storage, cancellationToken);
+        var (evaluation, records, checkpointed) = await LogEvaluation.ReadAsync(storage, cancellationToken);
+        await atRest.CheckLogsCheckpointedHere(checkpointed, cancellationToken);
 
         recovered.SawTid(evaluation.MaxTid);
         foreach (var (actor, state) in evaluation.States)

@@ -83,6 +83,27 @@ public sealed class CheckpointToStoreTests : IDisposable
         Assert.Equal(1, (await reader.ReadAsync(sound, CancellationToken.None))!.Value.Version);
     }
 
+    [Fact]
+    public async Task Logs_a_round_checkpointed_into_a_store_that_is_gone_do_not_start_a_silo()
+    {
+        var account = ActorId.Create<IAccountActor>(7_360_201);
+        await using (var silo = await TestSilo.StartAsync(FileLogging))
+        {
+            await silo.Client.RunAct<IAccountActor>(account, (a, ctx) => a.DepositChecking(ctx, 10m));
+            await silo.Grains.GetGrain<ICheckpointer>(0).Run();
+        }
+
+        // The deposit is in the store only; without it the account would read as new.
+        Microsoft.Data.Sqlite.SqliteConnection.ClearAllPools();
+        foreach (var file in Directory.GetFiles(directory, StatesAtRest.StoreFile + "*"))
+        {
+            File.Delete(file);
+        }
+
+        var refused = await Record.ExceptionAsync(async () => await (await TestSilo.StartAsync(FileLogging)).DisposeAsync());
+        Assert.True(refused is not null && refused.ToString().Contains("were checkpointed into a store of states at rest", StringComparison.Ordinal), $"a silo started on logs whose checkpointed states are gone: {refused}");
+    }
+
     public void Dispose()
     {
         if (Directory.Exists(directory))

@@ -25,7 +25,7 @@ public sealed class LogScanTests
         var decoded = await LogRecovery.ReadAllAsync(storage, CancellationToken.None);
 
         var expected = LogEvaluation.Of([.. decoded.SelectMany(l => l.Records)]);
-        var (streamed, records) = await LogEvaluation.ReadAsync(storage, CancellationToken.None);
+        var (streamed, records, _) = await LogEvaluation.ReadAsync(storage, CancellationToken.None);
         Assert.Equal(decoded.Sum(l => l.Records.Count), records);
         Assert.Equal(expected.MaxTid, streamed.MaxTid);
         Assert.Equal(expected.CommittedActs.Order(), streamed.CommittedActs.Order());
