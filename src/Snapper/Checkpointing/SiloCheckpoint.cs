@@ -16,8 +16,12 @@ internal sealed class SiloCheckpoint(LogWriterPool logs, ActiveActors active, Ac
     /// <summary>The key of silo <paramref name="silo"/>'s checkpoint grain.</summary>
     public static string KeyOf(string silo) => $"{silo}/checkpoint";
 
-    public async Task<long[]> Seal(long round) =>
-        await Task.WhenAll(logs.All.Select(logger => logger.Seal(new CheckpointSealRecord(round))));
+    public async Task<long[]> Seal(long round)
+    {
+        // Before any seal: a log that begins with one is read only beside a store with this mark.
+        await atRest.MarkCheckpointed(round, CancellationToken.None);
+        return await Task.WhenAll(logs.All.Select(logger => logger.Seal(new CheckpointSealRecord(round))));
+    }
 
     public Task Settle(SettleStep step, DateTimeOffset until) =>
         Task.WhenAll(active.Ids.ToArray().Select(actor => actors.Participant(actor).Settle(step, until)));
@@ -96,7 +100,7 @@ internal sealed class SiloCheckpoint(LogWriterPool logs, ActiveActors active, Ac
             newer.Add((actor, state));
         }
 
-        return (newer.Count, await atRest.Store(round, newer, CancellationToken.None), inLog);
+        return (newer.Count, newer.Count == 0 ? 0 : await atRest.Store(newer, CancellationToken.None), inLog);
     }
 
     public Task Truncate(long[] marks) =>

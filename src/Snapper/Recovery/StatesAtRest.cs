@@ -119,25 +119,23 @@ internal sealed class StatesAtRest : IAsyncDisposable
     /// Writes a checkpoint round's <paramref name="states"/> as their actors' rows, in one store
     /// write, and reads them back: the round truncates what its logs said of these states once this
     /// completes, so it throws unless every row holds its state (or a later one) and reads as one.
-    /// The <see cref="Marker"/> row goes with them, even with no state.
     /// </summary>
     /// <returns>The bytes of the rows written.</returns>
-    public async Task<long> Store(long round, IReadOnlyList<(ActorId Actor, CommittedState State)> states, CancellationToken cancellationToken)
+    public async Task<long> Store(IReadOnlyList<(ActorId Actor, CommittedState State)> states, CancellationToken cancellationToken)
     {
         if (logs.IsFenced)
         {
             throw new LogFencedException("this silo's log was fenced by a failover: it writes no state at rest");
         }
 
-        List<(ActorId Actor, CommittedState State)> all = [.. states, (Marker, new CommittedState(round, ReadOnlyMemory<byte>.Empty))];
-        StoredState[] rows = [.. all.Select(s => Row(s.Actor, s.State))];
+        StoredState[] rows = [.. states.Select(s => Row(s.Actor, s.State))];
         await store!.WriteAsync(rows, cancellationToken);
-        var written = await store.ReadManyAsync([.. all.Select(s => s.Actor)], cancellationToken); // checked by the store: no need to decode
-        for (var i = 0; i < all.Count; i++)
+        var written = await store.ReadManyAsync([.. states.Select(s => s.Actor)], cancellationToken); // checked by the store: no need to decode
+        for (var i = 0; i < states.Count; i++)
         {
-            if (written[i] is not { } row || row.Version < all[i].State.Version)
+            if (written[i] is not { } row || row.Version < states[i].State.Version)
             {
-                throw new InvalidDataException($"the state store did not keep {all[i].Actor}'s state at version {all[i].State.Version} (it holds {(written[i] is { } r ? $"version {r.Version}" : "none")}); the round truncates nothing.");
+                throw new InvalidDataException($"the state store did not keep {states[i].Actor}'s state at version {states[i].State.Version} (it holds {(written[i] is { } r ? $"version {r.Version}" : "none")}); the round truncates nothing.");
             }
         }
 
@@ -145,14 +143,30 @@ internal sealed class StatesAtRest : IAsyncDisposable
     }
 
     /// <summary>
-    /// A row no actor has, written by every round that moves states here (its version: the round):
-    /// logs that such a round truncated are read only beside a store that has it
+    /// A row no actor has, written by every round before it seals a log (its version: the round):
+    /// logs that begin with a seal are read only beside a store that has it
     /// (<see cref="CheckLogsCheckpointedHere"/>).
     /// </summary>
     internal static readonly ActorId Marker = ActorId.FromParts("snapper", "checkpointed-here");
 
+    /// <summary>Round <paramref name="round"/> is about to seal this silo's logs: the <see cref="Marker"/> row first, durable.</summary>
+    public async Task MarkCheckpointed(long round, CancellationToken cancellationToken)
+    {
+        if (!Enabled)
+        {
+            return;
+        }
+
+        if (logs.IsFenced)
+        {
+            throw new LogFencedException("this silo's log was fenced by a failover: it writes no state at rest");
+        }
+
+        await store!.WriteAsync([Row(Marker, new CommittedState(round, ReadOnlyMemory<byte>.Empty))], cancellationToken);
+    }
+
     /// <summary>
-    /// At start, when the logs were truncated by a checkpoint round (<paramref name="checkpointed"/>):
+    /// At start, when a log begins with a checkpoint round's seal (<paramref name="checkpointed"/>: it was truncated, or sealed empty):
     /// with a store, it must be one such a round wrote to, or the states that round moved out of the
     /// logs would silently read as the actors' initial ones; throws naming the store otherwise.
     /// </summary>
