@@ -123,10 +123,7 @@ internal sealed class StatesAtRest : IAsyncDisposable
     /// <returns>The bytes of the rows written.</returns>
     public async Task<long> Store(IReadOnlyList<(ActorId Actor, CommittedState State)> states, CancellationToken cancellationToken)
     {
-        if (logs.IsFenced)
-        {
-            throw new LogFencedException("this silo's log was fenced by a failover: it writes no state at rest");
-        }
+        ThrowIfFenced();
 
         StoredState[] rows = [.. states.Select(s => Row(s.Actor, s.State))];
         await store!.WriteAsync(rows, cancellationToken);
@@ -157,10 +154,7 @@ internal sealed class StatesAtRest : IAsyncDisposable
             return;
         }
 
-        if (logs.IsFenced)
-        {
-            throw new LogFencedException("this silo's log was fenced by a failover: it writes no state at rest");
-        }
+        ThrowIfFenced();
 
         await store!.WriteAsync([Row(Marker, new CommittedState(round, ReadOnlyMemory<byte>.Empty))], cancellationToken);
     }
@@ -180,6 +174,15 @@ internal sealed class StatesAtRest : IAsyncDisposable
         var where = store is SqliteStateStore file ? $"'{file.Path}'" : $"the {store.GetType().Name}";
         throw new SnapperException(
             $"The logs were checkpointed into a store of states at rest, but {where} holds no checkpoint (was it deleted, or does the silo point at another?): the states the checkpoints moved there would read as new actors. The silo does not start.");
+    }
+
+    // A silo whose log a failover fenced writes no row: it may be a paused incarnation declared dead.
+    private void ThrowIfFenced()
+    {
+        if (logs.IsFenced)
+        {
+            throw new LogFencedException("this silo's log was fenced by a failover: it writes no state at rest");
+        }
     }
 
     private StoredState Row(ActorId actor, CommittedState state) =>
@@ -265,10 +268,7 @@ internal sealed class StatesAtRest : IAsyncDisposable
             bool durable;
             try
             {
-                if (logs.IsFenced)
-                {
-                    throw new LogFencedException("this silo's log was fenced by a failover: it writes no state at rest");
-                }
+                ThrowIfFenced();
 
                 await store!.WriteAsync([.. group.Select(p => p.Row)], CancellationToken.None);
                 durable = true;
